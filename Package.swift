@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictness: [SwiftSetting] = [
+  .swiftLanguageMode(.v6),
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+  name: "ConversationStore",
+  // Synchronization's Mutex and Atomic set the floor on Apple platforms.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "ConversationState", targets: ["ConversationState"]),
+    .library(name: "Reducers", targets: ["Reducers"]),
+  ],
+  targets: [
+    .target(name: "ConversationState", swiftSettings: strictness),
+    .target(name: "Reducers", dependencies: ["ConversationState"], swiftSettings: strictness),
+    .testTarget(
+      name: "ConversationStateTests", dependencies: ["ConversationState"], swiftSettings: strictness),
+    .testTarget(
+      name: "ReducersTests", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
+  ]
+)

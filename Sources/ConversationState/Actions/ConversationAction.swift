@@ -1,0 +1,110 @@
+public import Foundation
+
+/// Everything that can happen to a conversation: what the user asks for, and what the backend reports.
+///
+/// Actions carry every input a transition needs (new client IDs, the time, jitter), so a reducer is pure
+/// and an action log replays to the same states. Results of requests carry the `RequestID` of the effect
+/// that asked for them.
+public enum ConversationAction: Equatable, Sendable, Codable {
+  // MARK: User intents
+
+  /// Send a message. Refused with a typed error (draft kept) when it is empty, has too many or too large
+  /// attachments, or the conversation has ended.
+  case send(OutgoingMessage)
+  /// Send a failed message again, with the same client ID.
+  case retry(ClientMessageID)
+  /// Ask for a new version of an answer. The old answer and everything after it are replaced only when the
+  /// new one finishes.
+  case regenerate(ClientMessageID)
+  /// Stop the reply being streamed; it is kept as interrupted.
+  case stopReply
+  /// Load the first (newest) history page.
+  case loadHistory(pageSize: Int)
+  /// Load the next older history page. Does nothing while a load is in flight or after the oldest page.
+  case loadMoreHistory(pageSize: Int)
+  /// Rate an answer up or down, or clear the rating with `.none`. Optimistic; rolled back on failure.
+  case rateAnswer(ClientMessageID, Rating)
+  /// Rate the conversation through the open feedback moment. Optimistic; rolled back on failure.
+  case rateConversation(Rating, comment: String?)
+  /// Close the feedback moment without rating.
+  case dismissFeedback
+  case setDraft(String)
+  /// The user has seen everything up to and including this message. The cursor never moves back.
+  case markRead(upTo: ServerMessageID)
+  /// The user started or stopped typing; sent to the server only when it changes.
+  case setTyping(Bool)
+  /// Clear `userError`.
+  case clearError
+  /// Forget this conversation's messages and start a new one, for the same identity.
+  case clear
+  /// Sign in (or switch user): a new epoch, everything of the old one dropped.
+  case identify(UserIdentity)
+  /// Sign out: a new epoch, everything of the old one dropped.
+  case signOut
+  /// Open the realtime connection.
+  case connect
+  /// Close the realtime connection.
+  case disconnect
+  /// Create a support ticket from this conversation.
+  case escalate(TicketDraft)
+
+  // MARK: Backend events
+
+  /// The server accepted a send: the confirmed message (same client ID) and the conversation it is in.
+  case sendAccepted(RequestID, confirmed: Message, conversationID: ConversationID)
+  /// A request failed. What that means depends on the request: a send fails its message, a stream
+  /// interrupts its reply, a rating rolls back.
+  case requestFailed(RequestID, ChatError)
+  /// A request with no payload (rating, feedback) succeeded.
+  case requestSucceeded(RequestID)
+  /// The agent's reply to a send or regeneration began.
+  case replyStarted(RequestID, agent: AgentInfo?, at: Date)
+  case replyDelta(RequestID, String)
+  case toolCallStarted(RequestID, ToolCall)
+  case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
+  /// The reply finished; `message` is the server's version of it.
+  case replyFinished(RequestID, message: Message)
+  /// The stream closed without `replyFinished`: the reply is kept as interrupted (`INCOMPLETE_STREAM`).
+  case replyEnded(RequestID)
+  case historyLoaded(RequestID, HistoryPage)
+  /// Messages missed while disconnected (after the last confirmed one).
+  case syncLoaded(RequestID, [Message])
+  case realtime(ConversationID, RealtimeEvent)
+  case connectionOpened(RequestID)
+  /// The connection dropped. `jitter` in 0…1 spreads the reconnect (full jitter).
+  case connectionLost(ChatError, at: Date, jitter: Double)
+  case ticketCreated(RequestID, TicketReceipt)
+  case attachmentProgress(ClientMessageID, AttachmentID, Double)
+  case attachmentUploaded(ClientMessageID, AttachmentID, URL)
+  case timerFired(TimerID, at: Date)
+}
+
+/// A message the user is sending, with the values only the caller can supply.
+public struct OutgoingMessage: Hashable, Sendable, Codable {
+  public var clientID: ClientMessageID
+  public var text: String
+  public var attachments: [Attachment]
+  public var createdAt: Date
+
+  public init(clientID: ClientMessageID, text: String, attachments: [Attachment] = [], createdAt: Date) {
+    self.clientID = clientID
+    self.text = text
+    self.attachments = attachments
+    self.createdAt = createdAt
+  }
+}
+
+/// What the realtime connection delivers for one conversation.
+public enum RealtimeEvent: Equatable, Sendable, Codable {
+  /// A new message, from anyone; an echo of the user's own send carries its client ID.
+  case messageCreated(Message)
+  case messageEdited(Message)
+  case messageDeleted(ServerMessageID)
+  /// The transcript of a voice or image message replaces its stand-in text.
+  case transcript(ServerMessageID, text: String)
+  case typingStarted(ParticipantID, at: Date)
+  case typingStopped(ParticipantID)
+  case statusChanged(ConversationStatus)
+  case titleChanged(String)
+  case feedbackOffered(FeedbackPrompt)
+}

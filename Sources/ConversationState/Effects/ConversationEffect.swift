@@ -1,0 +1,39 @@
+/// The I/O a conversation transition asks for. The store's runtime performs it; results come back as
+/// actions tagged with the effect's `RequestID` (which carries the identity epoch).
+public enum ConversationEffect: Equatable, Sendable, Codable {
+  /// Send a message (creating the conversation when `conversationID` is nil) and stream the reply.
+  case sendMessage(RequestID, SendPayload)
+  /// Stream a new answer to the user's message `replyTo` (the prompt of the answer being regenerated).
+  case regenerate(RequestID, ConversationID, replyTo: ServerMessageID)
+  /// Cancel a request in flight; its late results are ignored anyway.
+  case cancel(RequestID)
+  case fetchHistory(RequestID, ConversationID, cursor: PageCursor?, limit: Int)
+  /// Fetch the messages after `after` (all, when nil) to catch up after a reconnect.
+  case fetchMessagesAfter(RequestID, ConversationID, after: ServerMessageID?)
+  case submitRating(RequestID, ConversationID, ServerMessageID, Rating)
+  case submitFeedback(RequestID, ConversationID, Rating, comment: String?)
+  case sendTypingSignal(ConversationID, isTyping: Bool, epoch: IdentityEpoch)
+  case startTimer(TimerID, seconds: Double)
+  case cancelTimer(TimerID)
+  /// Open the realtime connection. Report success as `connectionOpened`, failure as `connectionLost`
+  /// (which carries the time and jitter the backoff needs).
+  case connectRealtime(RequestID, ConversationID?)
+  case disconnectRealtime
+  case createTicket(RequestID, ConversationID?, TicketDraft)
+}
+
+/// What a send effect sends.
+public struct SendPayload: Hashable, Sendable, Codable {
+  public var conversationID: ConversationID?
+  /// The idempotency key: a retry sends the same one.
+  public var clientID: ClientMessageID
+  public var text: String
+  public var attachments: [Attachment]
+
+  public init(conversationID: ConversationID?, clientID: ClientMessageID, text: String, attachments: [Attachment]) {
+    self.conversationID = conversationID
+    self.clientID = clientID
+    self.text = text
+    self.attachments = attachments
+  }
+}

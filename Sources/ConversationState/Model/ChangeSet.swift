@@ -1,0 +1,24 @@
+/// What changed between two versions of a collection, by element ID: enough for a list view to touch
+/// only the rows that changed, or for a persister to write only what changed.
+///
+/// `isReset` means "too much to list, or unrelated versions": reload everything. Merging a reset with
+/// anything stays a reset, which keeps what a slow consumer has missed bounded.
+public struct ChangeSet<ID: Hashable & Sendable>: Equatable, Sendable {
+  public var inserted: Set<ID>
+  public var updated: Set<ID>
+  public var removed: Set<ID>
+  public var isReset: Bool
+
+  public init(inserted: Set<ID> = [], updated: Set<ID> = [], removed: Set<ID> = [], isReset: Bool = false) {
+    self.inserted = inserted
+    self.updated = updated
+    self.removed = removed
+    self.isReset = isReset
+  }
+
+  /// Reload everything.
+  public static var reset: ChangeSet { ChangeSet(isReset: true) }
+
+  /// Nothing changed.
+  public var isEmpty: Bool { !isReset && inserted.isEmpty && updated.isEmpty && removed.isEmpty }
+}

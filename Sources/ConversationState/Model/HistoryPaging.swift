@@ -1,0 +1,44 @@
+/// Where history loading is: the cursor to the next older page and whether one exists.
+///
+/// `hasMoreHistory` turns false only when the server says so; a failed load leaves it as it was.
+public struct HistoryPaging: Hashable, Sendable, Codable {
+  /// Messages per page when the caller does not say.
+  public static let defaultPageSize = 20
+  /// The page sizes a caller may ask for.
+  public static let pageSizes = 1...100
+
+  /// The server's cursor for the next older page; `nil` before the first page.
+  public var cursor: PageCursor?
+  public var hasMoreHistory: Bool
+  /// The load in flight, if any. At most one history request is in flight at a time.
+  public var loadingRequest: RequestID?
+  public var hasLoadedFirstPage: Bool
+
+  public init(
+    cursor: PageCursor? = nil, hasMoreHistory: Bool = true, loadingRequest: RequestID? = nil,
+    hasLoadedFirstPage: Bool = false
+  ) {
+    self.cursor = cursor
+    self.hasMoreHistory = hasMoreHistory
+    self.loadingRequest = loadingRequest
+    self.hasLoadedFirstPage = hasLoadedFirstPage
+  }
+
+  public var isLoadingHistory: Bool { loadingRequest != nil }
+}
+
+/// One page of history as the server returns it.
+public struct HistoryPage: Hashable, Sendable, Codable {
+  /// The page's messages, in any order; they are merged into server order and deduplicated.
+  public var messages: [Message]
+  /// The cursor for the next older page.
+  public var nextCursor: PageCursor?
+  /// False when this is the oldest page.
+  public var hasMore: Bool
+
+  public init(messages: [Message], nextCursor: PageCursor?, hasMore: Bool) {
+    self.messages = messages
+    self.nextCursor = nextCursor
+    self.hasMore = hasMore
+  }
+}

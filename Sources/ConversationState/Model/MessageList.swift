@@ -1,0 +1,371 @@
+/// The messages of one conversation, in display order, indexed by client and server ID.
+///
+/// Order is structural: committed messages (confirmed by the server, or assistant replies) in server
+/// order, then the user's outgoing messages (pending, sending, failed) in send order. Confirming an
+/// outgoing message moves it into the committed part.
+///
+/// Why this storage: committed messages live in two persistent vectors, `older` (grown backwards by
+/// history pages) and `newer` (grown forwards by live traffic), so a message's logical position never
+/// shifts when a page is put in front, and the ID indexes are persistent hash tries. With a subscriber
+/// holding an older snapshot, appending, confirming or editing one message copies O(log n) nodes, a
+/// history page costs O(page), and a look-up by ID is O(log n). The reply being streamed is not stored
+/// here at all (see `StreamingReply`), so a text delta never touches this list.
+///
+/// ```swift
+/// var list = MessageList()
+/// list.appendOutgoing(message)           // pending, after every committed message
+/// list.commit(confirmedByServer)         // same client ID: moves into server order, in place of the pending one
+/// list[clientID: message.clientID]?.delivery  // .sent
+/// ```
+public struct MessageList: Sendable {
+  /// Committed messages before `newer`, newest first: `older[0]` is just before `newer[0]`.
+  private var older: PersistentVector<Message>
+  private var newer: PersistentVector<Message>
+  /// Messages the user wrote that the server has not confirmed, in send order.
+  public private(set) var outgoing: [Message]
+  /// Logical position of each committed message: `newer[i]` is `i`, `older[j]` is `-(j + 1)`.
+  private var positions: HashTrie<ClientMessageID, Int>
+  private var clientIDsByServerID: HashTrie<ServerMessageID, ClientMessageID>
+  /// Identifies this list's layout; a list built anew gets a new one, so a change set knows to reset.
+  private var lineage: Lineage
+
+  public init() {
+    older = PersistentVector()
+    newer = PersistentVector()
+    outgoing = []
+    positions = HashTrie()
+    clientIDsByServerID = HashTrie()
+    lineage = Lineage()
+  }
+
+  /// A list holding `messages`: committed ones sorted into server order, outgoing ones after them in the
+  /// order given. A message whose client ID repeats is dropped; the first one wins.
+  public init<S: Sequence>(_ messages: S) where S.Element == Message {
+    self.init()
+    var seen = Set<ClientMessageID>()
+    var committed: [Message] = []
+    for message in messages where seen.insert(message.clientID).inserted {
+      if message.isCommitted { committed.append(message) } else { outgoing.append(message) }
+    }
+    committed.sort { $0.orderKey < $1.orderKey }
+    for message in committed { pushNewer(message) }
+  }
+
+  public var committedCount: Int { older.count + newer.count }
+  public var isEmpty: Bool { count == 0 }
+
+  /// The newest committed message.
+  public var lastCommitted: Message? {
+    if let last = newer.last { return last }
+    return older.first
+  }
+
+  /// The oldest committed message.
+  public var firstCommitted: Message? {
+    if let first = older.last { return first }
+    return newer.first
+  }
+
+  public subscript(clientID clientID: ClientMessageID) -> Message? {
+    if let position = positions[clientID] { return message(atLogical: position) }
+    return outgoing.first { $0.clientID == clientID }
+  }
+
+  public subscript(serverID serverID: ServerMessageID) -> Message? {
+    clientIDsByServerID[serverID].flatMap { self[clientID: $0] }
+  }
+
+  public func contains(_ clientID: ClientMessageID) -> Bool { self[clientID: clientID] != nil }
+
+  /// Visits committed messages newest first until `body` returns false: O(messages visited).
+  public func forEachCommittedNewestFirst(_ body: (Message) -> Bool) {
+    forEachCommitted(before: newer.count, body)
+  }
+
+  /// The newest committed message before the one with `clientID` that satisfies `predicate`.
+  public func lastCommitted(before clientID: ClientMessageID, where predicate: (Message) -> Bool) -> Message? {
+    guard let position = positions[clientID] else { return nil }
+    var found: Message?
+    forEachCommitted(before: position) { message in
+      if predicate(message) { found = message }
+      return found == nil
+    }
+    return found
+  }
+
+  private func forEachCommitted(before position: Int, _ body: (Message) -> Bool) {
+    var logical = position - 1
+    while logical >= -older.count {
+      if !body(message(atLogical: logical)) { return }
+      logical -= 1
+    }
+  }
+
+  func logicalPosition(of clientID: ClientMessageID) -> Int? { positions[clientID] }
+
+  private func message(atLogical position: Int) -> Message {
+    position >= 0 ? newer[position] : older[-position - 1]
+  }
+
+  // MARK: - Outgoing messages
+
+  /// Adds a message the user just wrote after every other message. Returns false (and changes nothing)
+  /// when a message with that client ID is already in the list.
+  @discardableResult
+  public mutating func appendOutgoing(_ message: Message) -> Bool {
+    guard !contains(message.clientID) else { return false }
+    outgoing.append(message)
+    return true
+  }
+
+  /// Edits the message with `clientID` in place, wherever it is. Returns false when it is not in the list.
+  ///
+  /// An edit that changes a committed message's order key re-sorts it; an edit that confirms an outgoing
+  /// message must go through `commit(_:)` instead.
+  @discardableResult
+  public mutating func update(_ clientID: ClientMessageID, _ body: (inout Message) -> Void) -> Bool {
+    if let index = outgoing.firstIndex(where: { $0.clientID == clientID }) {
+      body(&outgoing[index])
+      precondition(outgoing[index].clientID == clientID, "an update must not change a message's client ID")
+      if outgoing[index].isCommitted { commit(outgoing[index]) }
+      return true
+    }
+    guard let position = positions[clientID] else { return false }
+    let before = message(atLogical: position)
+    var after = before
+    body(&after)
+    precondition(after.clientID == clientID, "an update must not change a message's client ID")
+    if after.orderKey != before.orderKey || !after.isCommitted {
+      remove(clientID)
+      if after.isCommitted { commit(after) } else { outgoing.append(after) }
+      return true
+    }
+    if position >= 0 { newer[position] = after } else { older[-position - 1] = after }
+    reindexServerID(from: before, to: after)
+    return true
+  }
+
+  // MARK: - Committing
+
+  /// What `commit(_:)` did.
+  public enum CommitResult: Equatable, Sendable {
+    /// A message new to this list.
+    case inserted
+    /// An outgoing message confirmed, or a committed one replaced by a newer version.
+    case replaced(previous: Message)
+    /// Nothing: the list already held exactly this message.
+    case unchanged
+  }
+
+  /// Puts a committed message in its place in server order.
+  ///
+  /// The same message is never held twice: one with a known client ID (an outgoing message the server
+  /// confirmed, or an echo) replaces that entry; one with a known server ID but another client ID
+  /// replaces the entry holding that server ID. Appending at either end is O(log n); landing between
+  /// committed messages moves the messages between it and the nearer end of its part of the list.
+  @discardableResult
+  public mutating func commit(_ message: Message) -> CommitResult {
+    precondition(message.isCommitted, "commit(_:) takes delivered messages; outgoing ones use appendOutgoing")
+    var previous: Message?
+    if let index = outgoing.firstIndex(where: { $0.clientID == message.clientID }) {
+      previous = outgoing.remove(at: index)
+    } else if let existing = self[clientID: message.clientID]
+      ?? message.serverID.flatMap({ self[serverID: $0] })
+    {
+      if existing == message { return .unchanged }
+      if existing.clientID == message.clientID, existing.orderKey == message.orderKey,
+        let position = positions[message.clientID]
+      {
+        // Same place in server order: replace in place, O(log n).
+        if position >= 0 { newer[position] = message } else { older[-position - 1] = message }
+        reindexServerID(from: existing, to: message)
+        return .replaced(previous: existing)
+      }
+      previous = existing
+      remove(existing.clientID)
+    }
+    insertCommitted(message)
+    return previous.map { .replaced(previous: $0) } ?? .inserted
+  }
+
+  private mutating func insertCommitted(_ message: Message) {
+    let key = message.orderKey
+    if let last = lastCommitted, last.orderKey > key {
+      if let first = firstCommitted, key < first.orderKey {
+        pushOlder(message)
+      } else {
+        insertBetween(message, key: key)
+      }
+    } else {
+      pushNewer(message)
+    }
+  }
+
+  private mutating func insertBetween(_ message: Message, key: MessageOrderKey) {
+    // Binary search over logical positions for the first committed message ordered after `key`.
+    var low = -older.count
+    var high = newer.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if self.message(atLogical: middle).orderKey > key { high = middle } else { low = middle + 1 }
+    }
+    if low >= 0 {
+      spliceNewer(from: low) { $0.insert(message, at: 0) }
+    } else {
+      spliceOlder(through: low - 1) { $0.append(message) }
+    }
+  }
+
+  /// Removes a message from wherever it is; returns it.
+  @discardableResult
+  public mutating func remove(_ clientID: ClientMessageID) -> Message? {
+    if let index = outgoing.firstIndex(where: { $0.clientID == clientID }) { return outgoing.remove(at: index) }
+    guard let position = positions[clientID] else { return nil }
+    let removed = message(atLogical: position)
+    if position >= 0 {
+      spliceNewer(from: position) { $0.removeFirst() }
+    } else {
+      spliceOlder(through: position) { $0.removeLast() }
+    }
+    return removed
+  }
+
+  /// Removes the committed message with `clientID` and every committed message after it; returns them
+  /// in order. Outgoing messages stay.
+  public mutating func removeCommitted(from clientID: ClientMessageID) -> [Message] {
+    guard let position = positions[clientID] else { return [] }
+    if position >= 0 {
+      var removed: [Message] = []
+      spliceNewer(from: position) { suffix in
+        removed = suffix
+        suffix.removeAll()
+      }
+      return removed
+    }
+    // Rare: the cut reaches into history loaded after the live part began. Rebuild once.
+    let all = Array(self)
+    let committed = all.prefix(committedCount)
+    let keep = committed.prefix { $0.clientID != clientID }
+    let removed = Array(committed.dropFirst(keep.count))
+    self = MessageList(Array(keep) + outgoing)
+    return removed
+  }
+
+  // MARK: - Splicing at the ends
+
+  private mutating func pushNewer(_ message: Message) {
+    positions[message.clientID] = newer.count
+    newer.append(message)
+    reindexServerID(from: nil, to: message)
+  }
+
+  private mutating func pushOlder(_ message: Message) {
+    older.append(message)
+    positions[message.clientID] = -older.count
+    reindexServerID(from: nil, to: message)
+  }
+
+  /// Takes `newer[position...]` out (in order), lets `body` edit it, and puts the result back.
+  private mutating func spliceNewer(from position: Int, _ body: (inout [Message]) -> Void) {
+    var suffix: [Message] = []
+    while newer.count > position { suffix.append(newer.removeLast()) }
+    suffix.reverse()
+    for message in suffix { unindex(message) }
+    body(&suffix)
+    for message in suffix { pushNewer(message) }
+  }
+
+  /// Takes the committed messages at logical positions `...position` (all in `older`) out, oldest first,
+  /// lets `body` edit them, and puts the result back.
+  private mutating func spliceOlder(through position: Int, _ body: (inout [Message]) -> Void) {
+    var prefix: [Message] = []
+    while older.count >= -position && !older.isEmpty { prefix.append(older.removeLast()) }
+    for message in prefix { unindex(message) }
+    body(&prefix)
+    for message in prefix.reversed() { pushOlder(message) }
+  }
+
+  private mutating func unindex(_ message: Message) {
+    positions[message.clientID] = nil
+    reindexServerID(from: message, to: nil)
+  }
+
+  private mutating func reindexServerID(from old: Message?, to new: Message?) {
+    if let oldServerID = old?.serverID, oldServerID != new?.serverID { clientIDsByServerID[oldServerID] = nil }
+    if let new, let serverID = new.serverID { clientIDsByServerID[serverID] = new.clientID }
+  }
+}
+
+/// A token whose identity says which build of a `MessageList` a value descends from.
+///
+/// `@unchecked Sendable` is sound: the class has no state at all; only its identity is used.
+private final class Lineage: @unchecked Sendable {}
+
+extension MessageList: RandomAccessCollection {
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { committedCount + outgoing.count }
+
+  public subscript(position: Int) -> Message {
+    if position < older.count { return older[older.count - 1 - position] }
+    if position < committedCount { return newer[position - older.count] }
+    return outgoing[position - committedCount]
+  }
+}
+
+extension MessageList: Equatable {
+  /// Equal when they hold the same messages in the same order; how each list was built does not matter.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    guard lhs.count == rhs.count, lhs.outgoing == rhs.outgoing else { return false }
+    if lhs.older.count == rhs.older.count { return lhs.older == rhs.older && lhs.newer == rhs.newer }
+    return lhs.elementsEqual(rhs)
+  }
+}
+
+extension MessageList: Codable {
+  public init(from decoder: any Decoder) throws {
+    self.init(try [Message](from: decoder))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try Array(self).encode(to: encoder)
+  }
+}
+
+extension MessageList {
+  /// Which messages differ between `old` and this list, by client ID.
+  ///
+  /// Shared structure is skipped by identity, so a list one edit away from `old` compares in O(log n).
+  /// Lists that do not descend from one another (rebuilt, or a different conversation) report `reset`.
+  public func changes(since old: MessageList) -> ChangeSet<ClientMessageID> {
+    guard lineage === old.lineage else { return .reset }
+    var candidates = Set<ClientMessageID>()
+    func collect(_ new: PersistentVector<Message>, _ previous: PersistentVector<Message>) {
+      for position in new.differingPositions(from: previous) {
+        candidates.insert(new[position].clientID)
+        candidates.insert(previous[position].clientID)
+      }
+      for position in Swift.min(new.count, previous.count)..<Swift.max(new.count, previous.count) {
+        candidates.insert((position < new.count ? new[position] : previous[position]).clientID)
+      }
+    }
+    collect(older, old.older)
+    collect(newer, old.newer)
+    if outgoing != old.outgoing {
+      for message in outgoing { candidates.insert(message.clientID) }
+      for message in old.outgoing { candidates.insert(message.clientID) }
+    }
+    var changes = ChangeSet<ClientMessageID>()
+    for clientID in candidates {
+      switch (old[clientID: clientID], self[clientID: clientID]) {
+      case (nil, .some): changes.inserted.insert(clientID)
+      case (.some, nil): changes.removed.insert(clientID)
+      case (.some(let before), .some(let after)):
+        if before != after || old.logicalPosition(of: clientID) != logicalPosition(of: clientID) {
+          changes.updated.insert(clientID)
+        }
+      case (nil, nil): break
+      }
+    }
+    return changes
+  }
+}

@@ -1,0 +1,38 @@
+/// What a request in flight is for, so its result (or failure) can be applied, or ignored once stale.
+public enum PendingRequest: Hashable, Sendable, Codable {
+  /// Sending the user's message; its stream carries the agent's reply.
+  case send(ClientMessageID)
+  /// Regenerating the answer with this client ID.
+  case regenerate(answer: ClientMessageID)
+  /// An older (or the first) history page.
+  case history
+  /// Messages missed while disconnected.
+  case sync
+  /// Rating an answer from `previous` to `requested`; a failure rolls back unless a later rating won.
+  case rating(ClientMessageID, previous: Rating, requested: Rating)
+  /// Rating the conversation; `previous` is the moment to roll back to on failure.
+  case feedback(previous: FeedbackMoment)
+  /// Opening the realtime connection.
+  case connect
+  /// Creating a support ticket.
+  case ticket
+
+  /// Whether a failure of this request is the user's to see (`userError`) rather than a background one.
+  public var isUserInitiated: Bool {
+    switch self {
+    case .send, .regenerate, .rating, .feedback, .ticket: return true
+    case .history: return true
+    case .sync, .connect: return false
+    }
+  }
+}
+
+/// A timer a reducer asked for; it comes back as `timerFired`.
+public enum TimerID: Hashable, Sendable, Codable {
+  /// A participant's typing indicator expires.
+  case typingExpiry(ParticipantID)
+  /// Try to connect again.
+  case reconnect
+  /// Fetch the missed messages again after a failed sync.
+  case resync
+}

@@ -1,0 +1,36 @@
+public import Foundation
+
+/// The assistant reply being streamed, kept apart from the committed messages so a text delta costs
+/// O(delta) and never touches the message list (see `StreamedText`).
+///
+/// It is shown after the messages. `finish` turns it into the server's message; an error or a stream
+/// that ends without finishing commits it as an `interrupted` message with its partial text.
+public struct StreamingReply: Equatable, Sendable, Codable {
+  /// The request whose stream this is: a send, or a regeneration.
+  public var requestID: RequestID
+  /// The client ID the reply will have if it is committed without a server message (interrupted).
+  public var clientID: ClientMessageID
+  public var text: StreamedText
+  public var toolCalls: [ToolCall]
+  public var agent: AgentInfo?
+  public var startedAt: Date
+  /// When this reply regenerates an earlier answer: that answer's client ID. It and everything after it
+  /// are replaced only once this reply finishes.
+  public var replacing: ClientMessageID?
+
+  public init(
+    requestID: RequestID, clientID: ClientMessageID, text: StreamedText = StreamedText(), toolCalls: [ToolCall] = [],
+    agent: AgentInfo? = nil, startedAt: Date, replacing: ClientMessageID? = nil
+  ) {
+    self.requestID = requestID
+    self.clientID = clientID
+    self.text = text
+    self.toolCalls = toolCalls
+    self.agent = agent
+    self.startedAt = startedAt
+    self.replacing = replacing
+  }
+
+  /// Client-executed tool calls so far, which `ToolCall.clientCallLimit` bounds.
+  public var clientToolCallCount: Int { toolCalls.count { $0.execution == .client } }
+}

@@ -1,0 +1,122 @@
+import ConversationState
+import Foundation
+
+extension ConversationReducer {
+  func realtime(_ event: RealtimeEvent, in conversationID: ConversationID, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    guard conversationID == state.conversationID else {
+      state.backgroundError = ChatError(
+        .conversationChanged, "An event for conversation \(conversationID) reached another conversation; ignored.")
+      return []
+    }
+    switch event {
+    case .messageCreated(let message):
+      guard message.serverID != nil else {
+        state.backgroundError = ChatError(.invalidEvent, "A realtime message arrived without an ID; ignored.")
+        return []
+      }
+      let incoming = echoAware(message, state)
+      if incoming.role == .user && state.messages[clientID: incoming.clientID] == nil {
+        // The user wrote from another device.
+        closeFeedbackMomentBecauseUserWrote(&state)
+      }
+      commitIncoming(incoming, &state)
+      return []
+
+    case .messageEdited(let edited):
+      // An edit of a message this client never loaded is not an error: it is outside the loaded window.
+      guard let serverID = edited.serverID, let existing = state.messages[serverID: serverID] else { return [] }
+      var updated = edited
+      updated.clientID = existing.clientID
+      updated.rating = existing.rating
+      commitIncoming(updated, &state)
+      return []
+
+    case .messageDeleted(let serverID):
+      guard let existing = state.messages[serverID: serverID] else { return [] }
+      state.messages.remove(existing.clientID)
+      if ReadCursor.isUnread(existing, against: state.readCursor) { state.unreadCount -= 1 }
+      return []
+
+    case .transcript(let serverID, let text):
+      guard let existing = state.messages[serverID: serverID] else { return [] }
+      state.messages.update(existing.clientID) { message in
+        message.text = text
+        message.isPlaceholderText = false
+      }
+      return []
+
+    case .typingStarted(let participant, let at):
+      if let identity = state.identity, participant.rawValue == identity.userID { return [] }
+      state.typing[participant] = at.addingTimeInterval(Self.typingLifetime)
+      return [.startTimer(.typingExpiry(participant), seconds: Self.typingLifetime)]
+
+    case .typingStopped(let participant):
+      guard state.typing.removeValue(forKey: participant) != nil else { return [] }
+      return [.cancelTimer(.typingExpiry(participant))]
+
+    case .statusChanged(let status):
+      state.status = status
+      guard status == .ended else { return [] }
+      // Queued messages can no longer go out; they stay, failed, so nothing the user wrote is lost.
+      let error = ChatError(.conversationNotOngoing, "This conversation has ended.")
+      for message in state.messages.outgoing where message.delivery == .pending {
+        failOutgoing(message.clientID, error, &state)
+      }
+      return []
+
+    case .titleChanged(let title):
+      state.title = title
+      return []
+
+    case .feedbackOffered(let prompt):
+      guard !state.hasOfferedFeedback else { return [] }
+      state.hasOfferedFeedback = true
+      state.feedbackMoment = FeedbackMoment(question: prompt.question, agentName: prompt.agentName)
+      return []
+    }
+  }
+
+  func setTyping(_ isTyping: Bool, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard isTyping != state.isUserTyping, let conversationID = state.conversationID else { return [] }
+    state.isUserTyping = isTyping
+    return [.sendTypingSignal(conversationID, isTyping: isTyping, epoch: state.epoch)]
+  }
+
+  func timerFired(_ timer: TimerID, at: Date, _ state: inout ConversationState) -> [ConversationEffect] {
+    switch timer {
+    case .typingExpiry(let participant):
+      // A refreshed indicator has a later expiry and its own timer: only an expired one goes.
+      if let expiry = state.typing[participant], expiry <= at { state.typing[participant] = nil }
+      return []
+    case .reconnect:
+      guard case .reconnecting = state.connection else { return [] }
+      return openConnection(&state)
+    case .resync:
+      guard state.connection == .syncing else { return [] }
+      return startSync(&state)
+    }
+  }
+
+  func updateAttachment(
+    _ clientID: ClientMessageID, _ attachmentID: AttachmentID, progress: Double, url: URL?,
+    _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    guard progress.isFinite, (0...1).contains(progress) else {
+      state.backgroundError = ChatError(.invalidEvent, "Upload progress \(progress) is outside 0…1; ignored.")
+      return []
+    }
+    guard let message = state.messages[clientID: clientID],
+      let index = message.attachments.firstIndex(where: { $0.id == attachmentID })
+    else {
+      state.backgroundError = ChatError(.unknownMessage, "No attachment \(attachmentID) on message \(clientID).")
+      return []
+    }
+    state.messages.update(clientID) { message in
+      message.attachments[index].uploadProgress = max(message.attachments[index].uploadProgress, progress)
+      if let url { message.attachments[index].url = url }
+    }
+    return []
+  }
+}

@@ -1,0 +1,160 @@
+import ConversationState
+import Foundation
+
+extension ConversationReducer {
+  func replyStarted(
+    _ requestID: RequestID, _ agent: AgentInfo?, _ at: Date, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    let replacing: ClientMessageID?
+    switch state.requests[requestID] {
+    case .send: replacing = nil
+    case .regenerate(let answer): replacing = answer
+    default: return []
+    }
+    guard state.streamingReply?.requestID != requestID else { return [] }
+    if let previous = state.streamingReply {
+      // One reply streams at a time; a new one means the old stream is over.
+      interrupt(previous, ChatError(.incompleteStream, "A newer reply started."), &state)
+    }
+    state.streamingReply = StreamingReply(
+      requestID: requestID, clientID: ClientMessageID("reply-\(requestID)"), agent: agent, startedAt: at,
+      replacing: replacing)
+    state.agentActivity = .thinking
+    return []
+  }
+
+  func toolCallStarted(_ requestID: RequestID, _ call: ToolCall, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    guard var reply = state.streamingReply, reply.requestID == requestID else { return [] }
+    if let index = reply.toolCalls.firstIndex(where: { $0.id == call.id }) {
+      reply.toolCalls[index] = call
+    } else {
+      if call.execution == .client && reply.clientToolCallCount >= ToolCall.clientCallLimit {
+        let error = ChatError(
+          .toolLoopLimit, "The agent called more than \(ToolCall.clientCallLimit) client tools in one reply.")
+        state.requests[requestID] = nil
+        interrupt(reply, error, &state)
+        state.userError = error
+        return [.cancel(requestID)]
+      }
+      reply.toolCalls.append(call)
+    }
+    state.streamingReply = reply
+    state.agentActivity = .runningTool(call.name)
+    return []
+  }
+
+  func toolCallFinished(
+    _ requestID: RequestID, _ callID: ToolCallID, _ outcome: ToolCall.Outcome, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    guard state.streamingReply?.requestID == requestID else { return [] }
+    guard let index = state.streamingReply?.toolCalls.firstIndex(where: { $0.id == callID }) else {
+      state.backgroundError = ChatError(.invalidEvent, "A result arrived for unknown tool call \(callID).")
+      return []
+    }
+    var outcome = outcome
+    if case .succeeded(let result) = outcome, result.encodedByteCount > ToolCall.maximumResultBytes {
+      let error = ChatError(
+        .toolResultTooLarge, "The result of tool call \(callID) exceeds \(ToolCall.maximumResultBytes) bytes.")
+      outcome = .failed(error)
+      state.backgroundError = error
+    }
+    state.streamingReply?.toolCalls[index].outcome = outcome
+    state.agentActivity = .thinking
+    return []
+  }
+
+  func replyFinished(_ requestID: RequestID, _ message: Message, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    let reply = state.streamingReply?.requestID == requestID ? state.streamingReply : nil
+    if reply != nil { state.streamingReply = nil }
+    if case .send(let clientID) = purpose, let sent = state.messages[clientID: clientID], !sent.isCommitted {
+      // The reply finished although the send was never confirmed: the server has the message.
+      state.messages.update(clientID) { $0.delivery = .sent }
+    }
+    var final = message
+    final.role = .assistant
+    final.delivery = .sent
+    final.reply = .complete
+    if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.toolCalls }
+    if final.agent == nil { final.agent = reply?.agent }
+    if case .regenerate(let answer) = purpose {
+      // Only now, with the new answer in hand, does the old one (and what followed it) go.
+      _ = state.messages.removeCommitted(from: answer)
+      recountUnread(&state)
+    }
+    commitIncoming(final, &state)
+    state.agentActivity = .idle
+    return []
+  }
+
+  /// A stream closed without a finish: the reply so far is kept as interrupted and may be regenerated.
+  func streamClosed(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    let error = ChatError(.incompleteStream, "The reply stopped before it was finished.")
+    if let reply = state.streamingReply, reply.requestID == requestID {
+      interrupt(reply, error, &state)
+      state.userError = error
+    } else if case .send(let clientID) = purpose {
+      failOutgoing(clientID, error, &state)
+    }
+    state.agentActivity = .idle
+    return dispatchPendingMessages(&state)
+  }
+
+  func stopReply(_ state: inout ConversationState) -> [ConversationEffect] {
+    guard let reply = state.streamingReply else { return [] }
+    state.requests[reply.requestID] = nil
+    interrupt(reply, ChatError(.cancelled, "Stopped."), &state)
+    state.agentActivity = .idle
+    return [.cancel(reply.requestID)]
+  }
+
+  func regenerate(_ answerID: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard state.status == .ongoing else {
+      return refuse(.conversationNotOngoing, "Answers can be regenerated only while the AI agent has the chat.", &state)
+    }
+    guard let answer = state.messages[clientID: answerID], answer.role == .assistant, answer.isCommitted else {
+      return refuse(.unknownMessage, "There is no answer \(answerID) to regenerate.", &state)
+    }
+    guard state.streamingReply == nil, !state.requests.values.contains(where: \.isRegeneration) else {
+      return refuse(.invalidAction, "Wait for the current reply to finish.", &state)
+    }
+    guard let conversationID = state.conversationID,
+      let prompt = state.messages.lastCommitted(before: answerID, where: { $0.role == .user }),
+      let promptID = prompt.serverID
+    else {
+      return refuse(.invalidAction, "This answer has no confirmed question to answer again.", &state)
+    }
+    let requestID = state.beginRequest(.regenerate(answer: answerID))
+    state.agentActivity = .thinking
+    state.userError = nil
+    return [.regenerate(requestID, conversationID, replyTo: promptID)]
+  }
+
+  /// Ends a streaming reply that will not finish. A regeneration that fails leaves the conversation as it
+  /// was; a first answer is kept with its partial text as `interrupted`.
+  func interrupt(_ reply: StreamingReply, _ error: ChatError, _ state: inout ConversationState) {
+    if state.streamingReply?.requestID == reply.requestID { state.streamingReply = nil }
+    state.agentActivity = .idle
+    guard reply.replacing == nil else {
+      state.userError = error
+      return
+    }
+    let message = Message(
+      clientID: reply.clientID, role: .assistant, author: reply.agent?.id, text: reply.text.string,
+      createdAt: reply.startedAt, delivery: .sent, reply: .interrupted(error), agent: reply.agent,
+      toolCalls: reply.toolCalls)
+    commitIncoming(message, &state)
+  }
+}
+
+extension PendingRequest {
+  var isRegeneration: Bool {
+    if case .regenerate = self { return true }
+    return false
+  }
+}

@@ -1,0 +1,92 @@
+public import ConversationState
+
+/// The rules of one conversation (DESIGN.md, "Conversation rules"), as a pure function.
+///
+/// Every action either changes the state and returns the effects to run, or is refused: an illegal user
+/// action sets `userError` to a typed `ChatError` and changes nothing else; a stale backend result (its
+/// request is no longer in flight, or belongs to an older identity epoch) is ignored.
+///
+/// ```swift
+/// let reducer = ConversationReducer()
+/// var state = ConversationState()
+/// let effects = reducer.reduce(
+///   into: &state,
+///   action: .send(OutgoingMessage(clientID: "c1", text: "Hello", createdAt: now)))
+/// // state.messages.outgoing[0].delivery == .sending
+/// // effects == [.sendMessage(r0.1, SendPayload(conversationID: nil, clientID: "c1", text: "Hello", ...))]
+/// ```
+public struct ConversationReducer: Reducer {
+  /// How long a typing indicator lasts without a refresh, in seconds.
+  public static let typingLifetime: Double = 6
+  /// Seconds before a failed sync is tried again.
+  public static let resyncDelay: Double = 2
+
+  public init() {}
+
+  public func reduce(into state: inout ConversationState, action: ConversationAction) -> [ConversationEffect] {
+    switch action {
+    case .send(let outgoing): return send(outgoing, &state)
+    case .retry(let clientID): return retry(clientID, &state)
+    case .regenerate(let answer): return regenerate(answer, &state)
+    case .stopReply: return stopReply(&state)
+    case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
+    case .loadMoreHistory(let pageSize): return loadHistory(pageSize: pageSize, more: true, &state)
+    case .rateAnswer(let clientID, let rating): return rateAnswer(clientID, rating, &state)
+    case .rateConversation(let rating, let comment): return rateConversation(rating, comment, &state)
+    case .dismissFeedback:
+      if state.feedbackMoment?.phase == .open { state.feedbackMoment?.phase = .dismissed }
+      return []
+    case .setDraft(let draft):
+      state.draft = draft
+      return []
+    case .markRead(let serverID): return markRead(upTo: serverID, &state)
+    case .setTyping(let isTyping): return setTyping(isTyping, &state)
+    case .clearError:
+      state.userError = nil
+      return []
+    case .clear: return clear(&state)
+    case .identify(let identity): return switchIdentity(to: identity, &state)
+    case .signOut: return switchIdentity(to: nil, &state)
+    case .connect: return connect(&state)
+    case .disconnect: return disconnect(&state)
+    case .escalate(let draft): return escalate(draft, &state)
+
+    case .sendAccepted(let requestID, let confirmed, let conversationID):
+      return sendAccepted(requestID, confirmed, conversationID, &state)
+    case .requestFailed(let requestID, let error): return requestFailed(requestID, error, &state)
+    case .requestSucceeded(let requestID): return requestSucceeded(requestID, &state)
+    case .replyStarted(let requestID, let agent, let at): return replyStarted(requestID, agent, at, &state)
+    case .replyDelta(let requestID, let delta):
+      // The hot path: O(delta), touching only the streamed reply.
+      guard state.streamingReply?.requestID == requestID else { return [] }
+      state.streamingReply?.text.append(delta)
+      if state.agentActivity != .generating { state.agentActivity = .generating }
+      return []
+    case .toolCallStarted(let requestID, let call): return toolCallStarted(requestID, call, &state)
+    case .toolCallFinished(let requestID, let callID, let outcome):
+      return toolCallFinished(requestID, callID, outcome, &state)
+    case .replyFinished(let requestID, let message): return replyFinished(requestID, message, &state)
+    case .replyEnded(let requestID): return streamClosed(requestID, &state)
+    case .historyLoaded(let requestID, let page): return historyLoaded(requestID, page, &state)
+    case .syncLoaded(let requestID, let messages): return syncLoaded(requestID, messages, &state)
+    case .realtime(let conversationID, let event): return realtime(event, in: conversationID, &state)
+    case .connectionOpened(let requestID): return connectionOpened(requestID, &state)
+    case .connectionLost(let error, let at, let jitter): return connectionLost(error, at: at, jitter: jitter, &state)
+    case .ticketCreated(let requestID, let receipt):
+      guard state.requests.removeValue(forKey: requestID) == .ticket else { return [] }
+      state.escalation = .created(receipt)
+      return []
+    case .attachmentProgress(let clientID, let attachmentID, let fraction):
+      return updateAttachment(clientID, attachmentID, progress: fraction, url: nil, &state)
+    case .attachmentUploaded(let clientID, let attachmentID, let url):
+      return updateAttachment(clientID, attachmentID, progress: 1, url: url, &state)
+    case .timerFired(let timer, let at): return timerFired(timer, at: at, &state)
+    }
+  }
+
+  /// Refuses a user action: the typed error is the only change.
+  func refuse(_ code: ChatError.Code, _ message: String, _ state: inout ConversationState) -> [ConversationEffect] {
+    state.userError = ChatError(code, message)
+    return []
+  }
+}
