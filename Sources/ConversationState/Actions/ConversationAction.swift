@@ -83,10 +83,10 @@ public enum ConversationAction: Equatable, Sendable, Codable {
 public struct OutgoingMessage: Hashable, Sendable, Codable {
   public var clientID: ClientMessageID
   public var text: String
-  public var attachments: [Attachment]
+  public var attachments: [MessageAttachment]
   public var createdAt: Date
 
-  public init(clientID: ClientMessageID, text: String, attachments: [Attachment] = [], createdAt: Date) {
+  public init(clientID: ClientMessageID, text: String, attachments: [MessageAttachment] = [], createdAt: Date) {
     self.clientID = clientID
     self.text = text
     self.attachments = attachments

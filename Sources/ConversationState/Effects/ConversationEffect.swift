@@ -28,9 +28,11 @@ public struct SendPayload: Hashable, Sendable, Codable {
   /// The idempotency key: a retry sends the same one.
   public var clientID: ClientMessageID
   public var text: String
-  public var attachments: [Attachment]
+  public var attachments: [MessageAttachment]
 
-  public init(conversationID: ConversationID?, clientID: ClientMessageID, text: String, attachments: [Attachment]) {
+  public init(
+    conversationID: ConversationID?, clientID: ClientMessageID, text: String, attachments: [MessageAttachment]
+  ) {
     self.conversationID = conversationID
     self.clientID = clientID
     self.text = text

@@ -42,7 +42,9 @@ public struct ConversationState: Equatable, Sendable, Codable {
   /// The counter request IDs are minted from, so replaying actions replays IDs.
   public var requestSequence: UInt64
 
-  public init(conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil) {
+  public init(
+    conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil
+  ) {
     self.conversationID = conversationID
     title = nil
     status = .ongoing

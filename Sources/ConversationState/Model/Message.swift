@@ -17,7 +17,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   public var delivery: Delivery
   /// For assistant messages: whether the reply is complete or was cut short. `nil` for other roles.
   public var reply: ReplyState?
-  public var attachments: [Attachment]
+  public var attachments: [MessageAttachment]
   public var rating: Rating
   public var agent: AgentInfo?
   public var sources: [KnowledgeSource]
@@ -32,7 +32,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   public init(
     clientID: ClientMessageID, serverID: ServerMessageID? = nil, role: Role, author: ParticipantID? = nil,
     text: String, createdAt: Date, editedAt: Date? = nil, delivery: Delivery = .sent, reply: ReplyState? = nil,
-    attachments: [Attachment] = [], rating: Rating = .none, agent: AgentInfo? = nil,
+    attachments: [MessageAttachment] = [], rating: Rating = .none, agent: AgentInfo? = nil,
     sources: [KnowledgeSource] = [], toolCalls: [ToolCall] = [], finishReason: FinishReason? = nil,
     usage: Usage? = nil, isPlaceholderText: Bool = false
   ) {

@@ -25,8 +25,10 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
   public var execution: Execution
   public var outcome: Outcome
 
-  public init(id: ToolCallID, name: String, input: JSONValue = .object([:]), execution: Execution,
-              outcome: Outcome = .running) {
+  public init(
+    id: ToolCallID, name: String, input: JSONValue = .object([:]), execution: Execution,
+    outcome: Outcome = .running
+  ) {
     self.id = id
     self.name = name
     self.input = input

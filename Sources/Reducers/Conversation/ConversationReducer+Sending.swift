@@ -9,11 +9,13 @@ extension ConversationReducer {
     if outgoing.text.allSatisfy(\.isWhitespace) && outgoing.attachments.isEmpty {
       return refuse(.emptyMessage, "Write a message or attach a file.", &state)
     }
-    if outgoing.attachments.count > Attachment.maximumPerMessage {
+    if outgoing.attachments.count > MessageAttachment.maximumPerMessage {
       return refuse(
-        .tooManyAttachments, "A message can carry at most \(Attachment.maximumPerMessage) attachments.", &state)
+        .tooManyAttachments, "A message can carry at most \(MessageAttachment.maximumPerMessage) attachments.", &state)
     }
-    if let tooLarge = outgoing.attachments.first(where: { !(0...Attachment.maximumByteSize).contains($0.byteSize) }) {
+    if let tooLarge = outgoing.attachments.first(where: {
+      !(0...MessageAttachment.maximumByteSize).contains($0.byteSize)
+    }) {
       return refuse(.attachmentTooLarge, "\(tooLarge.filename) is larger than 8 MiB.", &state)
     }
     if state.messages.contains(outgoing.clientID) {

@@ -2,9 +2,9 @@ public import Foundation
 
 /// A file attached to a message the user sends.
 ///
-/// A message holds at most `Attachment.maximumPerMessage` of them, each at most
-/// `Attachment.maximumByteSize`; the reducer refuses more with a typed error and keeps the draft.
-public struct Attachment: Identifiable, Hashable, Sendable, Codable {
+/// A message holds at most `MessageAttachment.maximumPerMessage` of them, each at most
+/// `MessageAttachment.maximumByteSize`; the reducer refuses more with a typed error and keeps the draft.
+public struct MessageAttachment: Identifiable, Hashable, Sendable, Codable {
   public static let maximumPerMessage = 4
   public static let maximumByteSize = 8 * 1024 * 1024
 

@@ -1,0 +1,90 @@
+extension ConversationState {
+  /// Every invariant this state breaks, as sentences naming the rule; empty when the state is sound.
+  ///
+  /// O(n) in the messages: for tests and debug checks, not for hot paths.
+  public func invariantViolations() -> [String] {
+    var violations: [String] = []
+    var clientIDs = Set<ClientMessageID>()
+    var serverIDs = Set<ServerMessageID>()
+    var previousKey: MessageOrderKey?
+    for (position, message) in messages.enumerated() {
+      if !clientIDs.insert(message.clientID).inserted {
+        violations.append("client ID \(message.clientID) appears twice")
+      }
+      if let serverID = message.serverID, !serverIDs.insert(serverID).inserted {
+        violations.append("server ID \(serverID) appears twice")
+      }
+      if messages[clientID: message.clientID] != message {
+        violations.append("the client-ID index does not find \(message.clientID)")
+      }
+      if let serverID = message.serverID, messages[serverID: serverID]?.clientID != message.clientID {
+        violations.append("the server-ID index does not find \(serverID)")
+      }
+      let committed = position < messages.committedCount
+      if committed != message.isCommitted {
+        violations.append(
+          "\(message.clientID) is \(message.delivery) but sits in the \(committed ? "" : "un")committed part")
+      }
+      if committed {
+        if let previousKey, message.orderKey < previousKey {
+          violations.append("\(message.clientID) is out of server order")
+        }
+        previousKey = message.orderKey
+      }
+      if message.delivery == .sending && !requests.values.contains(.send(message.clientID)) {
+        violations.append("\(message.clientID) is sending but no send request is in flight for it")
+      }
+    }
+    violations += requestViolations()
+    let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
+    if unread != unreadCount {
+      violations.append("unreadCount is \(unreadCount) but \(unread) message(s) are after the read cursor")
+    }
+    return violations
+  }
+
+  private func requestViolations() -> [String] {
+    var violations: [String] = []
+    for (requestID, purpose) in requests {
+      if requestID.epoch != epoch { violations.append("request \(requestID) of an old epoch is still in flight") }
+      if requestID.sequence > requestSequence { violations.append("request \(requestID) is ahead of the counter") }
+      if purpose == .history && history.loadingRequest != requestID {
+        violations.append("history request \(requestID) is in flight but history.loadingRequest is not it")
+      }
+    }
+    if let loading = history.loadingRequest, requests[loading] != .history {
+      violations.append("history.loadingRequest \(loading) is not an in-flight history request")
+    }
+    if let reply = streamingReply, requests[reply.requestID] == nil {
+      violations.append("the streaming reply's request \(reply.requestID) is not in flight")
+    }
+    return violations
+  }
+
+  /// What may never happen between two consecutive states: the read cursor moving back, the epoch or the
+  /// request counter going down, a feedback moment being offered a second time.
+  public func transitionViolations(from previous: ConversationState) -> [String] {
+    var violations: [String] = []
+    if let before = previous.readCursor, epoch == previous.epoch, conversationID == previous.conversationID {
+      if let after = readCursor {
+        if after.orderKey < before.orderKey { violations.append("the read cursor moved backward") }
+      } else if !messages.isEmpty {
+        violations.append("the read cursor was lost")
+      }
+    }
+    if epoch < previous.epoch { violations.append("the identity epoch went down") }
+    if requestSequence < previous.requestSequence { violations.append("the request counter went down") }
+    if previous.hasOfferedFeedback && !hasOfferedFeedback && epoch == previous.epoch
+      && conversationID == previous.conversationID && !messages.isEmpty
+    {
+      violations.append("hasOfferedFeedback was reset, so the moment could be offered twice")
+    }
+    return violations
+  }
+
+  /// Stops the program when an invariant is broken. Call it from debug builds and test kits.
+  public func checkInvariants() {
+    let violations = invariantViolations()
+    precondition(violations.isEmpty, "ConversationState invariants broken:\n- " + violations.joined(separator: "\n- "))
+  }
+}

@@ -1,0 +1,36 @@
+import ConversationState
+import Testing
+
+@Suite("ChatError")
+struct ChatErrorTests {
+  static let table: [(ChatError.Code, Int?, Bool)] = [
+    (.rateLimited, 429, true), (.agentUnavailable, 503, true), (.providerError, nil, true),
+    (.incompleteStream, nil, true), (.network, nil, true), (.timeout, nil, true),
+    (.agentNotFound, 404, false), (.invalidIdentity, 401, false), (.conversationNotFound, 404, false),
+    (.conversationNotOngoing, 409, false), (.conversationChanged, 409, false), (.creditLimitReached, 402, false),
+    (.toolResultTooLarge, nil, false), (.toolLoopLimit, nil, false), (.emptyMessage, nil, false),
+    (.tooManyAttachments, nil, false), (.attachmentTooLarge, nil, false), (.invalidPageSize, nil, false),
+    (.cancelled, nil, false),
+    ("SOMETHING_NEW", 500, true), ("SOMETHING_NEW", 502, true), ("SOMETHING_NEW", 408, true),
+    ("SOMETHING_NEW", 429, true), ("SOMETHING_NEW", 400, false), ("SOMETHING_NEW", 401, false),
+    ("SOMETHING_NEW", 403, false), ("SOMETHING_NEW", nil, true),
+  ]
+
+  @Test("one table classifies which failures are worth retrying", arguments: table)
+  func retryable(_ code: ChatError.Code, _ status: Int?, _ expected: Bool) {
+    #expect(ChatError.isRetryable(code: code, status: status) == expected)
+    #expect(ChatError(code, "x", status: status).retryable == expected)
+  }
+
+  @Test("authorization failures are recognized by code or status")
+  func authorization() {
+    #expect(ChatError(.invalidIdentity, "x").isAuthorizationFailure)
+    #expect(ChatError("ANY", "x", status: 403).isAuthorizationFailure)
+    #expect(!ChatError(.rateLimited, "x", status: 429).isAuthorizationFailure)
+  }
+
+  @Test("a description names the code, the status and the message")
+  func description() {
+    #expect(ChatError(.rateLimited, "Slow down", status: 429).description == "RATE_LIMITED (HTTP 429): Slow down")
+  }
+}

@@ -1,0 +1,101 @@
+import ConversationState
+import Foundation
+import Testing
+
+@Suite("MessageList")
+struct MessageListTests {
+  static func message(_ id: Int, at seconds: Double? = nil) -> Message {
+    Message(
+      clientID: ClientMessageID("c\(id)"), serverID: ServerMessageID("s\(id)"), role: .assistant, text: "m\(id)",
+      createdAt: Date(timeIntervalSince1970: seconds ?? Double(id)))
+  }
+
+  @Test(
+    "random commits, removals and edits keep server order, unique IDs and working indexes",
+    arguments: [11, 12, 13] as [UInt64])
+  func randomOperations(seed: UInt64) {
+    var random = SplitMix64(seed: seed)
+    var list = MessageList()
+    var model: [Int: Message] = [:]
+    for step in 0..<3_000 {
+      let id = Int.random(in: 0..<800, using: &random)
+      switch Int.random(in: 0..<10, using: &random) {
+      case 0..<6:
+        let message = Self.message(id, at: Double(Int.random(in: 0..<1_000, using: &random)))
+        list.commit(message)
+        model[id] = message
+      case 6..<8:
+        #expect((list.remove(ClientMessageID("c\(id)")) != nil) == (model.removeValue(forKey: id) != nil))
+      default:
+        let found = list.update(ClientMessageID("c\(id)")) { $0.text = "edit \(step)" }
+        #expect(found == (model[id] != nil))
+        model[id]?.text = "edit \(step)"
+      }
+    }
+    let expected = model.values.sorted { $0.orderKey < $1.orderKey }
+    #expect(Array(list) == expected)
+    for message in expected {
+      #expect(list[clientID: message.clientID] == message)
+      #expect(list[serverID: message.serverID!] == message)
+    }
+  }
+
+  @Test("a pending message confirmed by the server moves into server order, once")
+  func confirmMovesIntoOrder() {
+    var list = MessageList([Self.message(1), Self.message(3)])
+    let pending = Message(
+      clientID: "mine", role: .user, text: "hi", createdAt: Date(timeIntervalSince1970: 99), delivery: .pending)
+    list.appendOutgoing(pending)
+    #expect(list.map(\.text) == ["m1", "m3", "hi"])
+
+    var confirmed = pending
+    confirmed.serverID = "s2"
+    confirmed.delivery = .sent
+    confirmed.createdAt = Date(timeIntervalSince1970: 2)
+    #expect(list.commit(confirmed) == .replaced(previous: pending))
+    #expect(list.map(\.text) == ["m1", "hi", "m3"])
+    #expect(list.commit(confirmed) == .unchanged)
+    #expect(list.count == 3)
+    #expect(list.outgoing.isEmpty)
+  }
+
+  @Test("change sets name exactly what was inserted, updated and removed since a snapshot")
+  func changeSets() {
+    var list = MessageList((1...2_000).map { Self.message($0) })
+    let snapshot = list
+    list.commit(Self.message(2_001))
+    list.update("c5") { $0.text = "edited" }
+    list.remove("c1999")
+    list.commit(Self.message(0))
+
+    let changes = list.changes(since: snapshot)
+    #expect(changes.inserted == ["c2001", "c0"])
+    #expect(changes.updated.contains("c5"))
+    #expect(changes.removed == ["c1999"])
+    #expect(!changes.isReset)
+    #expect(list.changes(since: list).isEmpty)
+    #expect(list.changes(since: MessageList()).isReset, "an unrelated list is a reset")
+  }
+
+  @Test("lists with the same messages are equal however they were built, and round-trip through JSON")
+  func equalityAndCodable() throws {
+    var appended = MessageList()
+    for id in 1...50 { appended.commit(Self.message(id)) }
+    var prepended = MessageList()
+    for id in (1...50).reversed() { prepended.commit(Self.message(id)) }
+    #expect(appended == prepended)
+    let decoded = try JSONDecoder().decode(MessageList.self, from: JSONEncoder().encode(appended))
+    #expect(decoded == appended)
+  }
+
+  @Test("a server copy with a different client ID replaces the entry holding its server ID")
+  func sameServerIDDifferentClientID() {
+    var list = MessageList([Self.message(1)])
+    var copy = Self.message(1)
+    copy.clientID = "other"
+    copy.text = "newer"
+    list.commit(copy)
+    #expect(list.map(\.clientID) == ["other"])
+    #expect(list[serverID: "s1"]?.text == "newer")
+  }
+}

@@ -1,0 +1,50 @@
+import ConversationState
+import Foundation
+import Testing
+
+@Suite("StreamedText")
+struct StreamedTextTests {
+  @Test("a held copy keeps its text while the original keeps appending")
+  func heldCopyIsStable() {
+    var reply = StreamedText("Hel")
+    let shown = reply
+    reply.append("lo, wörld 👋")
+    #expect(shown.string == "Hel")
+    #expect(reply.string == "Hello, wörld 👋")
+    #expect(reply.utf8Count == "Hello, wörld 👋".utf8.count)
+  }
+
+  @Test("appending to an old copy forks it and leaves the newer one alone")
+  func oldCopyForks() {
+    var reply = StreamedText("abc")
+    var branch = reply
+    reply.append("def")
+    branch.append("XYZ")
+    #expect(reply.string == "abcdef")
+    #expect(branch.string == "abcXYZ")
+    #expect(reply != branch)
+  }
+
+  @Test("text crossing many block boundaries reads back exactly", arguments: [1, 7, 1_000, 4_097])
+  func blockBoundaries(deltaSize: Int) {
+    var reply = StreamedText()
+    var expected = ""
+    var snapshots: [(StreamedText, String)] = []
+    for index in 0..<200 {
+      let delta = String(repeating: Character(UnicodeScalar(UInt8(97 + index % 26))), count: deltaSize)
+      reply.append(delta)
+      expected += delta
+      if index.isMultiple(of: 37) { snapshots.append((reply, expected)) }
+    }
+    #expect(reply.string == expected)
+    for (snapshot, text) in snapshots { #expect(snapshot.string == text) }
+  }
+
+  @Test("it round-trips through JSON as a plain string")
+  func codable() throws {
+    let text = StreamedText("streamed")
+    let data = try JSONEncoder().encode(text)
+    #expect(String(decoding: data, as: UTF8.self) == "\"streamed\"")
+    #expect(try JSONDecoder().decode(StreamedText.self, from: data) == text)
+  }
+}

@@ -1,0 +1,116 @@
+import ConversationState
+import Foundation
+import Reducers
+import Testing
+
+@Suite("Identity and the read cursor")
+struct IdentityAndReadTests {
+  @Test("a response from before sign-out that arrives after it is ignored")
+  func lateResponseAfterSignOut() {
+    var chat = Chat.existing()
+    let request = chat.userSends("secret", id: "c1")
+    let effects = chat.send(.signOut)
+    #expect(effects.contains(.cancel(request)))
+    #expect(chat.state.messages.isEmpty)
+    #expect(chat.state.epoch == IdentityEpoch(1))
+    let signedOut = chat.state
+
+    chat.send(
+      .sendAccepted(
+        request, confirmed: .confirmed("secret", clientID: "c1", serverID: "s1", at: 1), conversationID: "conv-1"))
+    chat.send(.replyStarted(request, agent: nil, at: time(2)))
+    chat.send(.replyDelta(request, "leak"))
+    chat.send(.requestFailed(request, ChatError(.network, "x")))
+
+    #expect(chat.state == signedOut)
+  }
+
+  @Test("signing out mid-stream cancels the stream and drops queued work")
+  func signOutMidStream() {
+    var (chat, request) = StreamingTests.replying()
+    chat.send(.replyDelta(request, "half"))
+    chat.state.connection = .connected
+    chat.state.connection = .connected
+    let effects = chat.send(.identify(UserIdentity(userID: "someone-else")))
+    #expect(effects.contains(.cancel(request)))
+    #expect(effects.contains(.disconnectRealtime))
+    #expect(chat.state.streamingReply == nil)
+    #expect(chat.state.messages.isEmpty)
+    #expect(chat.state.requests.isEmpty)
+    #expect(chat.state.identity?.userID == "someone-else")
+  }
+
+  @Test("identifying as the same user again changes nothing")
+  func sameIdentity() {
+    var chat = Chat.existing([.server("keep", id: "s1", at: 1)])
+    chat.send(.identify(UserIdentity(userID: "u1")))
+    let before = chat.state
+    #expect(chat.send(.identify(UserIdentity(userID: "u1"))) == [])
+    #expect(chat.state == before)
+  }
+
+  @Test("clear starts a new conversation for the same identity and cancels its work")
+  func clearConversation() {
+    var chat = Chat.existing([.server("old", id: "s1", at: 1)])
+    let history = chat.nextRequestID
+    chat.send(.loadMoreHistory(pageSize: 10))
+    let effects = chat.send(.clear)
+    #expect(effects.contains(.cancel(history)))
+    #expect(chat.state.messages.isEmpty)
+    #expect(chat.state.conversationID == nil)
+    #expect(chat.state.epoch == IdentityEpoch(0))
+  }
+
+  @Test("the read cursor only moves forward and the unread count follows it")
+  func readCursorMonotonic() {
+    var chat = Chat.existing([
+      .server("a", id: "s1", at: 1), .server("me", id: "s2", role: .user, at: 2), .server("b", id: "s3", at: 3),
+      .server("c", id: "s4", at: 4),
+    ])
+    #expect(chat.state.unreadCount == 3, "the user's own message is never unread")
+
+    chat.send(.markRead(upTo: "s3"))
+    #expect(chat.state.unreadCount == 1)
+    chat.send(.markRead(upTo: "s1"))
+    #expect(chat.state.readCursor?.messageID == "s3", "never backward")
+    #expect(chat.state.unreadCount == 1)
+
+    chat.send(.realtime("conv-1", .messageCreated(.server("d", id: "s5", at: 5))))
+    #expect(chat.state.unreadCount == 2)
+    chat.send(.realtime("conv-1", .messageCreated(.server("mine", id: "s6", role: .user, at: 6))))
+    #expect(chat.state.unreadCount == 2)
+
+    chat.send(.markRead(upTo: "s5"))
+    #expect(chat.state.unreadCount == 0)
+  }
+
+  @Test("older history merged behind the read cursor is not unread")
+  func historyBehindCursor() {
+    var chat = Chat.existing([.server("new", id: "s10", at: 10)])
+    chat.send(.markRead(upTo: "s10"))
+    let request = chat.nextRequestID
+    chat.send(.loadHistory(pageSize: 10))
+    chat.send(
+      .historyLoaded(request, HistoryPage(messages: [.server("old", id: "s1", at: 1)], nextCursor: nil, hasMore: false))
+    )
+    #expect(chat.state.unreadCount == 0)
+  }
+
+  @Test("marking an unknown message read is a typed background error that moves nothing")
+  func markUnknownRead() {
+    var chat = Chat.existing([.server("a", id: "s1", at: 1)])
+    chat.send(.markRead(upTo: "nope"))
+    #expect(chat.state.readCursor == nil)
+    #expect(chat.state.backgroundError?.code == .unknownMessage)
+  }
+
+  @Test("clearError clears the user-action error and leaves the background one")
+  func clearError() {
+    var chat = Chat.existing()
+    chat.send(.send(OutgoingMessage(clientID: "c1", text: "", createdAt: time(0))))
+    chat.send(.realtime("conv-x", .titleChanged("?")))
+    chat.send(.clearError)
+    #expect(chat.state.userError == nil)
+    #expect(chat.state.backgroundError?.code == .conversationChanged)
+  }
+}

@@ -1,0 +1,211 @@
+import ConversationState
+import Foundation
+import Reducers
+import Testing
+
+@Suite("Streaming replies")
+struct StreamingTests {
+  /// A conversation where the user's "Question" was confirmed and the agent's reply stream has started.
+  static func replying() -> (Chat, RequestID) {
+    var chat = Chat.existing()
+    let request = chat.userSends("Question", id: "c1")
+    chat.send(
+      .sendAccepted(
+        request, confirmed: .confirmed("Question", clientID: "c1", serverID: "s1", at: 1), conversationID: "conv-1"))
+    chat.send(.replyStarted(request, agent: AgentInfo(id: "bot", name: "Fin"), at: time(2)))
+    return (chat, request)
+  }
+
+  @Test("a reply streams text and a tool call, then finish replaces it with the server's message")
+  func streamWithToolCall() {
+    var (chat, request) = Self.replying()
+    chat.send([.replyDelta(request, "Let me "), .replyDelta(request, "check.")])
+    #expect(chat.state.streamingReply?.text.string == "Let me check.")
+    #expect(chat.state.agentActivity == .generating)
+
+    let call = ToolCall(id: "t1", name: "lookupOrder", input: ["order": "42"], execution: .server)
+    chat.send(.toolCallStarted(request, call))
+    #expect(chat.state.agentActivity == .runningTool("lookupOrder"))
+    chat.send(.toolCallFinished(request, "t1", .succeeded(["status": "shipped"])))
+    chat.send(.replyDelta(request, " Shipped."))
+
+    var final = Message.server("Let me check. Shipped.", id: "s2", at: 3)
+    final.usage = Usage(credits: 1, inputTokens: 12, outputTokens: 5)
+    final.finishReason = .stop
+    let effects = chat.send(.replyFinished(request, message: final))
+
+    #expect(effects == [])
+    #expect(chat.state.streamingReply == nil)
+    #expect(chat.state.agentActivity == .idle)
+    #expect(chat.texts == ["Question", "Let me check. Shipped."])
+    let answer = chat.state.messages[serverID: "s2"]
+    #expect(answer?.toolCalls.map(\.outcome) == [.succeeded(["status": "shipped"])])
+    #expect(answer?.agent?.name == "Fin")
+    #expect(answer?.usage?.outputTokens == 5)
+    #expect(answer?.reply == .complete)
+    #expect(chat.state.requests.isEmpty)
+  }
+
+  @Test("a stream that ends without finish leaves the partial reply interrupted and retryable")
+  func streamEndsWithoutFinish() {
+    var (chat, request) = Self.replying()
+    chat.send(.replyDelta(request, "Partial ans"))
+
+    chat.send(.replyEnded(request))
+
+    #expect(chat.state.streamingReply == nil)
+    let reply = chat.state.messages.last
+    #expect(reply?.text == "Partial ans")
+    guard case .interrupted(let error) = reply?.reply else {
+      Issue.record("expected an interrupted reply, got \(String(describing: reply?.reply))")
+      return
+    }
+    #expect(error.code == .incompleteStream)
+    #expect(error.retryable)
+    #expect(chat.state.userError?.code == .incompleteStream)
+  }
+
+  @Test("an error mid-stream keeps the partial text under that error")
+  func errorMidStream() {
+    var (chat, request) = Self.replying()
+    chat.send(.replyDelta(request, "Half"))
+    let error = ChatError(.providerError, "model overloaded", status: 503)
+    chat.send(.requestFailed(request, error))
+    #expect(chat.state.messages.last?.reply == .interrupted(error))
+    #expect(chat.state.messages.last?.text == "Half")
+    #expect(chat.state.messages[clientID: "c1"]?.delivery == .sent, "the question itself was delivered")
+  }
+
+  @Test("deltas for a stopped or unknown request are ignored")
+  func staleDeltasIgnored() {
+    var (chat, request) = Self.replying()
+    chat.send(.replyDelta(request, "Hel"))
+
+    #expect(chat.send(.stopReply) == [.cancel(request)])
+    let stopped = chat.state
+    chat.send(.replyDelta(request, "lo"))
+    chat.send(.replyDelta(RequestID(epoch: chat.state.epoch, sequence: 999), "ghost"))
+    chat.send(.replyFinished(request, message: .server("Hello", id: "s9", at: 9)))
+
+    #expect(chat.state == stopped)
+    #expect(chat.state.messages.last?.text == "Hel")
+    #expect(chat.state.messages.last?.reply == .interrupted(ChatError(.cancelled, "Stopped.")))
+  }
+
+  @Test("an eleventh client tool call stops the reply with TOOL_LOOP_LIMIT")
+  func toolLoopLimit() {
+    var (chat, request) = Self.replying()
+    for index in 1...ToolCall.clientCallLimit {
+      chat.send(.toolCallStarted(request, ToolCall(id: ToolCallID("t\(index)"), name: "calc", execution: .client)))
+    }
+    #expect(chat.state.streamingReply?.toolCalls.count == 10)
+
+    let effects = chat.send(.toolCallStarted(request, ToolCall(id: "t11", name: "calc", execution: .client)))
+
+    #expect(effects == [.cancel(request)])
+    #expect(chat.state.streamingReply == nil)
+    #expect(chat.state.userError?.code == .toolLoopLimit)
+    #expect(chat.state.messages.last?.toolCalls.count == 10, "the calls made so far are kept")
+  }
+
+  @Test("a tool result over 20,000 bytes is refused as TOOL_RESULT_TOO_LARGE; one at the limit passes")
+  func oversizedToolResult() {
+    var (chat, request) = Self.replying()
+    chat.send(.toolCallStarted(request, ToolCall(id: "big", name: "search", execution: .server)))
+    chat.send(.toolCallStarted(request, ToolCall(id: "fits", name: "search", execution: .server)))
+
+    chat.send(.toolCallFinished(request, "big", .succeeded(.string(String(repeating: "x", count: 20_000)))))
+    chat.send(.toolCallFinished(request, "fits", .succeeded(.string(String(repeating: "x", count: 19_998)))))
+
+    let calls = chat.state.streamingReply?.toolCalls ?? []
+    guard case .failed(let error) = calls.first?.outcome else {
+      Issue.record("the oversized result should have been refused")
+      return
+    }
+    #expect(error.code == .toolResultTooLarge)
+    #expect(calls.last?.outcome == .succeeded(.string(String(repeating: "x", count: 19_998))))
+  }
+
+  @Test("a result for an unknown tool call is a typed background error")
+  func unknownToolCall() {
+    var (chat, request) = Self.replying()
+    chat.send(.toolCallFinished(request, "nope", .succeeded(nil)))
+    #expect(chat.state.backgroundError?.code == .invalidEvent)
+  }
+
+  /// A conversation: question s1, answer s2, follow-up s3, answer s4.
+  static func answered() -> Chat {
+    Chat.existing([
+      .server("Q1", id: "s1", role: .user, at: 1), .server("A1", id: "s2", at: 2),
+      .server("Q2", id: "s3", role: .user, at: 3), .server("A2", id: "s4", at: 4),
+    ])
+  }
+
+  @Test("regenerating an answer replaces it and everything after it once the new answer finishes")
+  func regenerateSucceeds() {
+    var chat = Self.answered()
+    let request = chat.nextRequestID
+
+    let effects = chat.send(.regenerate("srv-s2"))
+    #expect(effects == [.regenerate(request, "conv-1", replyTo: "s1")])
+
+    chat.send([.replyStarted(request, agent: nil, at: time(5)), .replyDelta(request, "A1 v2")])
+    #expect(chat.texts == ["Q1", "A1", "Q2", "A2"], "nothing is replaced while the new answer streams")
+
+    chat.send(.replyFinished(request, message: .server("A1 v2", id: "s5", at: 5)))
+    #expect(chat.texts == ["Q1", "A1 v2"])
+  }
+
+  @Test("a regeneration that fails leaves the conversation as it was")
+  func regenerateFails() {
+    var chat = Self.answered()
+    let before = chat.state.messages
+    let request = chat.nextRequestID
+    chat.send([.regenerate("srv-s2"), .replyStarted(request, agent: nil, at: time(5)), .replyDelta(request, "oops")])
+
+    chat.send(.requestFailed(request, ChatError(.agentUnavailable, "busy", status: 503)))
+
+    #expect(chat.state.messages == before)
+    #expect(chat.state.streamingReply == nil)
+    #expect(chat.state.userError?.code == .agentUnavailable)
+
+    var ended = Self.answered()
+    let second = ended.nextRequestID
+    ended.send([.regenerate("srv-s2"), .replyStarted(second, agent: nil, at: time(5)), .replyEnded(second)])
+    #expect(ended.state.messages == before, "a stream that ends without finish is a failed regeneration too")
+  }
+
+  static let refusedRegenerations: [(ConversationStatus, ClientMessageID, ChatError.Code)] = [
+    (.takenOver, "srv-s2", .conversationNotOngoing),
+    (.ended, "srv-s2", .conversationNotOngoing),
+    (.ongoing, "srv-s1", .unknownMessage),
+    (.ongoing, "missing", .unknownMessage),
+  ]
+
+  @Test("regeneration is refused with a typed error and no effect", arguments: refusedRegenerations)
+  func regenerateRefused(_ status: ConversationStatus, _ answer: ClientMessageID, _ code: ChatError.Code) {
+    var chat = Self.answered()
+    chat.state.status = status
+    #expect(chat.send(.regenerate(answer)) == [])
+    #expect(chat.state.userError?.code == code)
+  }
+
+  @Test("an interrupted reply can be regenerated from its question")
+  func regenerateInterrupted() {
+    var (chat, request) = Self.replying()
+    chat.send([.replyDelta(request, "cut"), .replyEnded(request)])
+    let interrupted = chat.state.messages.last!.clientID
+    let next = chat.nextRequestID
+    #expect(chat.send(.regenerate(interrupted)) == [.regenerate(next, "conv-1", replyTo: "s1")])
+  }
+
+  @Test("a new reply starting while another streams interrupts the old one")
+  func overlappingReplies() {
+    var (chat, first) = Self.replying()
+    chat.send(.replyDelta(first, "old"))
+    let second = chat.userSends("Another", id: "c2", at: 3)
+    chat.send(.replyStarted(second, agent: nil, at: time(4)))
+    #expect(chat.state.streamingReply?.requestID == second)
+    #expect(chat.state.messages.contains { $0.text == "old" && $0.reply != .complete })
+  }
+}
