@@ -1,0 +1,165 @@
+/// The user's conversations, most recent activity first, indexed by ID.
+///
+/// Why this storage: realtime traffic moves a conversation to the top, and paging adds older ones at the
+/// bottom. Both ends grow a persistent vector of slots (`top` upwards, `bottom` downwards); moving a
+/// conversation leaves a tombstone in its old slot and takes a fresh one at the top. With a subscriber
+/// holding an old snapshot, that costs O(log n) node copies instead of copying the whole list, and the
+/// tombstones are swept out once they outnumber the live rows (amortized O(1)).
+public struct ConversationList: Sendable {
+  /// Slots above `bottom`, oldest first: `top.last` is the first row.
+  private var top: PersistentVector<ConversationSummary?>
+  /// Slots below `top`, newest first: `bottom.last` is the last row.
+  private var bottom: PersistentVector<ConversationSummary?>
+  /// Logical slot of each row: `top[i]` is `i`, `bottom[j]` is `-(j + 1)`.
+  private var slots: HashTrie<ConversationID, Int>
+  private var lineage: ListLineage
+
+  public init() {
+    top = PersistentVector()
+    bottom = PersistentVector()
+    slots = HashTrie()
+    lineage = ListLineage()
+  }
+
+  /// A list in the given order (first is the top row); repeated IDs keep their first occurrence.
+  public init<S: Sequence>(_ conversations: S) where S.Element == ConversationSummary {
+    self.init()
+    for conversation in conversations where slots[conversation.id] == nil { appendAtBottom(conversation) }
+  }
+
+  public var count: Int { slots.count }
+  public var isEmpty: Bool { slots.isEmpty }
+
+  public subscript(id: ConversationID) -> ConversationSummary? {
+    guard let slot = slots[id] else { return nil }
+    return self[slot: slot]
+  }
+
+  private subscript(slot slot: Int) -> ConversationSummary? {
+    get { slot >= 0 ? top[slot] : bottom[-slot - 1] }
+    set {
+      if slot >= 0 { top[slot] = newValue } else { bottom[-slot - 1] = newValue }
+    }
+  }
+
+  /// Puts `conversation` at the top, replacing any row with its ID.
+  public mutating func moveToTop(_ conversation: ConversationSummary) {
+    if let slot = slots[conversation.id] {
+      if slot == top.count - 1 {
+        self[slot: slot] = conversation
+        return
+      }
+      self[slot: slot] = nil
+    }
+    slots[conversation.id] = top.count
+    top.append(conversation)
+    compactIfSparse()
+  }
+
+  /// Adds `conversation` below every row, or replaces its row in place when it is already listed.
+  public mutating func appendAtBottom(_ conversation: ConversationSummary) {
+    if let slot = slots[conversation.id] {
+      self[slot: slot] = conversation
+      return
+    }
+    bottom.append(conversation)
+    slots[conversation.id] = -bottom.count
+  }
+
+  /// Edits a row in place; returns false when there is no row with that ID.
+  @discardableResult
+  public mutating func update(_ id: ConversationID, _ body: (inout ConversationSummary) -> Void) -> Bool {
+    guard let slot = slots[id], var conversation = self[slot: slot] else { return false }
+    body(&conversation)
+    precondition(conversation.id == id, "an update must not change a conversation's ID")
+    self[slot: slot] = conversation
+    return true
+  }
+
+  @discardableResult
+  public mutating func remove(_ id: ConversationID) -> ConversationSummary? {
+    guard let slot = slots.removeValue(forKey: id) else { return nil }
+    let removed = self[slot: slot]
+    self[slot: slot] = nil
+    compactIfSparse()
+    return removed
+  }
+
+  private mutating func compactIfSparse() {
+    let slotCount = top.count + bottom.count
+    if slotCount > 64 && slotCount > 2 * count { self = ConversationList(Array(self)) }
+  }
+}
+
+/// Identity of one build of a `ConversationList`, so change sets know when to reset.
+///
+/// `@unchecked Sendable` is sound: the class has no state; only its identity is used.
+private final class ListLineage: @unchecked Sendable {}
+
+extension ConversationList: Sequence {
+  public struct Iterator: IteratorProtocol {
+    private let list: ConversationList
+    private var slot: Int
+
+    fileprivate init(_ list: ConversationList) {
+      self.list = list
+      slot = list.top.count - 1
+    }
+
+    public mutating func next() -> ConversationSummary? {
+      while slot >= -list.bottom.count {
+        defer { slot -= 1 }
+        if let conversation = list[slot: slot] { return conversation }
+      }
+      return nil
+    }
+  }
+
+  public func makeIterator() -> Iterator { Iterator(self) }
+  public var underestimatedCount: Int { count }
+}
+
+extension ConversationList: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.count == rhs.count && lhs.elementsEqual(rhs)
+  }
+}
+
+extension ConversationList: Codable {
+  public init(from decoder: any Decoder) throws {
+    self.init(try [ConversationSummary](from: decoder))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try Array(self).encode(to: encoder)
+  }
+}
+
+extension ConversationList {
+  /// Rows that differ from `old`, by ID; shared structure is skipped, so one move costs O(log n).
+  public func changes(since old: ConversationList) -> ChangeSet<ConversationID> {
+    guard lineage === old.lineage else { return .reset }
+    var candidates = Set<ConversationID>()
+    func collect(_ new: PersistentVector<ConversationSummary?>, _ previous: PersistentVector<ConversationSummary?>) {
+      for position in new.differingPositions(from: previous) {
+        if let id = new[position]?.id { candidates.insert(id) }
+        if let id = previous[position]?.id { candidates.insert(id) }
+      }
+      for position in Swift.min(new.count, previous.count)..<Swift.max(new.count, previous.count) {
+        if let id = (position < new.count ? new[position] : previous[position])?.id { candidates.insert(id) }
+      }
+    }
+    collect(top, old.top)
+    collect(bottom, old.bottom)
+    var changes = ChangeSet<ConversationID>()
+    for id in candidates {
+      switch (old.slots[id], slots[id]) {
+      case (nil, .some): changes.inserted.insert(id)
+      case (.some, nil): changes.removed.insert(id)
+      case (.some, .some): changes.updated.insert(id)
+      case (nil, nil): break
+      }
+    }
+    return changes
+  }
+}

@@ -1,0 +1,74 @@
+/// The user's list of conversations, as a plain value.
+public struct ConversationListState: Equatable, Sendable, Codable {
+  /// Conversations per page when the caller does not say.
+  public static let defaultPageSize = 20
+  /// The page sizes a caller may ask for.
+  public static let pageSizes = 1...100
+
+  /// What the request in flight is doing.
+  public enum Loading: Hashable, Sendable, Codable {
+    /// The first page: the list is replaced by it.
+    case firstPage(RequestID)
+    /// The page after `cursor`: appended, deduplicated by ID.
+    case nextPage(RequestID)
+    /// The loaded window again: reconciled with what is shown, keeping what was paged in.
+    case refresh(RequestID)
+
+    public var requestID: RequestID {
+      switch self {
+      case .firstPage(let id), .nextPage(let id), .refresh(let id): return id
+      }
+    }
+  }
+
+  public var conversations: ConversationList
+  public var loading: Loading?
+  public var hasMore: Bool
+  public var cursor: PageCursor?
+  /// Whether any page has loaded since the list was created or cleared.
+  public var hasLoaded: Bool
+  public var error: ChatError?
+  public var epoch: IdentityEpoch
+  public var requestSequence: UInt64
+
+  public init(epoch: IdentityEpoch = IdentityEpoch()) {
+    conversations = ConversationList()
+    loading = nil
+    hasMore = true
+    cursor = nil
+    hasLoaded = false
+    error = nil
+    self.epoch = epoch
+    requestSequence = 0
+  }
+
+  public var isLoading: Bool { loading != nil }
+
+  /// Mints the next request ID of the current epoch.
+  public mutating func nextRequestID() -> RequestID {
+    requestSequence += 1
+    return RequestID(epoch: epoch, sequence: requestSequence)
+  }
+
+  /// Every invariant this state breaks; empty when sound.
+  public func invariantViolations() -> [String] {
+    var violations: [String] = []
+    var seen = Set<ConversationID>()
+    for conversation in conversations {
+      if !seen.insert(conversation.id).inserted { violations.append("conversation \(conversation.id) is listed twice") }
+      if conversations[conversation.id] != conversation {
+        violations.append("the index does not find conversation \(conversation.id)")
+      }
+      if conversation.unreadCount < 0 { violations.append("conversation \(conversation.id) has a negative unread count") }
+    }
+    if seen.count != conversations.count { violations.append("the list's count disagrees with its rows") }
+    if let loading, loading.requestID.epoch != epoch { violations.append("a request of an old epoch is in flight") }
+    return violations
+  }
+}
+
+extension ConversationListState: ChangeTracking {
+  public func changes(since old: ConversationListState) -> ChangeSet<ConversationID> {
+    conversations.changes(since: old.conversations)
+  }
+}

@@ -1,0 +1,37 @@
+/// A state that can say which rows changed between two of its versions, so a snapshot can carry a
+/// `ChangeSet` without the store keeping a log of changes.
+public protocol ChangeTracking: Sendable {
+  associatedtype RowID: Hashable & Sendable
+  /// The rows that differ between `old` and `self`. Should cost O(changes), not O(rows), for versions
+  /// that share structure.
+  func changes(since old: Self) -> ChangeSet<RowID>
+}
+
+extension ConversationState: ChangeTracking {
+  /// Changed message rows, by client ID. The reply being streamed counts as a row under its client ID, so a
+  /// delta shows up as an update of that row, and its commit (finished or interrupted) as a replacement.
+  public func changes(since old: ConversationState) -> ChangeSet<ClientMessageID> {
+    var changes = messages.changes(since: old.messages)
+    if changes.isReset { return changes }
+    let before = old.streamingReply
+    let after = streamingReply
+    guard before != after else { return changes }
+    var candidates = Set<ClientMessageID>()
+    if let before { candidates.insert(before.clientID) }
+    if let after { candidates.insert(after.clientID) }
+    for clientID in candidates {
+      changes.inserted.remove(clientID)
+      changes.updated.remove(clientID)
+      changes.removed.remove(clientID)
+      let wasShown = old.messages.contains(clientID) || before?.clientID == clientID
+      let isShown = messages.contains(clientID) || after?.clientID == clientID
+      switch (wasShown, isShown) {
+      case (true, true): changes.updated.insert(clientID)
+      case (false, true): changes.inserted.insert(clientID)
+      case (true, false): changes.removed.insert(clientID)
+      case (false, false): break
+      }
+    }
+    return changes
+  }
+}

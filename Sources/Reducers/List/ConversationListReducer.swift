@@ -1,0 +1,149 @@
+public import ConversationState
+
+/// The rules of the conversation list, as a pure function.
+///
+/// ```swift
+/// var list = ConversationListState()
+/// let effects = ConversationListReducer().reduce(into: &list, action: .load(pageSize: 20))
+/// // effects == [.fetchConversations(r0.1, cursor: nil, limit: 20)]
+/// ```
+public struct ConversationListReducer: Reducer {
+  public init() {}
+
+  public func reduce(into state: inout ConversationListState, action: ConversationListAction)
+    -> [ConversationListEffect]
+  {
+    switch action {
+    case .load(let pageSize):
+      guard validate(pageSize, &state) else { return [] }
+      var effects: [ConversationListEffect] = []
+      if let loading = state.loading {
+        // A fresh first page supersedes whatever was loading.
+        effects.append(.cancel(loading.requestID))
+      }
+      let requestID = state.nextRequestID()
+      state.loading = .firstPage(requestID)
+      return effects + [.fetchConversations(requestID, cursor: nil, limit: pageSize)]
+
+    case .loadMore(let pageSize):
+      guard validate(pageSize, &state) else { return [] }
+      guard state.loading == nil else { return [] }
+      guard state.hasLoaded else { return reduce(into: &state, action: .load(pageSize: pageSize)) }
+      guard state.hasMore else { return [] }
+      let requestID = state.nextRequestID()
+      state.loading = .nextPage(requestID)
+      return [.fetchConversations(requestID, cursor: state.cursor, limit: pageSize)]
+
+    case .refresh:
+      guard state.loading == nil else { return [] }
+      guard state.hasLoaded else { return reduce(into: &state, action: .load(pageSize: ConversationListState.defaultPageSize)) }
+      let window = min(max(state.conversations.count, 1), ConversationListState.pageSizes.upperBound)
+      let requestID = state.nextRequestID()
+      state.loading = .refresh(requestID)
+      return [.fetchConversations(requestID, cursor: nil, limit: window)]
+
+    case .markRead(let id):
+      state.conversations.update(id) { $0.unreadCount = 0 }
+      return []
+
+    case .clearError:
+      state.error = nil
+      return []
+
+    case .clear, .identityChanged:
+      let effects = state.loading.map { [ConversationListEffect.cancel($0.requestID)] } ?? []
+      let sequence = state.requestSequence
+      state = ConversationListState(epoch: action == .identityChanged ? state.epoch.next : state.epoch)
+      state.requestSequence = sequence
+      return effects
+
+    case .pageLoaded(let requestID, let page):
+      guard let loading = state.loading, loading.requestID == requestID else { return [] }
+      state.loading = nil
+      state.error = nil
+      switch loading {
+      case .firstPage:
+        state.conversations = ConversationList(page.conversations)
+        state.cursor = page.nextCursor
+        state.hasMore = page.hasMore
+      case .nextPage:
+        for conversation in page.conversations { state.conversations.appendAtBottom(conversation) }
+        state.cursor = page.nextCursor
+        state.hasMore = page.hasMore
+      case .refresh:
+        reconcile(with: page, &state)
+      }
+      state.hasLoaded = true
+      return []
+
+    case .requestFailed(let requestID, let error):
+      guard state.loading?.requestID == requestID else { return [] }
+      state.loading = nil
+      state.error = error
+      return []
+
+    case .realtime(let event):
+      apply(event, &state)
+      return []
+    }
+  }
+
+  private func validate(_ pageSize: Int, _ state: inout ConversationListState) -> Bool {
+    guard ConversationListState.pageSizes.contains(pageSize) else {
+      state.error = ChatError(
+        .invalidPageSize, "A page holds 1 to 100 conversations; \(pageSize) was asked for.")
+      return false
+    }
+    return true
+  }
+
+  /// A refresh re-reads the top of the list. Rows it returns take its order and data; rows shown above its
+  /// oldest row that it no longer returns are gone on the server; rows below that, paged in earlier, stay.
+  private func reconcile(with page: ConversationPage, _ state: inout ConversationListState) {
+    let fresh = Set(page.conversations.map(\.id))
+    guard let oldest = page.conversations.last else {
+      if !page.hasMore { state.conversations = ConversationList() }
+      return
+    }
+    let kept = state.conversations.filter { conversation in
+      !fresh.contains(conversation.id) && conversation.lastActivityAt < oldest.lastActivityAt
+    }
+    state.conversations = ConversationList(page.conversations + kept)
+    if kept.isEmpty {
+      state.cursor = page.nextCursor
+      state.hasMore = page.hasMore
+    }
+  }
+
+  private func apply(_ event: ConversationListEvent, _ state: inout ConversationListState) {
+    switch event {
+    case .conversationCreated(var conversation):
+      if conversation.title.isEmpty, let preview = conversation.lastMessagePreview {
+        conversation.title = ConversationSummary.title(fromFirstMessage: preview)
+      }
+      state.conversations.moveToTop(conversation)
+
+    case .messageCreated(let id, let preview, let role, let at):
+      guard var conversation = state.conversations[id] else {
+        // Not loaded (or not created yet on this device): nothing to move; the next refresh brings it.
+        return
+      }
+      if conversation.title.isEmpty && role == .user {
+        conversation.title = ConversationSummary.title(fromFirstMessage: preview)
+      }
+      conversation.lastMessagePreview = preview
+      conversation.lastActivityAt = max(conversation.lastActivityAt, at)
+      if role != .user { conversation.unreadCount += 1 }
+      state.conversations.moveToTop(conversation)
+
+    case .statusChanged(let id, let status):
+      state.conversations.update(id) { $0.status = status }
+
+    case .titleChanged(let id, let title):
+      state.conversations.update(id) { $0.title = title }
+
+    case .conversationDeleted(let id):
+      state.conversations.remove(id)
+    }
+  }
+}

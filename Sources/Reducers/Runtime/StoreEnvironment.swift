@@ -1,0 +1,41 @@
+public import Foundation
+
+/// Where time, new IDs and randomness come from. Reducers never touch these; the runtime reads them and
+/// puts the values into actions, so tests can replace all three and replay any flow.
+public struct StoreEnvironment: Sendable {
+  public var clock: any ChatClock
+  /// A new globally unique ID, used as a message's client ID (the send's idempotency key).
+  public var makeID: @Sendable () -> String
+  /// A number in 0…1 for backoff jitter.
+  public var jitter: @Sendable () -> Double
+
+  public init(
+    clock: any ChatClock, makeID: @escaping @Sendable () -> String, jitter: @escaping @Sendable () -> Double
+  ) {
+    self.clock = clock
+    self.makeID = makeID
+    self.jitter = jitter
+  }
+
+  /// The system clock, UUIDs and the system random source.
+  public static var live: StoreEnvironment {
+    StoreEnvironment(
+      clock: SystemChatClock(), makeID: { UUID().uuidString.lowercased() }, jitter: { Double.random(in: 0...1) })
+  }
+}
+
+/// A source of "now" and of waiting.
+public protocol ChatClock: Sendable {
+  func now() -> Date
+  /// Waits `seconds`; throws `CancellationError` when the waiting task is cancelled.
+  func sleep(seconds: Double) async throws
+}
+
+/// Wall-clock time and real sleeping.
+public struct SystemChatClock: ChatClock {
+  public init() {}
+  public func now() -> Date { Date() }
+  public func sleep(seconds: Double) async throws {
+    try await Task.sleep(for: .seconds(max(0, seconds)))
+  }
+}

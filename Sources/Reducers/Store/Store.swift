@@ -1,0 +1,110 @@
+public import ConversationState
+
+/// Owns one state, applies actions to it with a pure reducer, hands the effects to a runtime, and publishes
+/// snapshots.
+///
+/// `send(_:)` runs the reducer in place under one lock: no copy of the state, no actor hop and no stream
+/// yield per action. Subscribers are woken only when they are waiting, and each reads the latest state, so
+/// a burst of actions costs each subscriber one snapshot. Actions sent from many tasks are applied one at a
+/// time, in the order they take the lock.
+///
+/// ```swift
+/// let store = Store(initialState: ConversationState(), reducer: ConversationReducer())
+/// Task {
+///   for await snapshot in store.snapshots {
+///     render(snapshot.state, changedRows: snapshot.changes)
+///   }
+/// }
+/// store.send(.setDraft("Hi"))
+/// ```
+public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & Equatable {
+  public typealias State = R.State
+  /// Performs the effects of one action; results come back through `store.send`.
+  public typealias EffectHandler = @Sendable ([R.Effect], Store<R>) -> Void
+
+  struct Core: Sendable {
+    var state: State
+    var version: UInt64 = 0
+    var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    var subscribers: Set<UInt64> = []
+    var nextSubscriberID: UInt64 = 0
+  }
+
+  let core: StateLock<Core>
+  private let reducer: R
+  private let performEffects: EffectHandler?
+  /// The clock, ID generator and random source of this store's runtime.
+  public let environment: StoreEnvironment
+
+  public init(
+    initialState: State, reducer: R, environment: StoreEnvironment = .live, effects: EffectHandler? = nil
+  ) {
+    core = StateLock(Core(state: initialState))
+    self.reducer = reducer
+    self.environment = environment
+    performEffects = effects
+  }
+
+  /// Applies `action` now, on the caller's thread, then starts its effects.
+  public func send(_ action: R.Action) {
+    let (effects, waiters) = core.withLock { core in
+      let effects = reducer.reduce(into: &core.state, action: action)
+      core.version &+= 1
+      if core.waiters.isEmpty { return (effects, [CheckedContinuation<Void, Never>]()) }
+      let waiters = Array(core.waiters.values)
+      core.waiters.removeAll(keepingCapacity: true)
+      return (effects, waiters)
+    }
+    for waiter in waiters { waiter.resume() }
+    if !effects.isEmpty { performEffects?(effects, self) }
+  }
+
+  /// The current state.
+  public var state: State { core.withLock { $0.state } }
+
+  /// How many actions have been applied.
+  public var version: UInt64 { core.withLock { $0.version } }
+
+  /// Live snapshot subscriptions; one ends when its iteration ends or its task is cancelled.
+  public var subscriberCount: Int { core.withLock { $0.subscribers.count } }
+
+  /// A new stream of snapshots for one consumer: the current state first, then the latest state whenever
+  /// it changed. A slow consumer skips intermediate states; nothing is buffered per action.
+  public var snapshots: AsyncStream<Snapshot<State>> {
+    let subscription = SnapshotSubscription(store: self)
+    return AsyncStream(unfolding: { await subscription.next() }, onCancel: { subscription.cancel() })
+  }
+
+  func register() -> UInt64 {
+    core.withLock { core in
+      core.nextSubscriberID += 1
+      core.subscribers.insert(core.nextSubscriberID)
+      return core.nextSubscriberID
+    }
+  }
+
+  func unregister(_ id: UInt64) {
+    let waiter = core.withLock { core in
+      core.subscribers.remove(id)
+      return core.waiters.removeValue(forKey: id)
+    }
+    waiter?.resume()
+  }
+
+  /// Suspends until the version passes `version`, or the calling task is cancelled.
+  func waitForVersion(after version: UInt64, subscriber id: UInt64) async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumeNow = core.withLock { core in
+          // Checked under the lock: a cancellation handler that runs later finds the waiter to resume.
+          if core.version > version || Task.isCancelled || !core.subscribers.contains(id) { return true }
+          core.waiters[id] = continuation
+          return false
+        }
+        if resumeNow { continuation.resume() }
+      }
+    } onCancel: {
+      core.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+    }
+  }
+}
