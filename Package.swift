@@ -14,13 +14,16 @@ let package = Package(
   products: [
     .library(name: "ConversationState", targets: ["ConversationState"]),
     .library(name: "Reducers", targets: ["Reducers"]),
+    .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
   ],
   targets: [
     .target(name: "ConversationState", swiftSettings: strictness),
     .target(name: "Reducers", dependencies: ["ConversationState"], swiftSettings: strictness),
+    .target(name: "ConversationTesting", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState"], swiftSettings: strictness),
     .testTarget(
-      name: "ReducersTests", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
+      name: "ReducersTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
+      swiftSettings: strictness),
   ]
 )

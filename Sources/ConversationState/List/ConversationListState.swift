@@ -59,7 +59,9 @@ public struct ConversationListState: Equatable, Sendable, Codable {
       if conversations[conversation.id] != conversation {
         violations.append("the index does not find conversation \(conversation.id)")
       }
-      if conversation.unreadCount < 0 { violations.append("conversation \(conversation.id) has a negative unread count") }
+      if conversation.unreadCount < 0 {
+        violations.append("conversation \(conversation.id) has a negative unread count")
+      }
     }
     if seen.count != conversations.count { violations.append("the list's count disagrees with its rows") }
     if let loading, loading.requestID.epoch != epoch { violations.append("a request of an old epoch is in flight") }

@@ -16,8 +16,11 @@ extension ConversationReducer {
       // One reply streams at a time; a new one means the old stream is over.
       interrupt(previous, ChatError(.incompleteStream, "A newer reply started."), &state)
     }
+    // Local and server clocks disagree; a reply must never sort before the question it answers (a
+    // millisecond after it, at the earliest, so equal times cannot fall back to comparing unrelated IDs).
+    let startedAt = max(at, state.messages.lastCommitted?.createdAt.addingTimeInterval(0.001) ?? at)
     state.streamingReply = StreamingReply(
-      requestID: requestID, clientID: ClientMessageID("reply-\(requestID)"), agent: agent, startedAt: at,
+      requestID: requestID, clientID: ClientMessageID("reply-\(requestID)"), agent: agent, startedAt: startedAt,
       replacing: replacing)
     state.agentActivity = .thinking
     return []

@@ -36,7 +36,9 @@ public struct ConversationListReducer: Reducer {
 
     case .refresh:
       guard state.loading == nil else { return [] }
-      guard state.hasLoaded else { return reduce(into: &state, action: .load(pageSize: ConversationListState.defaultPageSize)) }
+      guard state.hasLoaded else {
+        return reduce(into: &state, action: .load(pageSize: ConversationListState.defaultPageSize))
+      }
       let window = min(max(state.conversations.count, 1), ConversationListState.pageSizes.upperBound)
       let requestID = state.nextRequestID()
       state.loading = .refresh(requestID)

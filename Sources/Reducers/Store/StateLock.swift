@@ -11,26 +11,26 @@
 /// from two threads reproduces it). `.ci/run` builds the sanitizer run with `-DCONVERSATION_STORE_TSAN`,
 /// which swaps in an `NSLock`, so every other report stays fatal and nothing is suppressed.
 #if CONVERSATION_STORE_TSAN
-  final class StateLock<Value>: @unchecked Sendable {
+  package final class StateLock<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched inside `withLock`, between lock() and unlock().
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
       lock.lock()
       defer { lock.unlock() }
       return try body(&value)
     }
   }
 #else
-  final class StateLock<Value: Sendable>: Sendable {
+  package final class StateLock<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    package init(_ value: Value) { mutex = Mutex(value) }
 
-    func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
       try mutex.withLock { value in try body(&value) }
     }
   }

@@ -65,6 +65,17 @@ struct StreamingTests {
     #expect(chat.state.userError?.code == .incompleteStream)
   }
 
+  @Test("an interrupted reply sorts after its question even when the local clock is behind the server's")
+  func clockSkew() {
+    var chat = Chat.existing()
+    let request = chat.userSends("Question", id: "c1", at: 100)
+    chat.send(
+      .sendAccepted(
+        request, confirmed: .confirmed("Question", clientID: "c1", serverID: "s1", at: 100), conversationID: "conv-1"))
+    chat.send([.replyStarted(request, agent: nil, at: time(40)), .replyDelta(request, "cut"), .replyEnded(request)])
+    #expect(chat.texts == ["Question", "cut"])
+  }
+
   @Test("an error mid-stream keeps the partial text under that error")
   func errorMidStream() {
     var (chat, request) = Self.replying()

@@ -1,0 +1,203 @@
+import ConversationState
+import ConversationTesting
+import Foundation
+import Reducers
+import Testing
+
+/// A conversation list driven through the real reducer, checking invariants after every step.
+struct ListStory {
+  var state = ConversationListState()
+  let reducer = ConversationListReducer()
+
+  @discardableResult
+  mutating func send(_ action: ConversationListAction, sourceLocation: SourceLocation = #_sourceLocation)
+    -> [ConversationListEffect]
+  {
+    let effects = reducer.reduce(into: &state, action: action)
+    #expect(state.invariantViolations() == [], "after \(action)", sourceLocation: sourceLocation)
+    return effects
+  }
+
+  var nextRequestID: RequestID { RequestID(epoch: state.epoch, sequence: state.requestSequence + 1) }
+  var ids: [ConversationID] { state.conversations.map(\.id) }
+}
+
+func summary(_ id: Int, at seconds: Double? = nil, title: String? = nil) -> ConversationSummary {
+  ConversationSummary(
+    id: ConversationID("c\(id)"), title: title ?? "Conversation \(id)",
+    lastActivityAt: time(seconds ?? Double(1_000 - id)))
+}
+
+func page(_ ids: ClosedRange<Int>, cursor: String?, hasMore: Bool) -> ConversationPage {
+  ConversationPage(conversations: ids.map { summary($0) }, nextCursor: cursor.map(PageCursor.init), hasMore: hasMore)
+}
+
+@Suite("Conversation list")
+struct ConversationListTests {
+  static func loaded(_ ids: ClosedRange<Int> = 1...3, hasMore: Bool = true) -> ListStory {
+    var list = ListStory()
+    let request = list.nextRequestID
+    list.send(.load(pageSize: ids.count))
+    list.send(.pageLoaded(request, page(ids, cursor: "next", hasMore: hasMore)))
+    return list
+  }
+
+  @Test("load replaces the list with the first page; loadMore appends, deduplicated by ID")
+  func paging() {
+    var list = ListStory()
+    let first = list.nextRequestID
+    #expect(list.send(.load(pageSize: 3)) == [.fetchConversations(first, cursor: nil, limit: 3)])
+    #expect(list.state.isLoading)
+    list.send(.pageLoaded(first, page(1...3, cursor: "p2", hasMore: true)))
+
+    let second = list.nextRequestID
+    #expect(list.send(.loadMore(pageSize: 3)) == [.fetchConversations(second, cursor: "p2", limit: 3)])
+    #expect(list.send(.loadMore(pageSize: 3)) == [], "no second request while one is in flight")
+    list.send(.pageLoaded(second, page(3...5, cursor: nil, hasMore: false)))
+
+    #expect(list.ids == ["c1", "c2", "c3", "c4", "c5"])
+    #expect(!list.state.hasMore)
+    #expect(list.send(.loadMore(pageSize: 3)) == [], "nothing after the last page")
+  }
+
+  @Test("page sizes outside 1…100 are typed errors; the default is 20", arguments: [0, 101, -5])
+  func pageSizes(_ size: Int) {
+    var list = ListStory()
+    #expect(list.send(.load(pageSize: size)) == [])
+    #expect(list.state.error?.code == .invalidPageSize)
+    #expect(ConversationListState.defaultPageSize == 20)
+  }
+
+  @Test("refresh reconciles the loaded window instead of collapsing to page one")
+  func refreshReconciles() {
+    var list = Self.loaded(1...3)
+    let more = list.nextRequestID
+    list.send(.loadMore(pageSize: 3))
+    list.send(.pageLoaded(more, page(4...6, cursor: "p3", hasMore: true)))
+
+    let refresh = list.nextRequestID
+    #expect(list.send(.refresh) == [.fetchConversations(refresh, cursor: nil, limit: 6)])
+    // On the server: c9 is new, c2 was deleted, c3 has a new title; c4…c6 are unchanged.
+    var renamed = summary(3)
+    renamed.title = "Renamed"
+    let fresh = ConversationPage(
+      conversations: [summary(9, at: 2_000), summary(1), renamed, summary(4)], nextCursor: "r2", hasMore: true)
+    list.send(.pageLoaded(refresh, fresh))
+
+    #expect(list.ids == ["c9", "c1", "c3", "c4", "c5", "c6"])
+    #expect(list.state.conversations["c3"]?.title == "Renamed")
+    #expect(list.state.cursor == "p3", "paging continues after what was already paged in")
+  }
+
+  @Test("a new message moves its conversation to the top with its preview and unread count")
+  func realtimeReorders() {
+    var list = Self.loaded(1...4)
+    list.send(.realtime(.messageCreated("c3", preview: "Your refund is on its way", role: .assistant, at: time(5_000))))
+    #expect(list.ids == ["c3", "c1", "c2", "c4"])
+    #expect(list.state.conversations["c3"]?.lastMessagePreview == "Your refund is on its way")
+    #expect(list.state.conversations["c3"]?.unreadCount == 1)
+
+    list.send(.realtime(.messageCreated("c4", preview: "thanks", role: .user, at: time(5_001))))
+    #expect(list.ids == ["c4", "c3", "c1", "c2"])
+    #expect(list.state.conversations["c4"]?.unreadCount == 0, "the user's own message is not unread")
+
+    list.send(.markRead("c3"))
+    #expect(list.state.conversations["c3"]?.unreadCount == 0)
+  }
+
+  @Test("a new conversation appears at the top, titled by the customer's first message")
+  func newConversation() {
+    var list = Self.loaded(1...2)
+    let created = ConversationSummary(
+      id: "new", title: "", lastActivityAt: time(9_000),
+      lastMessagePreview:
+        "My package arrived damaged and I would like to get a replacement sent out as soon as possible please\nthanks")
+    list.send(.realtime(.conversationCreated(created)))
+    #expect(list.ids.first == "new")
+    let title = list.state.conversations["new"]?.title ?? ""
+    #expect(title.hasPrefix("My package arrived damaged"))
+    #expect(title.count == ConversationSummary.maximumTitleLength)
+    #expect(title.hasSuffix("…"))
+  }
+
+  @Test("status and title changes update in place; deletes remove; unknown IDs are ignored")
+  func inPlaceUpdates() {
+    var list = Self.loaded(1...3)
+    list.send(.realtime(.statusChanged("c2", .ended)))
+    list.send(.realtime(.titleChanged("c1", "Billing")))
+    list.send(.realtime(.conversationDeleted("c3")))
+    list.send(.realtime(.statusChanged("nope", .ended)))
+    list.send(.realtime(.messageCreated("nope", preview: "?", role: .assistant, at: time(1))))
+    #expect(list.ids == ["c1", "c2"])
+    #expect(list.state.conversations["c2"]?.status == .ended)
+    #expect(list.state.conversations["c1"]?.title == "Billing")
+  }
+
+  @Test("a failed load keeps the list and reports a typed error; clearError clears it")
+  func failedLoad() {
+    var list = Self.loaded(1...3)
+    let more = list.nextRequestID
+    list.send(.loadMore(pageSize: 3))
+    list.send(.requestFailed(more, ChatError(.rateLimited, "slow down", status: 429)))
+    #expect(list.ids == ["c1", "c2", "c3"])
+    #expect(list.state.error?.retryable == true)
+    list.send(.clearError)
+    #expect(list.state.error == nil)
+  }
+
+  @Test("a page from before an identity change is ignored")
+  func stalePageAfterIdentityChange() {
+    var list = ListStory()
+    let request = list.nextRequestID
+    list.send(.load(pageSize: 20))
+    #expect(list.send(.identityChanged) == [.cancel(request)])
+    list.send(.pageLoaded(request, page(1...3, cursor: nil, hasMore: false)))
+    #expect(list.state.conversations.isEmpty)
+    #expect(list.state.epoch == IdentityEpoch(1))
+  }
+
+  @Test("many moves to the top keep the list exact (tombstones are swept)")
+  func manyMoves() {
+    var list = Self.loaded(1...50)
+    var expected = list.ids
+    for step in 0..<2_000 {
+      let id = ConversationID("c\(1 + (step * 7) % 50)")
+      list.state.conversations.moveToTop(ConversationSummary(id: id, title: "t", lastActivityAt: time(Double(step))))
+      expected.removeAll { $0 == id }
+      expected.insert(id, at: 0)
+    }
+    #expect(list.ids == expected)
+    #expect(list.state.invariantViolations() == [])
+  }
+
+  @Test("list snapshots name the moved conversation")
+  func listChanges() {
+    let list = Self.loaded(1...100)
+    #expect(list.state.conversations.count == 100)
+    var moved = list.state
+    moved.conversations.moveToTop(summary(50, at: 9_999))
+    #expect(moved.changes(since: list.state) == ChangeSet(updated: ["c50"]))
+  }
+}
+
+@Suite("Conversation list store", .timeLimit(.minutes(1)))
+struct ConversationListStoreTests {
+  @Test("paging through a real store and a backend")
+  func pagingThroughStore() async {
+    let backend = ControlledBackend()
+    let store = ConversationListStore(backend: backend, environment: .deterministic())
+    var calls = backend.calls.makeAsyncIterator()
+
+    store.send(.load(pageSize: 2))
+    guard case .conversations(nil, 2, let first) = await calls.next() else { return }
+    first.resume(returning: page(1...2, cursor: "p2", hasMore: true))
+    _ = await store.state { $0.conversations.count == 2 }
+
+    store.send(.loadMore(pageSize: 2))
+    guard case .conversations("p2", 2, let second) = await calls.next() else { return }
+    second.resume(throwing: ChatError(.network, "offline"))
+    let failed = await store.state { $0.error != nil }
+    #expect(failed?.conversations.count == 2)
+    #expect(failed?.error?.code == .network)
+  }
+}
