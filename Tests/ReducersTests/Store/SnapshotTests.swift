@@ -69,6 +69,31 @@ struct SnapshotTests {
     #expect(latest?.changes == ChangeSet(updated: ["r"]))
   }
 
+  #if os(Linux)
+    /// Resident memory of this process, from /proc.
+    static func residentBytes() -> Int {
+      let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+      let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+      return pages * 4_096
+    }
+
+    @Test("a subscriber that misses 200,000 actions holds one state, not a backlog")
+    func memoryDoesNotGrowWithMissedActions() async {
+      let store = Self.store()
+      var slow = store.snapshots.makeAsyncIterator()
+      _ = await slow.next()
+      for index in 0..<1_000 { store.send(.setDraft(index.isMultiple(of: 2) ? "a" : "b")) }
+      let before = Self.residentBytes()
+      for index in 0..<200_000 { store.send(.setDraft(index.isMultiple(of: 2) ? "draft a" : "draft b")) }
+      let after = Self.residentBytes()
+      // A buffered stream would hold 200,000 states of ~400 bytes here (80 MB); the subscription holds one.
+      #expect(before > 0)
+      #expect(after - before < 16_000_000, "resident memory grew by \(after - before) bytes")
+      let latest = await slow.next()
+      #expect(latest?.version == 201_000)
+    }
+  #endif
+
   @Test("actions that change nothing wake no subscriber")
   func noOpActionsAreNotSnapshots() async {
     let store = Self.store()
