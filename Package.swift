@@ -25,5 +25,8 @@ let package = Package(
     .testTarget(
       name: "ReducersTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
       swiftSettings: strictness),
+    .testTarget(
+      name: "ConversationTestingTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
+      swiftSettings: strictness),
   ]
 )

@@ -2,7 +2,7 @@
 /// single-value `Codable` the same way, while staying a distinct type (a `ServerMessageID` can never be
 /// passed where a `ClientMessageID` is expected).
 public protocol StringIdentifier: RawRepresentable, Hashable, Sendable, Codable, Comparable,
-  ExpressibleByStringLiteral, CustomStringConvertible
+  ExpressibleByStringInterpolation, CustomStringConvertible
 where RawValue == String {
   init(rawValue: String)
 }
@@ -10,6 +10,9 @@ where RawValue == String {
 extension StringIdentifier {
   public init(_ rawValue: String) { self.init(rawValue: rawValue) }
   public init(stringLiteral value: String) { self.init(rawValue: value) }
+  public init(stringInterpolation: DefaultStringInterpolation) {
+    self.init(rawValue: String(stringInterpolation: stringInterpolation))
+  }
   public var description: String { rawValue }
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -10,7 +10,7 @@ public final class ConversationRuntime: Sendable {
 
   private let backend: any ChatBackend
   private let requests = TaskRegistry<RequestID>()
-  private let timers = TaskRegistry<TimerID>()
+  private let timers = TimerRegistry<TimerID>()
   private let connection = TaskRegistry<String>()
   private let signals = TaskRegistry<String>()
 
@@ -79,12 +79,7 @@ public final class ConversationRuntime: Sendable {
       // Best effort: a lost typing signal is not worth an error banner. The latest one replaces the last.
       signals.run("typing") { try? await backend.sendTyping(isTyping, in: conversationID) }
     case .startTimer(let timer, let seconds):
-      timers.run(timer) {
-        do {
-          try await clock.sleep(seconds: seconds)
-          store.send(.timerFired(timer, at: clock.now()))
-        } catch {}
-      }
+      timers.start(timer, after: seconds, on: clock) { store.send(.timerFired(timer, at: clock.now())) }
     case .cancelTimer(let timer):
       timers.cancel(timer)
     case .connectRealtime(let requestID, let conversationID):

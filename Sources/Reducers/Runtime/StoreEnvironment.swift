@@ -24,11 +24,37 @@ public struct StoreEnvironment: Sendable {
   }
 }
 
-/// A source of "now" and of waiting.
+/// A source of "now", of waiting and of timers.
 public protocol ChatClock: Sendable {
   func now() -> Date
   /// Waits `seconds`; throws `CancellationError` when the waiting task is cancelled.
   func sleep(seconds: Double) async throws
+  /// Calls `fire` once, `seconds` from now, unless the returned timer is cancelled first.
+  ///
+  /// The runtime's timers (typing expiry, reconnect) go through here, so a test clock can fire them
+  /// synchronously and in deadline order. The default sleeps in a task.
+  func schedule(after seconds: Double, _ fire: @escaping @Sendable () -> Void) -> ScheduledTimer
+}
+
+extension ChatClock {
+  public func schedule(after seconds: Double, _ fire: @escaping @Sendable () -> Void) -> ScheduledTimer {
+    let task = Task {
+      do {
+        try await sleep(seconds: seconds)
+        fire()
+      } catch {}
+    }
+    return ScheduledTimer { task.cancel() }
+  }
+}
+
+/// A pending timer; cancelling it (or dropping every reference to it) does not stop it — call `cancel()`.
+public struct ScheduledTimer: Sendable {
+  private let onCancel: @Sendable () -> Void
+
+  public init(cancel: @escaping @Sendable () -> Void) { onCancel = cancel }
+
+  public func cancel() { onCancel() }
 }
 
 /// Wall-clock time and real sleeping.

@@ -7,7 +7,7 @@ import Testing
 struct ConnectionTests {
   @Test("a first connect with nothing to catch up on goes straight to connected")
   func firstConnect() {
-    var chat = Chat()
+    let chat = Chat()
     let request = chat.nextRequestID
     #expect(chat.send(.connect) == [.cancelTimer(.reconnect), .connectRealtime(request, nil)])
     #expect(chat.state.connection == .connecting)
@@ -18,7 +18,7 @@ struct ConnectionTests {
 
   @Test("after a reconnect the state is syncing until missed messages after the last confirmed one arrive")
   func reconnectSyncs() {
-    var chat = Chat.existing([.server("before", id: "s1", at: 1)])
+    let chat = Chat.existing([.server("before", id: "s1", at: 1)])
     chat.state.connection = .connected
     let lost = chat.send(.connectionLost(ChatError(.network, "reset"), at: time(10), jitter: 0.5))
     #expect(lost == [.startTimer(.reconnect, seconds: 0.5)])
@@ -44,7 +44,7 @@ struct ConnectionTests {
       ChatError(.network, "forbidden", status: 403),
     ])
   func authFailureNotRetried(_ error: ChatError) {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.state.connection = .connected
     let effects = chat.send(.connectionLost(error, at: time(0), jitter: 0.5))
     #expect(chat.state.connection == .closed)
@@ -65,7 +65,7 @@ struct ConnectionTests {
 
   @Test("each failed reconnect attempt doubles the wait until the cap")
   func repeatedFailures() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.state.connection = .connected
     var waits: [Double] = []
     for attempt in 1...7 {
@@ -79,7 +79,7 @@ struct ConnectionTests {
 
   @Test("a failed sync is tried again on a timer, still syncing")
   func syncFailureRetried() {
-    var chat = Chat.existing([.server("x", id: "s1", at: 1)])
+    let chat = Chat.existing([.server("x", id: "s1", at: 1)])
     let connect = chat.nextRequestID
     chat.send(.connect)
     let sync = chat.nextRequestID
@@ -92,7 +92,7 @@ struct ConnectionTests {
 
   @Test("disconnect closes, cancels the reconnect timer and ignores a late open")
   func disconnect() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let connect = chat.nextRequestID
     chat.send(.connect)
     let effects = chat.send(.disconnect)

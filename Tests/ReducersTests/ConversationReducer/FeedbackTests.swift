@@ -11,7 +11,7 @@ struct FeedbackTests {
 
   @Test("rating an answer is optimistic and rolled back when the server refuses")
   func ratingRolledBack() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     let request = chat.nextRequestID
     #expect(chat.send(.rateAnswer("srv-s2", .up)) == [.submitRating(request, "conv-1", "s2", .up)])
     #expect(chat.state.messages[serverID: "s2"]?.rating == .up)
@@ -23,7 +23,7 @@ struct FeedbackTests {
 
   @Test("a later rating is not undone by an earlier one failing")
   func laterRatingWins() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     let up = chat.nextRequestID
     chat.send(.rateAnswer("srv-s2", .up))
     chat.send(.rateAnswer("srv-s2", .down))
@@ -33,7 +33,7 @@ struct FeedbackTests {
 
   @Test("a rating can be cleared, and rating the same way twice asks nothing")
   func clearRating() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     let up = chat.nextRequestID
     chat.send(.rateAnswer("srv-s2", .up))
     chat.send(.requestSucceeded(up))
@@ -44,14 +44,14 @@ struct FeedbackTests {
 
   @Test("only answers can be rated", arguments: ["srv-s1", "missing"] as [ClientMessageID])
   func ratingRefused(_ target: ClientMessageID) {
-    var chat = Self.answered()
+    let chat = Self.answered()
     #expect(chat.send(.rateAnswer(target, .up)) == [])
     #expect(chat.state.userError?.code == .unknownMessage)
   }
 
   @Test("the feedback moment is offered at most once per conversation")
   func offeredOnce() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     chat.send(.realtime("conv-1", .feedbackOffered(FeedbackPrompt(question: "How did we do?", agentName: "Fin"))))
     #expect(chat.state.feedbackMoment == FeedbackMoment(question: "How did we do?", agentName: "Fin"))
     chat.send(.dismissFeedback)
@@ -63,7 +63,7 @@ struct FeedbackTests {
 
   @Test("the feedback moment goes away when the user writes again")
   func closesWhenUserWrites() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     chat.send(.realtime("conv-1", .feedbackOffered(FeedbackPrompt(question: "How did we do?"))))
     chat.userSends("one more thing", id: "c9")
     #expect(chat.state.feedbackMoment == nil)
@@ -73,7 +73,7 @@ struct FeedbackTests {
 
   @Test("rating the conversation is optimistic and returns to open on failure")
   func conversationRatingRolledBack() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     chat.send(.realtime("conv-1", .feedbackOffered(FeedbackPrompt(question: "How did we do?"))))
     let request = chat.nextRequestID
     #expect(
@@ -86,14 +86,14 @@ struct FeedbackTests {
 
   @Test("rating the conversation with no open moment is refused")
   func conversationRatingRefused() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     #expect(chat.send(.rateConversation(.down, comment: nil)) == [])
     #expect(chat.state.userError?.code == .invalidAction)
   }
 
   @Test("escalating creates a ticket; a failure keeps the draft")
   func escalation() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     let draft = TicketDraft(subject: "Refund", category: "billing", priority: .high, body: "Charged twice")
     let request = chat.nextRequestID
     #expect(chat.send(.escalate(draft)) == [.createTicket(request, "conv-1", draft)])

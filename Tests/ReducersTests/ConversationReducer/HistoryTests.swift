@@ -15,7 +15,7 @@ struct HistoryTests {
 
   /// A conversation whose first page (messages 11…20) has loaded.
   static func withFirstPage() -> Chat {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.nextRequestID
     chat.send(.loadHistory(pageSize: 10))
     chat.send(.historyLoaded(request, page(11...20, cursor: "p2", hasMore: true)))
@@ -24,7 +24,7 @@ struct HistoryTests {
 
   @Test("the first page holds the newest messages and each older page goes in front")
   func pagesInOrder() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let first = chat.nextRequestID
     #expect(chat.send(.loadHistory(pageSize: 10)) == [.fetchHistory(first, "conv-1", cursor: nil, limit: 10)])
     #expect(chat.state.history.isLoadingHistory)
@@ -41,7 +41,7 @@ struct HistoryTests {
 
   @Test("a duplicate page changes no message")
   func duplicatePage() {
-    var chat = Self.withFirstPage()
+    let chat = Self.withFirstPage()
     let before = chat.state.messages
     let request = chat.nextRequestID
     chat.send(.loadMoreHistory(pageSize: 10))
@@ -52,7 +52,7 @@ struct HistoryTests {
 
   @Test("an overlapping page adds only the messages not seen yet, in order")
   func overlappingPage() {
-    var chat = Self.withFirstPage()
+    let chat = Self.withFirstPage()
     let request = chat.nextRequestID
     chat.send(.loadMoreHistory(pageSize: 10))
     chat.send(.historyLoaded(request, Self.page(6...15, cursor: "p3", hasMore: true)))
@@ -61,7 +61,7 @@ struct HistoryTests {
 
   @Test("an empty last page ends history, and loading more then asks nothing")
   func emptyLastPage() {
-    var chat = Self.withFirstPage()
+    let chat = Self.withFirstPage()
     let request = chat.nextRequestID
     chat.send(.loadMoreHistory(pageSize: 10))
     chat.send(.historyLoaded(request, HistoryPage(messages: [], nextCursor: nil, hasMore: false)))
@@ -72,7 +72,7 @@ struct HistoryTests {
 
   @Test("loading more while a load is in flight asks nothing")
   func loadMoreWhileLoading() {
-    var chat = Self.withFirstPage()
+    let chat = Self.withFirstPage()
     #expect(chat.send(.loadMoreHistory(pageSize: 10)).count == 1)
     #expect(chat.send(.loadMoreHistory(pageSize: 10)) == [])
     #expect(chat.send(.loadHistory(pageSize: 10)) == [])
@@ -81,7 +81,7 @@ struct HistoryTests {
 
   @Test("a failed load keeps hasMoreHistory and lets the user try again")
   func failedLoad() {
-    var chat = Self.withFirstPage()
+    let chat = Self.withFirstPage()
     let request = chat.nextRequestID
     chat.send(.loadMoreHistory(pageSize: 10))
     chat.send(.requestFailed(request, ChatError(.network, "offline")))
@@ -93,7 +93,7 @@ struct HistoryTests {
 
   @Test("page sizes outside 1…100 are refused", arguments: [0, -1, 101, Int.max])
   func invalidPageSize(_ size: Int) {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     #expect(chat.send(.loadHistory(pageSize: size)) == [])
     #expect(chat.send(.loadMoreHistory(pageSize: size)) == [])
     #expect(chat.state.userError?.code == .invalidPageSize)
@@ -101,20 +101,20 @@ struct HistoryTests {
 
   @Test("page sizes 1 and 100 are allowed", arguments: [1, 100])
   func validPageSize(_ size: Int) {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     #expect(chat.send(.loadHistory(pageSize: size)).count == 1)
   }
 
   @Test("a conversation that does not exist yet has no history to ask for")
   func noConversationYet() {
-    var chat = Chat()
+    let chat = Chat()
     #expect(chat.send(.loadHistory(pageSize: 20)) == [])
     #expect(chat.state.userError == nil)
   }
 
   @Test("messages without a server ID are skipped with a typed background error; the rest merge")
   func messagesWithoutIDs() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.nextRequestID
     chat.send(.loadHistory(pageSize: 10))
     var anonymous = Message.server("no id", id: "x", at: 1)
@@ -128,7 +128,7 @@ struct HistoryTests {
 
   @Test("a page that arrives after the live messages interleaves by server time")
   func pageInterleavesLiveMessages() {
-    var chat = Chat.existing([.server("live 30", id: "s30", at: 30)])
+    let chat = Chat.existing([.server("live 30", id: "s30", at: 30)])
     let request = chat.nextRequestID
     chat.send(.loadHistory(pageSize: 10))
     chat.send(
@@ -144,7 +144,7 @@ struct HistoryTests {
 
   @Test("a stale history result is ignored")
   func staleHistoryResult() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let before = chat.state
     chat.send(
       .historyLoaded(RequestID(epoch: chat.state.epoch, sequence: 42), Self.page(1...3, cursor: nil, hasMore: false)))

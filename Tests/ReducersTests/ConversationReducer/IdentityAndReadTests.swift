@@ -7,7 +7,7 @@ import Testing
 struct IdentityAndReadTests {
   @Test("a response from before sign-out that arrives after it is ignored")
   func lateResponseAfterSignOut() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.userSends("secret", id: "c1")
     let effects = chat.send(.signOut)
     #expect(effects.contains(.cancel(request)))
@@ -27,7 +27,7 @@ struct IdentityAndReadTests {
 
   @Test("signing out mid-stream cancels the stream and drops queued work")
   func signOutMidStream() {
-    var (chat, request) = StreamingTests.replying()
+    let (chat, request) = StreamingTests.replying()
     chat.send(.replyDelta(request, "half"))
     chat.state.connection = .connected
     chat.state.connection = .connected
@@ -42,7 +42,7 @@ struct IdentityAndReadTests {
 
   @Test("identifying as the same user again changes nothing")
   func sameIdentity() {
-    var chat = Chat.existing([.server("keep", id: "s1", at: 1)])
+    let chat = Chat.existing([.server("keep", id: "s1", at: 1)])
     chat.send(.identify(UserIdentity(userID: "u1")))
     let before = chat.state
     #expect(chat.send(.identify(UserIdentity(userID: "u1"))) == [])
@@ -51,7 +51,7 @@ struct IdentityAndReadTests {
 
   @Test("clear starts a new conversation for the same identity and cancels its work")
   func clearConversation() {
-    var chat = Chat.existing([.server("old", id: "s1", at: 1)])
+    let chat = Chat.existing([.server("old", id: "s1", at: 1)])
     let history = chat.nextRequestID
     chat.send(.loadMoreHistory(pageSize: 10))
     let effects = chat.send(.clear)
@@ -63,7 +63,7 @@ struct IdentityAndReadTests {
 
   @Test("the read cursor only moves forward and the unread count follows it")
   func readCursorMonotonic() {
-    var chat = Chat.existing([
+    let chat = Chat.existing([
       .server("a", id: "s1", at: 1), .server("me", id: "s2", role: .user, at: 2), .server("b", id: "s3", at: 3),
       .server("c", id: "s4", at: 4),
     ])
@@ -86,7 +86,7 @@ struct IdentityAndReadTests {
 
   @Test("older history merged behind the read cursor is not unread")
   func historyBehindCursor() {
-    var chat = Chat.existing([.server("new", id: "s10", at: 10)])
+    let chat = Chat.existing([.server("new", id: "s10", at: 10)])
     chat.send(.markRead(upTo: "s10"))
     let request = chat.nextRequestID
     chat.send(.loadHistory(pageSize: 10))
@@ -98,7 +98,7 @@ struct IdentityAndReadTests {
 
   @Test("marking an unknown message read is a typed background error that moves nothing")
   func markUnknownRead() {
-    var chat = Chat.existing([.server("a", id: "s1", at: 1)])
+    let chat = Chat.existing([.server("a", id: "s1", at: 1)])
     chat.send(.markRead(upTo: "nope"))
     #expect(chat.state.readCursor == nil)
     #expect(chat.state.backgroundError?.code == .unknownMessage)
@@ -106,7 +106,7 @@ struct IdentityAndReadTests {
 
   @Test("clearError clears the user-action error and leaves the background one")
   func clearError() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.send(.send(OutgoingMessage(clientID: "c1", text: "", createdAt: time(0))))
     chat.send(.realtime("conv-x", .titleChanged("?")))
     chat.send(.clearError)

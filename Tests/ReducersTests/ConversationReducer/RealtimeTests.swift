@@ -7,7 +7,7 @@ import Testing
 struct RealtimeTests {
   @Test("a typing indicator expires on its timer")
   func typingExpires() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let effects = chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
     #expect(effects == [.startTimer(.typingExpiry("agent-ana"), seconds: ConversationReducer.typingLifetime)])
     #expect(chat.state.typing["agent-ana"] == time(6))
@@ -18,7 +18,7 @@ struct RealtimeTests {
 
   @Test("a refreshed typing indicator outlives the first timer")
   func typingRefreshed() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
     chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(4))))
     chat.send(.timerFired(.typingExpiry("agent-ana"), at: time(6)))
@@ -27,7 +27,7 @@ struct RealtimeTests {
 
   @Test("typing is per participant and cleared by that participant's message")
   func typingClearedByMessage() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
     chat.send(.realtime("conv-1", .typingStarted("agent-bo", at: time(0))))
     chat.send(
@@ -37,14 +37,14 @@ struct RealtimeTests {
 
   @Test("typing is cleared when the connection drops or is closed")
   func typingClearedOnDisconnect() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.state.connection = .connected
     chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
     let effects = chat.send(.connectionLost(ChatError(.network, "reset"), at: time(1), jitter: 0.5))
     #expect(chat.state.typing.isEmpty)
     #expect(effects.contains(.cancelTimer(.typingExpiry("agent-ana"))))
 
-    var closing = Chat.existing()
+    let closing = Chat.existing()
     closing.state.connection = .connected
     closing.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
     closing.send(.disconnect)
@@ -53,7 +53,7 @@ struct RealtimeTests {
 
   @Test("typingStopped removes the indicator and its timer; the user's own typing is not shown")
   func typingStopped() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.state.identity = UserIdentity(userID: "me")
     #expect(chat.send(.realtime("conv-1", .typingStarted("me", at: time(0)))) == [])
     chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
@@ -63,7 +63,7 @@ struct RealtimeTests {
 
   @Test("the user's typing signal is sent only when it changes")
   func userTypingSignal() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     #expect(chat.send(.setTyping(true)) == [.sendTypingSignal("conv-1", isTyping: true, epoch: chat.state.epoch)])
     #expect(chat.send(.setTyping(true)) == [])
     let effects = chat.send(.send(OutgoingMessage(clientID: "c1", text: "done", createdAt: time(0))))
@@ -73,7 +73,7 @@ struct RealtimeTests {
 
   @Test("an event for another conversation is ignored with a typed background error")
   func eventForAnotherConversation() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let before = chat.state.messages
     chat.send(.realtime("conv-other", .messageCreated(.server("wrong room", id: "s1", at: 1))))
     #expect(chat.state.messages == before)
@@ -82,7 +82,7 @@ struct RealtimeTests {
 
   @Test("a realtime message without an ID is ignored with a typed background error")
   func messageWithoutID() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     var message = Message.server("?", id: "s1", at: 1)
     message.serverID = nil
     chat.send(.realtime("conv-1", .messageCreated(message)))
@@ -92,7 +92,7 @@ struct RealtimeTests {
 
   @Test("edits and deletes apply by server ID; ones for unknown messages are ignored")
   func editsAndDeletes() {
-    var chat = Chat.existing([.server("Hello", id: "s1", at: 1), .server("Bye", id: "s2", at: 2)])
+    let chat = Chat.existing([.server("Hello", id: "s1", at: 1), .server("Bye", id: "s2", at: 2)])
     var edited = Message.server("Hello!", id: "s1", at: 1)
     edited.editedAt = time(3)
     chat.send(.realtime("conv-1", .messageEdited(edited)))
@@ -112,7 +112,7 @@ struct RealtimeTests {
   func transcriptReplacesPlaceholder() {
     var voice = Message.server("Audio", id: "s1", role: .user, at: 1)
     voice.isPlaceholderText = true
-    var chat = Chat.existing([voice, .server("Got it", id: "s2", at: 2)])
+    let chat = Chat.existing([voice, .server("Got it", id: "s2", at: 2)])
     chat.send(.realtime("conv-1", .transcript("s1", text: "Where is my order?")))
     #expect(chat.texts == ["Where is my order?", "Got it"])
     #expect(chat.state.messages.first?.isPlaceholderText == false)
@@ -120,7 +120,7 @@ struct RealtimeTests {
 
   @Test("the title and status follow the server")
   func titleAndStatus() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.send(.realtime("conv-1", .titleChanged("Order 42")))
     chat.send(.realtime("conv-1", .statusChanged(.takenOver)))
     #expect(chat.state.title == "Order 42")
@@ -129,7 +129,7 @@ struct RealtimeTests {
 
   @Test("a late realtime message from an agent lands in server order, before newer ones")
   func lateMessageOrdered() {
-    var chat = Chat.existing([.server("one", id: "s1", at: 1), .server("three", id: "s3", at: 3)])
+    let chat = Chat.existing([.server("one", id: "s1", at: 1), .server("three", id: "s3", at: 3)])
     chat.send(.realtime("conv-1", .messageCreated(.server("two", id: "s2", at: 2))))
     #expect(chat.texts == ["one", "two", "three"])
   }

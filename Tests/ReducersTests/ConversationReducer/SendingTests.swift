@@ -7,7 +7,7 @@ import Testing
 struct SendingTests {
   @Test("the first send creates the conversation, is confirmed in place and the agent starts thinking")
   func firstSendCreatesConversation() {
-    var chat = Chat()
+    let chat = Chat()
     chat.send(.setDraft("Hello"))
     let request = chat.nextRequestID
 
@@ -37,7 +37,7 @@ struct SendingTests {
 
   @Test("the realtime echo arriving before the send's response leaves one confirmed message")
   func echoBeforeResponse() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.userSends("Hi", id: "c1")
     let echo = Message.confirmed("Hi", clientID: "c1", serverID: "s1", at: 1)
 
@@ -55,7 +55,7 @@ struct SendingTests {
 
   @Test("an echo carrying only the server ID still matches the confirmed message")
   func echoWithServerIDOnly() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.userSends("Hi", id: "c1")
     chat.send(
       .sendAccepted(
@@ -69,7 +69,7 @@ struct SendingTests {
 
   @Test("a second send before the conversation exists waits, then goes out once it does")
   func secondSendWaitsForConversation() {
-    var chat = Chat()
+    let chat = Chat()
     let first = chat.userSends("One", id: "c1")
     let effects = chat.send(.send(OutgoingMessage(clientID: "c2", text: "Two", createdAt: time(1))))
     #expect(effects == [], "a second send would create a second conversation")
@@ -89,7 +89,7 @@ struct SendingTests {
 
   @Test("a message written offline waits in the outbox and goes out when the connection is back")
   func offlineOutbox() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.state.connection = .reconnecting(attempt: 1, retryAt: time(5))
     #expect(chat.send(.send(OutgoingMessage(clientID: "c1", text: "Later", createdAt: time(0)))) == [])
     #expect(chat.state.messages[clientID: "c1"]?.delivery == .pending)
@@ -111,7 +111,7 @@ struct SendingTests {
 
   @Test("a failed message stays in the list, and retrying it reuses its client ID")
   func failedMessageRetried() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.userSends("Hello", id: "c1")
     let error = ChatError(.network, "offline")
 
@@ -134,7 +134,7 @@ struct SendingTests {
 
   @Test("pending and failed messages stay after confirmed ones, in send order")
   func outgoingAfterConfirmed() {
-    var chat = Chat.existing([.server("Welcome", id: "s0", at: 0)])
+    let chat = Chat.existing([.server("Welcome", id: "s0", at: 0)])
     let first = chat.userSends("one", id: "c1", at: 1)
     chat.userSends("two", id: "c2", at: 2)
     chat.send(.requestFailed(first, ChatError(.network, "down")))
@@ -145,7 +145,7 @@ struct SendingTests {
 
   @Test("a send with a conflicting client ID is refused and the original kept")
   func duplicateClientID() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.userSends("first", id: "c1")
     let effects = chat.send(.send(OutgoingMessage(clientID: "c1", text: "second", createdAt: time(1))))
     #expect(effects == [])
@@ -177,7 +177,7 @@ struct SendingTests {
 
   @Test("an invalid send is refused with a typed error, no effect, and the draft kept", arguments: invalidSends)
   func invalidSendRefused(_ story: (String, OutgoingMessage, ChatError.Code)) {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.send(.setDraft("my draft"))
 
     let effects = chat.send(.send(story.1))
@@ -190,7 +190,7 @@ struct SendingTests {
 
   @Test("attachments without text are a valid message, and four of 8 MiB each are allowed")
   func attachmentsOnly() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let files = (1...4).map { attachment(AttachmentID("f\($0)"), bytes: MessageAttachment.maximumByteSize) }
     let effects = chat.send(.send(OutgoingMessage(clientID: "c1", text: "", attachments: files, createdAt: time(0))))
     #expect(effects.count == 1)
@@ -199,7 +199,7 @@ struct SendingTests {
 
   @Test("upload progress moves forward, the URL lands, and bad progress is a typed background error")
   func uploadProgress() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.send(
       .send(OutgoingMessage(clientID: "c1", text: "", attachments: [attachment("a", bytes: 5)], createdAt: time(0))))
     chat.send(.attachmentProgress("c1", "a", 0.5))
@@ -218,7 +218,7 @@ struct SendingTests {
 
   @Test("no sends in an ended conversation; a failed message can be retried while a human agent has it")
   func statusRules() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.userSends("help", id: "c1")
     chat.send(.requestFailed(request, ChatError(.network, "down")))
     chat.send(.realtime("conv-1", .statusChanged(.takenOver)))
@@ -232,7 +232,7 @@ struct SendingTests {
 
   @Test("queued messages fail, and stay, when the conversation ends")
   func endFailsQueued() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     chat.state.connection = .closed
     chat.userSends("queued", id: "c1")
     chat.send(.realtime("conv-1", .statusChanged(.ended)))
@@ -247,7 +247,7 @@ struct SendingTests {
 
   @Test("retrying a message that did not fail, or does not exist, is refused")
   func retryRefused() {
-    var chat = Chat.existing([.server("hi", id: "s1", at: 0)])
+    let chat = Chat.existing([.server("hi", id: "s1", at: 0)])
     #expect(chat.send(.retry("srv-s1")) == [])
     #expect(chat.state.userError?.code == .invalidAction)
     #expect(chat.send(.retry("ghost")) == [])

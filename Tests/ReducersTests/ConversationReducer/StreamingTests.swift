@@ -7,7 +7,7 @@ import Testing
 struct StreamingTests {
   /// A conversation where the user's "Question" was confirmed and the agent's reply stream has started.
   static func replying() -> (Chat, RequestID) {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.userSends("Question", id: "c1")
     chat.send(
       .sendAccepted(
@@ -18,7 +18,7 @@ struct StreamingTests {
 
   @Test("a reply streams text and a tool call, then finish replaces it with the server's message")
   func streamWithToolCall() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     chat.send([.replyDelta(request, "Let me "), .replyDelta(request, "check.")])
     #expect(chat.state.streamingReply?.text.string == "Let me check.")
     #expect(chat.state.agentActivity == .generating)
@@ -48,7 +48,7 @@ struct StreamingTests {
 
   @Test("a stream that ends without finish leaves the partial reply interrupted and retryable")
   func streamEndsWithoutFinish() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     chat.send(.replyDelta(request, "Partial ans"))
 
     chat.send(.replyEnded(request))
@@ -67,7 +67,7 @@ struct StreamingTests {
 
   @Test("an interrupted reply sorts after its question even when the local clock is behind the server's")
   func clockSkew() {
-    var chat = Chat.existing()
+    let chat = Chat.existing()
     let request = chat.userSends("Question", id: "c1", at: 100)
     chat.send(
       .sendAccepted(
@@ -78,7 +78,7 @@ struct StreamingTests {
 
   @Test("an error mid-stream keeps the partial text under that error")
   func errorMidStream() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     chat.send(.replyDelta(request, "Half"))
     let error = ChatError(.providerError, "model overloaded", status: 503)
     chat.send(.requestFailed(request, error))
@@ -89,7 +89,7 @@ struct StreamingTests {
 
   @Test("deltas for a stopped or unknown request are ignored")
   func staleDeltasIgnored() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     chat.send(.replyDelta(request, "Hel"))
 
     #expect(chat.send(.stopReply) == [.cancel(request)])
@@ -105,7 +105,7 @@ struct StreamingTests {
 
   @Test("an eleventh client tool call stops the reply with TOOL_LOOP_LIMIT")
   func toolLoopLimit() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     for index in 1...ToolCall.clientCallLimit {
       chat.send(.toolCallStarted(request, ToolCall(id: ToolCallID("t\(index)"), name: "calc", execution: .client)))
     }
@@ -121,7 +121,7 @@ struct StreamingTests {
 
   @Test("a tool result over 20,000 bytes is refused as TOOL_RESULT_TOO_LARGE; one at the limit passes")
   func oversizedToolResult() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     chat.send(.toolCallStarted(request, ToolCall(id: "big", name: "search", execution: .server)))
     chat.send(.toolCallStarted(request, ToolCall(id: "fits", name: "search", execution: .server)))
 
@@ -139,7 +139,7 @@ struct StreamingTests {
 
   @Test("a result for an unknown tool call is a typed background error")
   func unknownToolCall() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     chat.send(.toolCallFinished(request, "nope", .succeeded(nil)))
     #expect(chat.state.backgroundError?.code == .invalidEvent)
   }
@@ -154,7 +154,7 @@ struct StreamingTests {
 
   @Test("regenerating an answer replaces it and everything after it once the new answer finishes")
   func regenerateSucceeds() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     let request = chat.nextRequestID
 
     let effects = chat.send(.regenerate("srv-s2"))
@@ -169,7 +169,7 @@ struct StreamingTests {
 
   @Test("a regeneration that fails leaves the conversation as it was")
   func regenerateFails() {
-    var chat = Self.answered()
+    let chat = Self.answered()
     let before = chat.state.messages
     let request = chat.nextRequestID
     chat.send([.regenerate("srv-s2"), .replyStarted(request, agent: nil, at: time(5)), .replyDelta(request, "oops")])
@@ -180,7 +180,7 @@ struct StreamingTests {
     #expect(chat.state.streamingReply == nil)
     #expect(chat.state.userError?.code == .agentUnavailable)
 
-    var ended = Self.answered()
+    let ended = Self.answered()
     let second = ended.nextRequestID
     ended.send([.regenerate("srv-s2"), .replyStarted(second, agent: nil, at: time(5)), .replyEnded(second)])
     #expect(ended.state.messages == before, "a stream that ends without finish is a failed regeneration too")
@@ -195,7 +195,7 @@ struct StreamingTests {
 
   @Test("regeneration is refused with a typed error and no effect", arguments: refusedRegenerations)
   func regenerateRefused(_ status: ConversationStatus, _ answer: ClientMessageID, _ code: ChatError.Code) {
-    var chat = Self.answered()
+    let chat = Self.answered()
     chat.state.status = status
     #expect(chat.send(.regenerate(answer)) == [])
     #expect(chat.state.userError?.code == code)
@@ -203,7 +203,7 @@ struct StreamingTests {
 
   @Test("an interrupted reply can be regenerated from its question")
   func regenerateInterrupted() {
-    var (chat, request) = Self.replying()
+    let (chat, request) = Self.replying()
     chat.send([.replyDelta(request, "cut"), .replyEnded(request)])
     let interrupted = chat.state.messages.last!.clientID
     let next = chat.nextRequestID
@@ -212,7 +212,7 @@ struct StreamingTests {
 
   @Test("a new reply starting while another streams interrupts the old one")
   func overlappingReplies() {
-    var (chat, first) = Self.replying()
+    let (chat, first) = Self.replying()
     chat.send(.replyDelta(first, "old"))
     let second = chat.userSends("Another", id: "c2", at: 3)
     chat.send(.replyStarted(second, agent: nil, at: time(4)))

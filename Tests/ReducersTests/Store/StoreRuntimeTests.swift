@@ -196,7 +196,7 @@ struct StoreRuntimeTests {
     first.finish(throwing: ChatError(.network, "reset"))
     _ = await store.state { if case .reconnecting = $0.connection { true } else { false } }
     #expect(store.state.connection == .reconnecting(attempt: 1, retryAt: clock.now().addingTimeInterval(0.5)))
-    while clock.sleeperCount == 0 { await Task.yield() }
+    while clock.pendingCount == 0 { await Task.yield() }
     clock.advance(by: 0.5)
 
     guard case .realtime(_, let second) = await calls.next() else { return }

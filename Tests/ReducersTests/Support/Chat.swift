@@ -1,38 +1,39 @@
 import ConversationState
+import ConversationTesting
 import Foundation
 import Reducers
 import Testing
 
-/// A conversation driven through the real reducer, one action at a time, checking every invariant and
-/// transition rule after each step.
+/// A conversation story on the testing kit's `TestStore`, non-exhaustive: each step checks what the test
+/// asserts, and the kit checks every invariant and transition rule after every step.
 struct Chat {
-  var state: ConversationState
-  let reducer = ConversationReducer()
+  let store: ConversationTestStore
 
-  init(_ state: ConversationState = ConversationState()) { self.state = state }
+  init(_ state: ConversationState = ConversationState()) {
+    store = ConversationTestStore(state, exhaustivity: .off)
+  }
 
   /// An existing conversation with `messages` already committed.
   static func existing(_ messages: [Message] = [], id: ConversationID = "conv-1") -> Chat {
-    var state = ConversationState(conversationID: id)
-    for message in messages { state.messages.commit(message) }
-    state.unreadCount = messages.filter { ReadCursor.isUnread($0, against: nil) }.count
-    return Chat(state)
+    Chat(.existing(messages, id: id))
+  }
+
+  /// The current state; setting it arranges a story's "given" without going through the reducer.
+  var state: ConversationState {
+    get { store.state }
+    nonmutating set { store.arrange { $0 = newValue } }
   }
 
   @discardableResult
-  mutating func send(_ action: ConversationAction, sourceLocation: SourceLocation = #_sourceLocation)
+  func send(_ action: ConversationAction, sourceLocation: SourceLocation = #_sourceLocation)
     -> [ConversationEffect]
   {
-    let before = state
-    let effects = reducer.reduce(into: &state, action: action)
-    #expect(state.invariantViolations() == [], "after \(action)", sourceLocation: sourceLocation)
-    #expect(state.transitionViolations(from: before) == [], "after \(action)", sourceLocation: sourceLocation)
-    return effects
+    store.send(action, sourceLocation: sourceLocation)
   }
 
   /// Sends `actions` in order and returns every effect they asked for.
   @discardableResult
-  mutating func send(_ actions: [ConversationAction], sourceLocation: SourceLocation = #_sourceLocation)
+  func send(_ actions: [ConversationAction], sourceLocation: SourceLocation = #_sourceLocation)
     -> [ConversationEffect]
   {
     actions.flatMap { send($0, sourceLocation: sourceLocation) }
@@ -43,7 +44,7 @@ struct Chat {
 
   /// The user sends `text`; returns the send's request ID.
   @discardableResult
-  mutating func userSends(_ text: String, id: ClientMessageID, at seconds: Double = 0) -> RequestID {
+  func userSends(_ text: String, id: ClientMessageID, at seconds: Double = 0) -> RequestID {
     let requestID = nextRequestID
     send(.send(OutgoingMessage(clientID: id, text: text, createdAt: time(seconds))))
     return requestID
@@ -75,15 +76,12 @@ extension Message {
   }
 }
 
-extension ConversationEffect {
-  var requestID: RequestID? {
-    switch self {
-    case .sendMessage(let id, _), .regenerate(let id, _, _), .cancel(let id), .fetchHistory(let id, _, _, _),
-      .fetchMessagesAfter(let id, _, _), .submitRating(let id, _, _, _), .submitFeedback(let id, _, _, _),
-      .connectRealtime(let id, _), .createTicket(let id, _, _):
-      return id
-    case .sendTypingSignal, .startTimer, .cancelTimer, .disconnectRealtime:
-      return nil
-    }
+extension ConversationState {
+  /// An existing conversation with `messages` already committed, all unread.
+  static func existing(_ messages: [Message] = [], id: ConversationID = "conv-1") -> ConversationState {
+    var state = ConversationState(conversationID: id)
+    for message in messages { state.messages.commit(message) }
+    state.unreadCount = messages.filter { ReadCursor.isUnread($0, against: nil) }.count
+    return state
   }
 }

@@ -1,0 +1,74 @@
+public import ConversationState
+public import Reducers
+public import Testing
+
+/// A `TestStore` for one conversation.
+public typealias ConversationTestStore = TestStore<ConversationReducer>
+
+extension TestStore where R == ConversationReducer {
+  /// A conversation test store that checks `invariantViolations()` and `transitionViolations(from:)` after
+  /// every step, and at `finish()` reports requests still in flight and timers that never fired.
+  public convenience init(
+    _ initialState: ConversationState = ConversationState(), exhaustivity: Exhaustivity = .on,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    self.init(
+      initialState: initialState, reducer: ConversationReducer(), exhaustivity: exhaustivity,
+      outstanding: { effect, state, since in ConversationEffects.isOutstanding(effect, in: state, since: since) },
+      invariants: { previous, current in current.invariantViolations() + current.transitionViolations(from: previous) },
+      sourceLocation: sourceLocation)
+  }
+
+  /// The request ID the next request effect will carry.
+  public var nextRequestID: RequestID { RequestID(epoch: state.epoch, sequence: state.requestSequence + 1) }
+}
+
+extension TestStore where R == ConversationListReducer {
+  /// A conversation-list test store that checks its invariants after every step and reports a page request
+  /// still in flight at `finish()`.
+  public convenience init(
+    _ initialState: ConversationListState = ConversationListState(), exhaustivity: Exhaustivity = .on,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    self.init(
+      initialState: initialState, reducer: ConversationListReducer(), exhaustivity: exhaustivity,
+      outstanding: { effect, state, _ in
+        guard case .fetchConversations(let requestID, _, _) = effect else { return false }
+        return state.loading?.requestID == requestID
+      },
+      invariants: { _, current in current.invariantViolations() }, sourceLocation: sourceLocation)
+  }
+
+  /// The request ID the next page request will carry.
+  public var nextRequestID: RequestID { RequestID(epoch: state.epoch, sequence: state.requestSequence + 1) }
+}
+
+/// What conversation effects wait for.
+public enum ConversationEffects {
+  /// The request an effect starts, if it starts one.
+  public static func requestID(of effect: ConversationEffect) -> RequestID? {
+    switch effect {
+    case .sendMessage(let id, _), .regenerate(let id, _, _), .fetchHistory(let id, _, _, _),
+      .fetchMessagesAfter(let id, _, _), .submitRating(let id, _, _, _), .submitFeedback(let id, _, _, _),
+      .connectRealtime(let id, _), .createTicket(let id, _, _):
+      return id
+    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .disconnectRealtime:
+      return nil
+    }
+  }
+
+  /// A request waits until the reducer no longer has it in flight; a timer waits until it fires, is
+  /// cancelled or is started again; everything else is done once emitted.
+  public static func isOutstanding(
+    _ effect: ConversationEffect, in state: ConversationState, since: [TestStore<ConversationReducer>.Step]
+  ) -> Bool {
+    if let requestID = requestID(of: effect) { return state.requests[requestID] != nil }
+    guard case .startTimer(let timer, _) = effect else { return false }
+    for step in since {
+      if case .timerFired(timer, _) = step.action { return false }
+      if step.effects.contains(.cancelTimer(timer)) { return false }
+      if step.effects.contains(where: { if case .startTimer(timer, _) = $0 { true } else { false } }) { return false }
+    }
+    return true
+  }
+}
