@@ -76,6 +76,21 @@ public final class TestClock: ChatClock {
     state.withLock { $0.now = max($0.now, target) }
   }
 
+  /// Advances time in `step`s, letting other tasks run between steps, until `condition` holds; returns
+  /// false if it still does not after `limit` seconds of virtual time. For flows where background tasks
+  /// (a scripted backend streaming a reply) sleep on this clock.
+  public func run(step: Double = 0.05, limit: Double = 600, until condition: @Sendable () -> Bool) async -> Bool {
+    var elapsed = 0.0
+    while !condition() {
+      guard elapsed < limit else { return false }
+      // Give sleepers a chance to register before time moves past them.
+      for _ in 0..<20 { await Task.yield() }
+      advance(by: step)
+      elapsed += step
+    }
+    return true
+  }
+
   /// Fires everything due now, without moving time.
   public func runDue() { advance(by: 0) }
 

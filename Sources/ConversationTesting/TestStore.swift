@@ -1,3 +1,4 @@
+import Foundation
 public import Reducers
 public import Testing
 

@@ -6,7 +6,6 @@ import Foundation
 /// Each request runs in its own task, keyed by its `RequestID`, so `.cancel` stops exactly that work.
 /// A cancelled task reports nothing; anything it reports anyway is stale and ignored by the reducer.
 public final class ConversationRuntime: Sendable {
-  public typealias ConversationStore = Store<ConversationReducer>
 
   private let backend: any ChatBackend
   private let requests = TaskRegistry<RequestID>()
@@ -27,11 +26,11 @@ public final class ConversationRuntime: Sendable {
     signals.cancelAll()
   }
 
-  public func perform(_ effects: [ConversationEffect], on store: ConversationStore) {
+  public func perform<R: ConversationReducing>(_ effects: [ConversationEffect], on store: Store<R>) {
     for effect in effects { perform(effect, on: store) }
   }
 
-  private func perform(_ effect: ConversationEffect, on store: ConversationStore) {
+  private func perform<R: ConversationReducing>(_ effect: ConversationEffect, on store: Store<R>) {
     let backend = backend
     let clock = store.environment.clock
     switch effect {
@@ -91,8 +90,8 @@ public final class ConversationRuntime: Sendable {
     }
   }
 
-  private static func stream(
-    _ events: AsyncThrowingStream<ReplyEvent, any Error>, _ requestID: RequestID, into store: ConversationStore
+  private static func stream<R: ConversationReducing>(
+    _ events: AsyncThrowingStream<ReplyEvent, any Error>, _ requestID: RequestID, into store: Store<R>
   ) async {
     do {
       for try await event in events {
@@ -118,8 +117,8 @@ public final class ConversationRuntime: Sendable {
     }
   }
 
-  private static func request(
-    _ requestID: RequestID, _ store: ConversationStore, _ operation: () async throws -> ConversationAction
+  private static func request<R: ConversationReducing>(
+    _ requestID: RequestID, _ store: Store<R>, _ operation: () async throws -> ConversationAction
   ) async {
     do {
       let result = try await operation()
@@ -129,8 +128,8 @@ public final class ConversationRuntime: Sendable {
     }
   }
 
-  private static func listen(
-    _ updates: AsyncThrowingStream<RealtimeUpdate, any Error>, _ requestID: RequestID, _ store: ConversationStore
+  private static func listen<R: ConversationReducing>(
+    _ updates: AsyncThrowingStream<RealtimeUpdate, any Error>, _ requestID: RequestID, _ store: Store<R>
   ) async {
     var failure = ChatError(.network, "The realtime connection closed.")
     do {

@@ -6,6 +6,12 @@ public typealias ConversationStore = Store<ConversationReducer>
 /// A store for the user's conversation list.
 public typealias ConversationListStore = Store<ConversationListReducer>
 
+/// A reducer of conversations: `ConversationReducer`, or one that wraps it (recording, logging).
+public protocol ConversationReducing: Reducer
+where State == ConversationState, Action == ConversationAction, Effect == ConversationEffect {}
+
+extension ConversationReducer: ConversationReducing {}
+
 extension Store where R == ConversationReducer {
   /// A conversation store whose effects run against `backend`.
   ///
@@ -17,8 +23,18 @@ extension Store where R == ConversationReducer {
   public convenience init(
     _ state: ConversationState = ConversationState(), backend: any ChatBackend, environment: StoreEnvironment = .live
   ) {
+    self.init(state, reducer: ConversationReducer(), backend: backend, environment: environment)
+  }
+}
+
+extension Store where R: ConversationReducing {
+  /// A conversation store running `reducer` (for example a recording wrapper) against `backend`.
+  public convenience init(
+    _ state: ConversationState = ConversationState(), reducer: R, backend: any ChatBackend,
+    environment: StoreEnvironment = .live
+  ) {
     let runtime = ConversationRuntime(backend: backend)
-    self.init(initialState: state, reducer: ConversationReducer(), environment: environment) { effects, store in
+    self.init(initialState: state, reducer: reducer, environment: environment) { effects, store in
       runtime.perform(effects, on: store)
     }
   }

@@ -1,0 +1,110 @@
+public import ConversationState
+import Foundation
+
+/// An agent reply written as timed chunks: `"Hel|lo |wor|ld.|<finish>"`.
+///
+/// Pieces are separated by `|`. Plain pieces are text deltas. Bracketed pieces are directives:
+///
+/// | piece | meaning |
+/// |---|---|
+/// | `<finish>` | the server finishes the reply (its message carries the whole text) |
+/// | `<end>` | the stream closes without finishing (the reply is left interrupted) |
+/// | `<drop>` | the connection drops mid-reply (a retryable `NETWORK` error) |
+/// | `<wait 1.5>` | 1.5 more seconds pass before the next piece |
+/// | `<tool NAME>` / `<tool NAME client>` | the agent calls a tool (server-executed unless `client`) |
+/// | `<result NAME JSON>` | that tool's result, e.g. `<result lookup {"status":"shipped"}>` |
+/// | `<error STATUS CODE>` / `<error 429 RATE_LIMITED retry-after=2>` | the send itself fails; first piece only |
+///
+/// Every piece arrives one `interval` after the one before it (see `ScriptedBackend`). A reply without
+/// `<finish>`, `<end>` or `<drop>` finishes after its last piece.
+public struct ReplyScript: Equatable, Sendable {
+  public enum Step: Equatable, Sendable {
+    case delta(String)
+    case wait(Double)
+    case toolCall(name: String, execution: ToolCall.Execution)
+    case toolResult(name: String, JSONValue)
+    case finish
+    case end
+    case drop
+    case fail(ChatError)
+  }
+
+  /// A notation that could not be read: which piece, and why.
+  public struct SyntaxError: Error, Equatable, CustomStringConvertible {
+    public var piece: String
+    public var reason: String
+    public var description: String { "reply script piece \"\(piece)\": \(reason)" }
+  }
+
+  public var steps: [Step]
+
+  public init(steps: [Step]) { self.steps = steps }
+
+  public init(_ notation: String) throws {
+    var steps: [Step] = []
+    for piece in notation.split(separator: "|", omittingEmptySubsequences: false).map(String.init) {
+      steps.append(try Self.step(piece, isFirst: steps.isEmpty))
+    }
+    if !steps.contains(where: { [.finish, .end, .drop].contains($0) }) && !steps.contains(where: \.isFailure) {
+      steps.append(.finish)
+    }
+    self.steps = steps
+  }
+
+  /// The text the reply's deltas add up to.
+  public var text: String {
+    steps.reduce(into: "") { text, step in
+      if case .delta(let delta) = step { text += delta }
+    }
+  }
+
+  private static func step(_ piece: String, isFirst: Bool) throws -> Step {
+    guard piece.hasPrefix("<") && piece.hasSuffix(">") else { return .delta(piece) }
+    let words = piece.dropFirst().dropLast().split(separator: " ", maxSplits: 2).map(String.init)
+    func fail(_ reason: String) -> SyntaxError { SyntaxError(piece: piece, reason: reason) }
+    switch words.first {
+    case "finish": return .finish
+    case "end": return .end
+    case "drop": return .drop
+    case "wait":
+      guard words.count == 2, let seconds = Double(words[1]), seconds >= 0 else {
+        throw fail("expected <wait SECONDS>")
+      }
+      return .wait(seconds)
+    case "tool":
+      guard words.count >= 2 else { throw fail("expected <tool NAME> or <tool NAME client>") }
+      return .toolCall(name: words[1], execution: words.count == 3 && words[2] == "client" ? .client : .server)
+    case "result":
+      guard words.count == 3 else { throw fail("expected <result NAME JSON>") }
+      guard let json = try? JSONValue(parsing: words[2]) else { throw fail("the result is not valid JSON") }
+      return .toolResult(name: words[1], json)
+    case "error":
+      guard isFirst else { throw fail("<error …> describes the send failing, so it must come first") }
+      let parts = piece.dropFirst().dropLast().split(separator: " ").map(String.init)
+      guard parts.count >= 3, let status = Int(parts[1]) else { throw fail("expected <error STATUS CODE>") }
+      var retryAfter: Double?
+      if parts.count == 4 {
+        guard parts[3].hasPrefix("retry-after="), let seconds = Double(parts[3].dropFirst("retry-after=".count))
+        else { throw fail("expected retry-after=SECONDS") }
+        retryAfter = seconds
+      }
+      return .fail(ChatError(ChatError.Code(parts[2]), "scripted failure", status: status, retryAfter: retryAfter))
+    default:
+      throw fail("unknown directive; see ReplyScript for the notation")
+    }
+  }
+}
+
+extension ReplyScript.Step {
+  var isFailure: Bool {
+    if case .fail = self { return true }
+    return false
+  }
+}
+
+extension JSONValue {
+  /// Parses JSON text.
+  public init(parsing text: String) throws {
+    self = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+  }
+}

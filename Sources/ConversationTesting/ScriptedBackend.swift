@@ -1,0 +1,169 @@
+public import ConversationState
+import Foundation
+public import Reducers
+
+/// A `ChatBackend` that plays scripted agent replies on a clock: for demos, and for tests that want a
+/// whole conversation to happen without answering every call by hand.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let backend = try ScriptedBackend(clock: clock, replies: ["Hel|lo |wor|ld.|<finish>", "<error 429 RATE_LIMITED retry-after=2>"])
+/// let store = ConversationStore(backend: backend, environment: .deterministic(clock: clock))
+/// store.sendMessage("Hi")
+/// clock.advance(by: 1)      // the reply streams in, one piece every `interval`
+/// ```
+public final class ScriptedBackend: ChatBackend {
+  private struct Script: Sendable {
+    var replies: [ReplyScript]
+    var historyPages: [HistoryPage]
+    var conversationPages: [ConversationPage]
+    var sends = 0
+    var tickets = 0
+  }
+
+  private let clock: any ChatClock
+  private let interval: Double
+  private let historyDelay: Double
+  private let realtimeFailure: ChatError?
+  private let agent: AgentInfo?
+  private let script: StateLock<Script>
+
+  /// - Parameters:
+  ///   - replies: one notation per send, in order (see `ReplyScript`); sends past the last get "OK."
+  ///   - interval: seconds between pieces of a reply.
+  ///   - historyPages: pages served in order by `history`; an empty last page after them.
+  ///   - historyDelay: how long each history page takes (a slow page).
+  ///   - realtimeFailure: when set, the realtime connection fails with it instead of opening.
+  public init(
+    clock: any ChatClock, replies: [String] = [], interval: Double = 0.05, historyPages: [HistoryPage] = [],
+    historyDelay: Double = 0, conversationPages: [ConversationPage] = [], realtimeFailure: ChatError? = nil,
+    agent: AgentInfo? = AgentInfo(id: "agent", name: "Agent")
+  ) throws {
+    self.clock = clock
+    self.interval = interval
+    self.historyDelay = historyDelay
+    self.realtimeFailure = realtimeFailure
+    self.agent = agent
+    script = StateLock(
+      Script(
+        replies: try replies.map(ReplyScript.init), historyPages: historyPages, conversationPages: conversationPages))
+  }
+
+  /// Queues more replies.
+  public func enqueue(_ notation: String) throws {
+    let reply = try ReplyScript(notation)
+    script.withLock { $0.replies.append(reply) }
+  }
+
+  public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let (number, reply) = script.withLock { script in
+      script.sends += 1
+      return (script.sends, script.replies.isEmpty ? try! ReplyScript("OK.") : script.replies.removeFirst())
+    }
+    let conversationID = payload.conversationID ?? "conv-scripted"
+    let confirmed = Message(
+      clientID: payload.clientID, serverID: ServerMessageID("s-\(number)-q"), role: .user, text: payload.text,
+      createdAt: clock.now(), attachments: payload.attachments)
+    return play(reply, number: number, accepted: .accepted(confirmed, conversationID: conversationID))
+  }
+
+  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    let (number, reply) = script.withLock { script in
+      script.sends += 1
+      return (script.sends, script.replies.isEmpty ? try! ReplyScript("OK.") : script.replies.removeFirst())
+    }
+    return play(reply, number: number, accepted: nil)
+  }
+
+  private func play(_ reply: ReplyScript, number: Int, accepted: ReplyEvent?)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    let clock = clock
+    let interval = interval
+    let agent = agent
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        do {
+          if case .fail(let error) = reply.steps.first { throw error }
+          if let accepted { continuation.yield(accepted) }
+          continuation.yield(.started(agent: agent))
+          var text = ""
+          for step in reply.steps {
+            try await clock.sleep(seconds: interval)
+            switch step {
+            case .delta(let delta):
+              text += delta
+              continuation.yield(.delta(delta))
+            case .wait(let seconds):
+              try await clock.sleep(seconds: seconds)
+            case .toolCall(let name, let execution):
+              continuation.yield(.toolCall(ToolCall(id: ToolCallID(name), name: name, execution: execution)))
+            case .toolResult(let name, let json):
+              continuation.yield(.toolResult(ToolCallID(name), .succeeded(json)))
+            case .finish:
+              let message = Message(
+                clientID: ClientMessageID("s-\(number)-a"), serverID: ServerMessageID("s-\(number)-a"),
+                role: .assistant, text: text, createdAt: clock.now(), reply: .complete, agent: agent)
+              continuation.yield(.finished(message))
+              continuation.finish()
+              return
+            case .end:
+              continuation.finish()
+              return
+            case .drop:
+              throw ChatError(.network, "The connection dropped mid-reply.")
+            case .fail(let error):
+              throw error
+            }
+          }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  public func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
+    -> HistoryPage
+  {
+    if historyDelay > 0 { try await clock.sleep(seconds: historyDelay) }
+    return script.withLock { script in
+      script.historyPages.isEmpty
+        ? HistoryPage(messages: [], nextCursor: nil, hasMore: false) : script.historyPages.removeFirst()
+    }
+  }
+
+  public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { [] }
+
+  public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
+    let failure = realtimeFailure
+    return AsyncThrowingStream { continuation in
+      if let failure {
+        continuation.finish(throwing: failure)
+      } else {
+        continuation.yield(.opened)
+      }
+    }
+  }
+
+  public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
+    script.withLock { script in
+      script.conversationPages.isEmpty
+        ? ConversationPage(conversations: [], nextCursor: nil, hasMore: false) : script.conversationPages.removeFirst()
+    }
+  }
+
+  public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {}
+  public func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws {}
+  public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
+    let number = script.withLock { script in
+      script.tickets += 1
+      return script.tickets
+    }
+    return TicketReceipt(ticketID: "T-\(number)")
+  }
+}

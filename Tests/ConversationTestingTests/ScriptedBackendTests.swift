@@ -1,0 +1,125 @@
+import ConversationState
+import ConversationTesting
+import Foundation
+import Reducers
+import Testing
+
+@Suite("Scripted backend", .timeLimit(.minutes(1)))
+struct ScriptedBackendTests {
+  @Test(
+    "the reply notation reads deltas and directives",
+    arguments: [
+      ("Hel|lo |wor|ld.|<finish>", [.delta("Hel"), .delta("lo "), .delta("wor"), .delta("ld."), .finish]),
+      ("Hi", [.delta("Hi"), .finish]),
+      ("Part|<drop>", [.delta("Part"), .drop]),
+      ("a|<wait 2.5>|b|<end>", [.delta("a"), .wait(2.5), .delta("b"), .end]),
+      (
+        #"<tool lookup>|<result lookup {"ok":true}>|Done|<finish>"#,
+        [
+          .toolCall(name: "lookup", execution: .server), .toolResult(name: "lookup", ["ok": true]), .delta("Done"),
+          .finish,
+        ]
+      ),
+      ("<tool calc client>|<end>", [.toolCall(name: "calc", execution: .client), .end]),
+    ] as [(String, [ReplyScript.Step])])
+  func notation(_ text: String, _ steps: [ReplyScript.Step]) throws {
+    #expect(try ReplyScript(text).steps == steps)
+  }
+
+  @Test("failures parse with status, code and retry-after")
+  func failures() throws {
+    let limited = try ReplyScript("<error 429 RATE_LIMITED retry-after=2>")
+    guard case .fail(let error) = limited.steps.first else {
+      Issue.record("expected a failure step")
+      return
+    }
+    #expect(error.code == .rateLimited)
+    #expect(error.status == 429)
+    #expect(error.retryAfter == 2)
+    #expect(error.retryable)
+    #expect(limited.steps.count == 1)
+  }
+
+  @Test(
+    "malformed notation is a typed error naming the piece",
+    arguments: [
+      "<wait>", "<wait soon>", "<tool>", "<result x {bad json}>", "Hi|<error 500 X>", "<dance>",
+      "<error 429 RATE_LIMITED retry=2>",
+    ])
+  func malformed(_ text: String) {
+    #expect(throws: ReplyScript.SyntaxError.self) { try ReplyScript(text) }
+  }
+
+  static func make(_ replies: [String], historyDelay: Double = 0, historyPages: [HistoryPage] = [])
+    throws -> (ConversationStore, TestClock)
+  {
+    let clock = TestClock()
+    let backend = try ScriptedBackend(
+      clock: clock, replies: replies, interval: 0.1, historyPages: historyPages, historyDelay: historyDelay)
+    let store = ConversationStore(
+      ConversationState(conversationID: "conv-1"), backend: backend, environment: .deterministic(clock: clock))
+    return (store, clock)
+  }
+
+  @Test("a scripted reply streams in piece by piece on virtual time, then finishes")
+  func streamsOnVirtualTime() async throws {
+    let (store, clock) = try Self.make(["Hel|lo |wor|ld.|<finish>"])
+    store.sendMessage("Hi")
+    #expect(await clock.run { store.state.streamingReply?.text.string == "Hel" })
+    #expect(await clock.run { store.state.streamingReply?.text.string == "Hello wor" })
+    #expect(await clock.run { store.state.requests.isEmpty })
+    #expect(store.state.messages.map(\.text) == ["Hi", "Hello world."])
+    #expect(store.state.messages.last?.reply == .complete)
+  }
+
+  @Test("a reply dropped mid-stream is kept, interrupted, with a retryable error")
+  func droppedMidReply() async throws {
+    let (store, clock) = try Self.make(["Partial |answer|<drop>"])
+    store.sendMessage("Hi")
+    #expect(await clock.run { store.state.requests.isEmpty })
+    let reply = store.state.messages.last
+    #expect(reply?.text == "Partial answer")
+    guard case .interrupted(let error) = reply?.reply else {
+      Issue.record("expected an interrupted reply")
+      return
+    }
+    #expect(error.code == .network)
+    #expect(error.retryable)
+  }
+
+  @Test(
+    "scripted send failures fail the message with the scripted error",
+    arguments: [
+      ("<error 429 RATE_LIMITED retry-after=2>", ChatError.Code.rateLimited, true),
+      ("<error 401 INVALID_IDENTITY>", ChatError.Code.invalidIdentity, false),
+    ])
+  func sendFailures(_ script: String, _ code: ChatError.Code, _ retryable: Bool) async throws {
+    let (store, clock) = try Self.make([script])
+    let clientID = store.sendMessage("Hi")
+    #expect(await clock.run { store.state.userError != nil })
+    guard case .failed(let error) = store.state.messages[clientID: clientID]?.delivery else {
+      Issue.record("expected a failed message")
+      return
+    }
+    #expect(error.code == code)
+    #expect(error.retryable == retryable)
+  }
+
+  @Test("a slow history page keeps the load in flight until its time has passed")
+  func slowHistoryPage() async throws {
+    let page = HistoryPage(
+      messages: [
+        Message(
+          clientID: "h1", serverID: "h1", role: .assistant, text: "old", createdAt: Date(timeIntervalSince1970: 0))
+      ],
+      nextCursor: nil, hasMore: false)
+    let (store, clock) = try Self.make([], historyDelay: 5, historyPages: [page])
+    store.send(.loadHistory(pageSize: 20))
+    while clock.pendingCount == 0 { await Task.yield() }
+    clock.advance(by: 4.9)
+    #expect(store.state.history.isLoadingHistory)
+    clock.advance(by: 0.1)
+    _ = await store.state { !$0.history.isLoadingHistory }
+    #expect(store.state.messages.map(\.text) == ["old"])
+  }
+}
