@@ -1,0 +1,107 @@
+public import ConversationState
+import Foundation
+import Reducers
+
+/// Generates random but plausible chat sessions — duplicates, reordering, late responses, reconnects,
+/// sign-outs, paging — runs them through `ConversationReducer`, and checks a property after every step.
+///
+/// Everything is derived from the seed, so a failure replays exactly; a failing session is shrunk to a short
+/// reproduction before it is reported.
+///
+/// ```swift
+/// if let failure = ConversationFuzzer.run(seed: 42, length: 200) {
+///   Issue.record("\(failure)")   // seed, step, broken invariants, and the shrunk action list as JSON
+/// }
+/// ```
+public enum ConversationFuzzer {
+  /// A property that must hold after every step, as broken-rule sentences; `(previous, current)`.
+  public typealias Property = @Sendable (ConversationState, ConversationState) -> [String]
+
+  /// The invariants and transition rules of `ConversationState`.
+  public static let invariants: Property = { previous, current in
+    current.invariantViolations() + current.transitionViolations(from: previous)
+  }
+
+  /// A session that broke the property.
+  public struct Failure: Error, CustomStringConvertible {
+    public var seed: UInt64
+    /// The shrunk session: replaying it from `initial` breaks the property at its last action.
+    public var actions: [ConversationAction]
+    public var violations: [String]
+    /// How long the session was before shrinking.
+    public var originalLength: Int
+
+    public var description: String {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      let lines = actions.map { action in
+        (try? encoder.encode(action)).map { String(decoding: $0, as: UTF8.self) } ?? "\(action)"
+      }
+      return """
+        Seed \(seed) broke the property after \(actions.count) action(s) (shrunk from \(originalLength)):
+          \(violations.joined(separator: "\n  "))
+        Reproduce with ConversationFuzzer.check(actions) on ConversationFuzzer.initial, or FUZZ_SEED=\(seed). Actions:
+        \(lines.joined(separator: "\n"))
+        """
+    }
+  }
+
+  /// Where every session starts: an existing, empty conversation.
+  public static var initial: ConversationState { ConversationState(conversationID: "conv-1") }
+
+  /// Generates a session of `length` actions from `seed`.
+  public static func generate(seed: UInt64, length: Int) -> [ConversationAction] {
+    var session = FuzzSession(seed: seed, state: initial)
+    return (0..<length).map { _ in session.next() }
+  }
+
+  /// Replays `actions` from `initial` and returns the index of the first action after which `property`
+  /// breaks, with what broke.
+  public static func check(
+    _ actions: [ConversationAction], from initial: ConversationState = initial, property: Property = invariants
+  ) -> (index: Int, violations: [String])? {
+    let reducer = ConversationReducer()
+    var state = initial
+    for (index, action) in actions.enumerated() {
+      let previous = state
+      _ = reducer.reduce(into: &state, action: action)
+      let violations = property(previous, state)
+      if !violations.isEmpty { return (index, violations) }
+    }
+    return nil
+  }
+
+  /// Generates, checks and, on failure, shrinks one session.
+  public static func run(seed: UInt64, length: Int, property: Property = invariants) -> Failure? {
+    let actions = generate(seed: seed, length: length)
+    guard let failure = check(actions, property: property) else { return nil }
+    let shrunk = shrink(Array(actions.prefix(failure.index + 1)), property: property)
+    let violations = check(shrunk, property: property)?.violations ?? failure.violations
+    return Failure(seed: seed, actions: shrunk, violations: violations, originalLength: actions.count)
+  }
+
+  /// Removes chunks of actions, halving the chunk size down to one, while the session still fails.
+  public static func shrink(_ actions: [ConversationAction], property: Property = invariants) -> [ConversationAction] {
+    func failingPrefix(_ candidate: [ConversationAction]) -> [ConversationAction]? {
+      check(candidate, property: property).map { Array(candidate.prefix($0.index + 1)) }
+    }
+    guard var current = failingPrefix(actions) else { return actions }
+    var chunk = max(1, current.count / 2)
+    while true {
+      var progressed = false
+      var start = 0
+      while start < current.count {
+        var candidate = current
+        candidate.removeSubrange(start..<min(start + chunk, candidate.count))
+        if let failing = failingPrefix(candidate) {
+          current = failing
+          progressed = true
+        } else {
+          start += chunk
+        }
+      }
+      if chunk == 1 && !progressed { return current }
+      if !progressed { chunk = max(1, chunk / 2) }
+    }
+  }
+}

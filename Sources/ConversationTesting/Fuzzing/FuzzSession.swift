@@ -1,0 +1,250 @@
+import ConversationState
+import Foundation
+import Reducers
+
+/// The generator behind `ConversationFuzzer`: it keeps its own copy of the state, so each action it makes
+/// is plausible for the moment (answers to requests really in flight, echoes of messages really sent), and
+/// then mixes in what real networks do: duplicates, stale results, other conversations, bad input.
+struct FuzzSession {
+  private var random: SplitMix64
+  private var state: ConversationState
+  private let reducer = ConversationReducer()
+  private var now = Date(timeIntervalSince1970: 1_750_000_000)
+  private var counter = 0
+  /// Backend results already delivered, to deliver again (duplicates) or late (after a sign-out).
+  private var delivered: [ConversationAction] = []
+
+  init(seed: UInt64, state: ConversationState) {
+    random = SplitMix64(seed: seed)
+    self.state = state
+  }
+
+  mutating func next() -> ConversationAction {
+    now = now.addingTimeInterval(Double(int(0..<5)) + 0.25)
+    let action = choose()
+    if action.isBackendResult { delivered.append(action) }
+    _ = reducer.reduce(into: &state, action: action)
+    return action
+  }
+
+  private mutating func choose() -> ConversationAction {
+    switch int(0..<100) {
+    case 0..<18: return userSends()
+    case 18..<50: return answerRequest() ?? userSends()
+    case 50..<58: return delivered.isEmpty ? userSends() : delivered[int(0..<delivered.count)]
+    case 58..<72: return realtime()
+    case 72..<80: return connection()
+    case 80..<97: return otherIntent()
+    default: return [ConversationAction.signOut, .identify(UserIdentity(userID: "u\(int(0..<3))")), .clear][int(0..<3)]
+    }
+  }
+
+  // MARK: - Helpers
+
+  private mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &random) }
+  private mutating func chance(_ percent: Int) -> Bool { int(0..<100) < percent }
+  private mutating func fresh(_ prefix: String) -> String {
+    counter += 1
+    return "\(prefix)\(counter)"
+  }
+
+  private mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[int(0..<items.count)] }
+
+  private var conversationID: ConversationID { state.conversationID ?? "conv-1" }
+
+  private mutating func serverMessage(role: Role, at date: Date? = nil, author: ParticipantID? = nil) -> Message {
+    let id = fresh("s")
+    return Message(
+      clientID: ClientMessageID("srv-\(id)"), serverID: ServerMessageID(id), role: role, author: author,
+      text: "text \(id)", createdAt: date ?? now, reply: role == .assistant ? .complete : nil)
+  }
+
+  private mutating func anyError() -> ChatError {
+    pick([
+      ChatError(.network, "offline"), ChatError(.rateLimited, "slow down", status: 429, retryAfter: 2),
+      ChatError(.providerError, "model", status: 503), ChatError(.invalidIdentity, "expired", status: 401),
+      ChatError(.conversationNotOngoing, "ended", status: 409),
+    ])!
+  }
+
+  // MARK: - User
+
+  private mutating func userSends() -> ConversationAction {
+    var clientID = ClientMessageID(fresh("c"))
+    if chance(5), let existing = pick(Array(state.messages)) { clientID = existing.clientID }
+    var attachments: [MessageAttachment] = []
+    if chance(15) {
+      let count = int(1..<6)
+      attachments = (0..<count).map { index in
+        MessageAttachment(
+          id: AttachmentID("a\(index)"), filename: "f\(index).png", contentType: "image/png",
+          byteSize: chance(20) ? 9 * 1024 * 1024 : 1_000)
+      }
+    }
+    let text = chance(8) ? " " : "hello \(counter)"
+    return .send(OutgoingMessage(clientID: clientID, text: text, attachments: attachments, createdAt: now))
+  }
+
+  private mutating func otherIntent() -> ConversationAction {
+    let messages = Array(state.messages)
+    let answers = messages.filter { $0.role == .assistant }
+    switch int(0..<14) {
+    case 0:
+      return .retry(pick(messages.filter { if case .failed = $0.delivery { true } else { false } })?.clientID ?? "nope")
+    case 1: return .regenerate(pick(answers)?.clientID ?? "nope")
+    case 2: return .loadHistory(pageSize: pick([20, 5, 0, 101])!)
+    case 3: return .loadMoreHistory(pageSize: pick([20, 10, 100])!)
+    case 4: return .rateAnswer(pick(answers)?.clientID ?? "nope", pick(Rating.allCases)!)
+    case 5: return .rateConversation(pick(Rating.allCases)!, comment: chance(50) ? "ok" : nil)
+    case 6: return .dismissFeedback
+    case 7: return .markRead(upTo: pick(messages.compactMap(\.serverID)) ?? "nope")
+    case 8: return .setTyping(chance(50))
+    case 9: return .stopReply
+    case 10: return .clearError
+    case 11: return .setDraft("draft \(counter)")
+    case 12: return .escalate(TicketDraft(subject: chance(80) ? "Help" : "", body: "It broke"))
+    default:
+      let clientID = pick(messages)?.clientID ?? "nope"
+      return chance(50)
+        ? .attachmentProgress(clientID, "a0", pick([0.5, 1, -1, .nan])!)
+        : .attachmentUploaded(clientID, "a0", URL(string: "https://files.example/a0")!)
+    }
+  }
+
+  // MARK: - Backend
+
+  private mutating func answerRequest() -> ConversationAction? {
+    let inFlight = state.requests.sorted { $0.key.sequence < $1.key.sequence }
+    guard let (requestID, purpose) = pick(inFlight) else { return nil }
+    if chance(12) { return .requestFailed(requestID, anyError()) }
+    switch purpose {
+    case .send(let clientID):
+      if let message = state.messages[clientID: clientID], !message.isCommitted {
+        var confirmed = message
+        confirmed.serverID = ServerMessageID(fresh("s"))
+        confirmed.delivery = .sent
+        confirmed.createdAt = now
+        return chance(25)
+          ? .realtime(conversationID, .messageCreated(confirmed))
+          : .sendAccepted(requestID, confirmed: confirmed, conversationID: conversationID)
+      }
+      return streamEvent(requestID)
+    case .regenerate:
+      return streamEvent(requestID)
+    case .history:
+      return .historyLoaded(requestID, historyPage())
+    case .sync:
+      return .syncLoaded(requestID, (0..<int(0..<4)).map { _ in serverMessage(role: .assistant) })
+    case .rating, .feedback:
+      return .requestSucceeded(requestID)
+    case .connect:
+      return chance(75)
+        ? .connectionOpened(requestID) : .connectionLost(anyError(), at: now, jitter: Double(int(0..<100)) / 100)
+    case .ticket:
+      return .ticketCreated(requestID, TicketReceipt(ticketID: fresh("T")))
+    }
+  }
+
+  private mutating func streamEvent(_ requestID: RequestID) -> ConversationAction {
+    guard state.streamingReply?.requestID == requestID else {
+      return chance(85)
+        ? .replyStarted(requestID, agent: AgentInfo(id: "bot", name: "Bot"), at: now) : .replyEnded(requestID)
+    }
+    switch int(0..<10) {
+    case 0..<5: return .replyDelta(requestID, pick(["Hel", "lo", " wor", "ld", "é", "👋"])!)
+    case 5:
+      return .toolCallStarted(
+        requestID, ToolCall(id: ToolCallID(fresh("t")), name: "lookup", execution: chance(70) ? .client : .server))
+    case 6:
+      let callIDs: [ToolCallID] = state.streamingReply?.toolCalls.map(\.id) ?? []
+      let callID: ToolCallID = pick(callIDs) ?? "unknown"
+      let big = chance(20)
+      return .toolCallFinished(requestID, callID, .succeeded(.string(String(repeating: "x", count: big ? 20_001 : 10))))
+    case 7, 8: return .replyFinished(requestID, message: serverMessage(role: .assistant))
+    default: return .replyEnded(requestID)
+    }
+  }
+
+  private mutating func historyPage() -> HistoryPage {
+    let oldest = state.messages.firstCommitted?.createdAt ?? now
+    var messages: [Message] = (0..<int(0..<6)).map { index in
+      serverMessage(
+        role: index.isMultiple(of: 2) ? .user : .assistant, at: oldest.addingTimeInterval(-Double(index + 1)))
+    }
+    // Overlap: some messages the client already has.
+    if chance(40) {
+      messages += state.messages.filter(\.isCommitted).prefix(int(0..<3)).filter { $0.serverID != nil }
+    }
+    if chance(5), var anonymous = messages.first {
+      anonymous.serverID = nil
+      messages.append(anonymous)
+    }
+    return HistoryPage(messages: messages, nextCursor: PageCursor(fresh("p")), hasMore: chance(70))
+  }
+
+  private mutating func realtime() -> ConversationAction {
+    let conversation: ConversationID = chance(5) ? "conv-other" : conversationID
+    let known = state.messages.compactMap(\.serverID)
+    let event: RealtimeEvent
+    switch int(0..<10) {
+    case 0, 1, 2:
+      var message = serverMessage(
+        role: pick([Role.assistant, .humanAgent, .user, .system])!, author: pick(["ana", "bo"]))
+      if chance(15), let existing = pick(known) { message.serverID = existing }
+      if chance(10), let late = state.messages.firstCommitted?.createdAt {
+        message.createdAt = late.addingTimeInterval(0.5)
+      }
+      event = .messageCreated(message)
+    case 3:
+      var edited = serverMessage(role: .assistant)
+      edited.serverID = pick(known) ?? "unknown"
+      event = .messageEdited(edited)
+    case 4: event = .messageDeleted(pick(known) ?? "unknown")
+    case 5: event = .typingStarted(pick(["ana", "bo"])!, at: now)
+    case 6: event = .typingStopped(pick(["ana", "bo"])!)
+    case 7: event = .statusChanged(pick(ConversationStatus.allCases)!)
+    case 8: event = .feedbackOffered(FeedbackPrompt(question: "How did we do?"))
+    default:
+      event = chance(50) ? .titleChanged("Title \(counter)") : .transcript(pick(known) ?? "unknown", text: "said")
+    }
+    return .realtime(conversation, event)
+  }
+
+  private mutating func connection() -> ConversationAction {
+    switch int(0..<6) {
+    case 0: return .connect
+    case 1: return .disconnect
+    case 2: return .connectionLost(anyError(), at: now, jitter: Double(int(0..<100)) / 100)
+    case 3: return .timerFired(.reconnect, at: now)
+    case 4: return .timerFired(.resync, at: now)
+    default: return .timerFired(.typingExpiry(pick(["ana", "bo"])!), at: now)
+    }
+  }
+}
+
+extension ConversationAction {
+  /// Results and events from the backend, which a real network may deliver twice or late.
+  var isBackendResult: Bool {
+    switch self {
+    case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
+      .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
+      .ticketCreated:
+      return true
+    default:
+      return false
+    }
+  }
+}
+
+/// A seeded generator (SplitMix64), so a session replays exactly from its seed.
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var value = state
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
+  }
+}

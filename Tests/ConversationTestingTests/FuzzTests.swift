@@ -1,0 +1,63 @@
+import ConversationState
+import ConversationTesting
+import Foundation
+import Testing
+
+@Suite("Invariant fuzzing")
+struct FuzzTests {
+  /// FUZZ_SEQUENCES (default 2,000), FUZZ_LENGTH (default 200) and FUZZ_SEED (first seed, default 1) set
+  /// the search; a longer one: `FUZZ_SEQUENCES=200000 swift test --filter FuzzTests`.
+  static let environment = ProcessInfo.processInfo.environment
+  static let sequences = Int(environment["FUZZ_SEQUENCES"] ?? "") ?? 2_000
+  static let length = Int(environment["FUZZ_LENGTH"] ?? "") ?? 200
+  static let firstSeed = UInt64(environment["FUZZ_SEED"] ?? "") ?? 1
+  static let shards = 4
+
+  @Test("random plausible sessions keep every invariant after every step", arguments: 0..<shards)
+  func sessionsKeepInvariants(shard: Int) {
+    for index in stride(from: shard, to: Self.sequences, by: Self.shards) {
+      let seed = Self.firstSeed + UInt64(index)
+      if let failure = ConversationFuzzer.run(seed: seed, length: Self.length) {
+        Issue.record(Comment(rawValue: failure.description))
+        return
+      }
+    }
+  }
+
+  @Test("the same seed generates the same session")
+  func deterministic() {
+    // Compared as text: sessions include a NaN upload progress on purpose, and NaN != NaN.
+    let first = "\(ConversationFuzzer.generate(seed: 7, length: 300))"
+    #expect(first == "\(ConversationFuzzer.generate(seed: 7, length: 300))")
+    #expect(first != "\(ConversationFuzzer.generate(seed: 8, length: 300))")
+  }
+
+  @Test("sessions exercise the edges: failures, stale results, paging, reconnects, sign-outs")
+  func coverage() {
+    let actions = (1...20).flatMap { ConversationFuzzer.generate(seed: $0, length: 200) }
+    func count(_ match: (ConversationAction) -> Bool) -> Int { actions.filter(match).count }
+    #expect(count { if case .requestFailed = $0 { true } else { false } } > 20)
+    #expect(count { if case .historyLoaded = $0 { true } else { false } } > 20)
+    #expect(count { if case .connectionLost = $0 { true } else { false } } > 20)
+    #expect(count { if case .signOut = $0 { true } else { false } } > 5)
+    #expect(count { if case .replyDelta = $0 { true } else { false } } > 50)
+    #expect(count { if case .sendAccepted = $0 { true } else { false } } > 50)
+  }
+
+  @Test("a failing session is shrunk to a short reproduction that still fails")
+  func shrinking() throws {
+    // A planted property: "never two failed messages". Real sessions break it; the shrinker should find a
+    // handful of actions that still do.
+    let property: ConversationFuzzer.Property = { _, state in
+      state.messages.filter { if case .failed = $0.delivery { true } else { false } }.count >= 2
+        ? ["two failed messages"] : []
+    }
+    let failure = try #require(
+      (1...200).lazy.compactMap { ConversationFuzzer.run(seed: $0, length: 200, property: property) }.first)
+    #expect(failure.actions.count <= 6, "shrunk to \(failure.actions.count) actions")
+    #expect(failure.actions.count < failure.originalLength)
+    #expect(ConversationFuzzer.check(failure.actions, property: property) != nil, "the reproduction still fails")
+    #expect(failure.description.contains("Seed \(failure.seed)"))
+    #expect(failure.description.contains("\"send\""), "the reproduction is printed as JSON actions")
+  }
+}
