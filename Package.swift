@@ -15,18 +15,24 @@ let package = Package(
     .library(name: "ConversationState", targets: ["ConversationState"]),
     .library(name: "Reducers", targets: ["Reducers"]),
     .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
+    .executable(name: "fixtures", targets: ["FixturesCommand"]),
   ],
   targets: [
     .target(name: "ConversationState", swiftSettings: strictness),
     .target(name: "Reducers", dependencies: ["ConversationState"], swiftSettings: strictness),
-    .target(name: "ConversationTesting", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
+    .target(
+      name: "ConversationTesting", dependencies: ["ConversationState", "Reducers", "ConversationFixtures"],
+      swiftSettings: strictness),
+    .target(name: "ConversationFixtures", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
+    .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState"], swiftSettings: strictness),
     .testTarget(
       name: "ReducersTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
       swiftSettings: strictness),
     .testTarget(
-      name: "ConversationTestingTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
+      name: "ConversationTestingTests",
+      dependencies: ["ConversationState", "Reducers", "ConversationTesting", "ConversationFixtures"],
       swiftSettings: strictness),
   ]
 )
