@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "Reducers", targets: ["Reducers"]),
     .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
+    .executable(name: "benchmarks", targets: ["Benchmarks"]),
   ],
   targets: [
     .target(name: "ConversationState", swiftSettings: strictness),
@@ -25,6 +26,9 @@ let package = Package(
       swiftSettings: strictness),
     .target(name: "ConversationFixtures", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
+    .executableTarget(
+      name: "Benchmarks", dependencies: ["ConversationState", "Reducers"],
+      swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState"], swiftSettings: strictness),
     .testTarget(

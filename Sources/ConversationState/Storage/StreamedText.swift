@@ -85,8 +85,12 @@ extension StreamedText: CustomStringConvertible {
   public var description: String { string }
 }
 
-/// Blocks of doubling size (1 KiB, 2 KiB, 4 KiB, …) reached through a fixed directory that is
-/// allocated once, so nothing a reader can see ever moves.
+/// Blocks that never move, reached through a two-level directory that never moves either.
+///
+/// Blocks start at 1 KiB and double up to 64 KiB, then stay at 64 KiB: a short reply costs little memory,
+/// and a long one never asks the allocator for a block large enough to be mapped fresh (and page-faulted)
+/// while deltas are being timed by a user. The first directory level is allocated with the storage; each
+/// second-level table is allocated once, when the first block it holds is.
 ///
 /// `@unchecked Sendable`, and why that is safe:
 /// - bytes below a `StreamedText`'s `utf8Count` are written before that value exists and never again;
@@ -95,19 +99,28 @@ extension StreamedText: CustomStringConvertible {
 /// - a directory slot is written once, before any value whose length reaches into that block;
 /// - values reach other threads through a lock or a stream, which orders those writes before the reads.
 private final class TextStorage: @unchecked Sendable {
-  private static let firstBlockSize = 1024
-  private static let maximumBlocks = 48
-  private let directory: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
+  private static let firstBlockBytes = 1_024
+  private static let growingBlocks = 7  // 1, 2, 4, … 64 KiB
+  private static let largeBlockBytes = firstBlockBytes << (growingBlocks - 1)
+  private static let growingBytes = firstBlockBytes * ((1 << growingBlocks) - 1)
+  private static let tableSize = 1_024
+  private typealias Table = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
+
+  private let tables: UnsafeMutablePointer<Table?>
   private let reserved = Atomic<Int>(0)
 
   init() {
-    directory = .allocate(capacity: Self.maximumBlocks)
-    directory.initialize(repeating: nil, count: Self.maximumBlocks)
+    tables = .allocate(capacity: Self.tableSize)
+    tables.initialize(repeating: nil, count: Self.tableSize)
   }
 
   deinit {
-    for block in 0..<Self.maximumBlocks { directory[block]?.deallocate() }
-    directory.deallocate()
+    for tableIndex in 0..<Self.tableSize {
+      guard let table = tables[tableIndex] else { continue }
+      for block in 0..<Self.tableSize { table[block]?.deallocate() }
+      table.deallocate()
+    }
+    tables.deallocate()
   }
 
   /// Claims bytes `[offset, offset + count)`; succeeds only for the value whose end is the storage's end.
@@ -115,10 +128,34 @@ private final class TextStorage: @unchecked Sendable {
     reserved.compareExchange(expected: offset, desired: offset + count, ordering: .acquiringAndReleasing).exchanged
   }
 
+  /// The block holding `offset`: its index, where it starts, and its size.
   private static func block(containing offset: Int) -> (index: Int, start: Int, size: Int) {
-    let units = offset / firstBlockSize + 1
-    let index = Int.bitWidth - 1 - units.leadingZeroBitCount
-    return (index, firstBlockSize * ((1 << index) - 1), firstBlockSize << index)
+    if offset < growingBytes {
+      let units = offset / firstBlockBytes + 1
+      let index = Int.bitWidth - 1 - units.leadingZeroBitCount
+      return (index, firstBlockBytes * ((1 << index) - 1), firstBlockBytes << index)
+    }
+    let large = (offset - growingBytes) / largeBlockBytes
+    return (growingBlocks + large, growingBytes + large * largeBlockBytes, largeBlockBytes)
+  }
+
+  private func address(ofBlock index: Int, size: Int, creating: Bool) -> UnsafeMutablePointer<UInt8> {
+    let (tableIndex, slot) = index.quotientAndRemainder(dividingBy: Self.tableSize)
+    precondition(tableIndex < Self.tableSize, "a streamed reply longer than 64 GiB")
+    let table: Table
+    if let existing = tables[tableIndex] {
+      table = existing
+    } else {
+      precondition(creating, "reading a block that was never written")
+      table = .allocate(capacity: Self.tableSize)
+      table.initialize(repeating: nil, count: Self.tableSize)
+      tables[tableIndex] = table
+    }
+    if let block = table[slot] { return block }
+    precondition(creating, "reading a block that was never written")
+    let block = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+    table[slot] = block
+    return block
   }
 
   func write(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) {
@@ -127,13 +164,7 @@ private final class TextStorage: @unchecked Sendable {
     var position = offset
     while remaining > 0 {
       let block = Self.block(containing: position)
-      let base: UnsafeMutablePointer<UInt8>
-      if let existing = directory[block.index] {
-        base = existing
-      } else {
-        base = .allocate(capacity: block.size)
-        directory[block.index] = base
-      }
+      let base = address(ofBlock: block.index, size: block.size, creating: true)
       let within = position - block.start
       let run = Swift.min(remaining, block.size - within)
       (base + within).update(from: source, count: run)
@@ -148,7 +179,8 @@ private final class TextStorage: @unchecked Sendable {
     while position < length {
       let block = Self.block(containing: position)
       let run = Swift.min(length - position, block.size)
-      (destination + position).update(from: directory[block.index]!, count: run)
+      (destination + position).update(
+        from: address(ofBlock: block.index, size: block.size, creating: false), count: run)
       position += run
     }
   }

@@ -1,7 +1,7 @@
 #if CONVERSATION_STORE_TSAN
-  import Foundation
+  public import Foundation
 #else
-  import Synchronization
+  public import Synchronization
 #endif
 
 /// The one lock that guards a store's state (and the runtime's task tables).
@@ -11,13 +11,15 @@
 /// from two threads reproduces it). `.ci/run` builds the sanitizer run with `-DCONVERSATION_STORE_TSAN`,
 /// which swaps in an `NSLock`, so every other report stays fatal and nothing is suppressed.
 #if CONVERSATION_STORE_TSAN
+  @usableFromInline
   package final class StateLock<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched inside `withLock`, between lock() and unlock().
-    private let lock = NSLock()
-    private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
     package init(_ value: Value) { self.value = value }
 
+    @inlinable
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
       lock.lock()
       defer { lock.unlock() }
@@ -25,11 +27,14 @@
     }
   }
 #else
+  @usableFromInline
   package final class StateLock<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    @usableFromInline let mutex: Mutex<Value>
 
     package init(_ value: Value) { mutex = Mutex(value) }
 
+    // Inlinable so a store's hot path is specialized for its state in the caller's module.
+    @inlinable
     package func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
       try mutex.withLock { value in try body(&value) }
     }

@@ -22,17 +22,22 @@ public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & E
   /// Performs the effects of one action; results come back through `store.send`.
   public typealias EffectHandler = @Sendable ([R.Effect], Store<R>) -> Void
 
+  @usableFromInline
   struct Core: Sendable {
-    var state: State
-    var version: UInt64 = 0
-    var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    var subscribers: Set<UInt64> = []
-    var nextSubscriberID: UInt64 = 0
+    @usableFromInline var state: State
+    @usableFromInline var version: UInt64 = 0
+    @usableFromInline var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    @usableFromInline var subscribers: Set<UInt64> = []
+    @usableFromInline var nextSubscriberID: UInt64 = 0
+
+    @usableFromInline init(state: State) { self.state = state }
   }
 
-  let core: StateLock<Core>
-  private let reducer: R
-  private let performEffects: EffectHandler?
+  // The hot path (`send`, `state`) is @inlinable so it is specialized for the caller's reducer; run
+  // generically across the module boundary it cost about 100 ns more per action (see the benchmarks).
+  @usableFromInline let core: StateLock<Core>
+  @usableFromInline let reducer: R
+  @usableFromInline let performEffects: EffectHandler?
   /// The clock, ID generator and random source of this store's runtime.
   public let environment: StoreEnvironment
 
@@ -46,6 +51,7 @@ public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & E
   }
 
   /// Applies `action` now, on the caller's thread, then starts its effects.
+  @inlinable
   public func send(_ action: R.Action) {
     let (effects, waiters) = core.withLock { core in
       let effects = reducer.reduce(into: &core.state, action: action)
@@ -60,9 +66,11 @@ public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & E
   }
 
   /// The current state.
+  @inlinable
   public var state: State { core.withLock { $0.state } }
 
   /// How many actions have been applied.
+  @inlinable
   public var version: UInt64 { core.withLock { $0.version } }
 
   /// Live snapshot subscriptions; one ends when its iteration ends or its task is cancelled.

@@ -40,6 +40,22 @@ struct StreamedTextTests {
     for (snapshot, text) in snapshots { #expect(snapshot.string == text) }
   }
 
+  @Test("a 5 MB reply crosses the growing blocks into many fixed ones and reads back exactly")
+  func longReply() {
+    var reply = StreamedText()
+    let chunk = String(repeating: "0123456789abcdef", count: 4_096)  // 64 KiB
+    var snapshots: [StreamedText] = []
+    for index in 0..<80 {
+      reply.append(chunk)
+      reply.append("|\(index)|")
+      if index.isMultiple(of: 20) { snapshots.append(reply) }
+    }
+    let expected = (0..<80).map { chunk + "|\($0)|" }.joined()
+    #expect(reply.utf8Count == expected.utf8.count)
+    #expect(reply.string == expected)
+    for snapshot in snapshots { #expect(expected.utf8.starts(with: snapshot.string.utf8)) }
+  }
+
   @Test("it round-trips through JSON as a plain string")
   func codable() throws {
     let text = StreamedText("streamed")

@@ -1,0 +1,73 @@
+import Foundation
+
+/// One measured workload: `run` performs it once and returns how many operations it timed and how long
+/// they took, in nanoseconds (setup excluded).
+struct Workload: Sendable {
+  let name: String
+  let run: @Sendable () async -> (ops: Int, nanoseconds: UInt64)
+}
+
+/// The median of several runs after a warm-up.
+struct Measurement: Encodable, Sendable {
+  let name: String
+  let nsPerOp: Double
+  let ops: Int
+  let runs: Int
+
+  enum CodingKeys: String, CodingKey {
+    case name
+    case nsPerOp = "ns_per_op"
+    case ops, runs
+  }
+}
+
+enum Harness {
+  static func measure(_ workload: Workload, runs: Int) async -> Measurement {
+    _ = await workload.run()  // warm-up: caches, allocator, lazy initialization
+    var perOp: [Double] = []
+    var ops = 0
+    for _ in 0..<runs {
+      let result = await workload.run()
+      ops = result.ops
+      perOp.append(Double(result.nanoseconds) / Double(max(result.ops, 1)))
+    }
+    perOp.sort()
+    return Measurement(name: workload.name, nsPerOp: perOp[perOp.count / 2], ops: ops, runs: runs)
+  }
+
+  /// Times `body` in nanoseconds on the monotonic clock.
+  static func time(_ body: () -> Void) -> UInt64 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return DispatchTime.now().uptimeNanoseconds - start
+  }
+
+  static func timeAsync(_ body: () async -> Void) async -> UInt64 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    await body()
+    return DispatchTime.now().uptimeNanoseconds - start
+  }
+}
+
+/// A target from the benchmark issue: `numerator / denominator` must stay at or below (or above) `limit`.
+struct RatioTarget {
+  let numerator: String
+  let denominator: String
+  let limit: Double
+  let atMost: Bool
+
+  func check(_ results: [String: Measurement]) -> (value: Double, met: Bool)? {
+    guard let top = results[numerator], let bottom = results[denominator] else { return nil }
+    let value = top.nsPerOp / bottom.nsPerOp
+    return (value, atMost ? value <= limit : value >= limit)
+  }
+
+  static let all: [RatioTarget] = [
+    RatioTarget(numerator: "delta.store.h100k", denominator: "delta.store.h100", limit: 1.25, atMost: true),
+    RatioTarget(numerator: "delta.store.reply1m", denominator: "delta.store.reply1k", limit: 1.5, atMost: true),
+    RatioTarget(numerator: "delta.store.h10k", denominator: "delta.bare.h10k", limit: 5, atMost: true),
+    RatioTarget(numerator: "delta.naive.h10k", denominator: "delta.store.h10k", limit: 1_000, atMost: false),
+    RatioTarget(numerator: "page.merge.h100k", denominator: "page.merge.h1k", limit: 2, atMost: true),
+    RatioTarget(numerator: "fanout.s8", denominator: "fanout.s1", limit: 2, atMost: true),
+  ]
+}

@@ -1,0 +1,103 @@
+import ConversationState
+import Foundation
+import Reducers
+
+/// History paging, sends and fan-out.
+enum TimelineWorkloads {
+  /// One 50-message older page (10 of them duplicates) put in front of a `history`-message conversation,
+  /// while a snapshot of the conversation before the merge is held.
+  static func pageMerge(history: Int, pages: Int) -> Workload {
+    let base = Conversations.history(history)
+    let page = HistoryPage(
+      messages: (1...40).map { Conversations.message(-$0) } + (0..<10).map { Conversations.message($0) },
+      nextCursor: "older", hasMore: true)
+    let reducer = ConversationReducer()
+    return Workload(name: "page.merge.h\(DeltaWorkloads.label(history))") {
+      var held: [ConversationState] = []
+      held.reserveCapacity(pages)
+      var nanoseconds: UInt64 = 0
+      for _ in 0..<pages {
+        var state = base
+        let request = RequestID(epoch: state.epoch, sequence: state.requestSequence + 1)
+        _ = reducer.reduce(into: &state, action: .loadMoreHistory(pageSize: 50))
+        held.append(state)  // the snapshot a subscriber holds while the page arrives
+        nanoseconds += Harness.time { _ = reducer.reduce(into: &state, action: .historyLoaded(request, page)) }
+        precondition(state.messages.count == history + 40)
+      }
+      return (pages, nanoseconds)
+    }
+  }
+
+  /// An optimistic send, its confirmation and its realtime echo on a `history`-message conversation,
+  /// through a store with one subscriber.
+  static func sendConfirm(history: Int, sends: Int) -> Workload {
+    let base = Conversations.history(history)
+    return Workload(name: "send.confirm.h\(DeltaWorkloads.label(history))") {
+      let store = Store(initialState: base, reducer: ConversationReducer())
+      let subscriber = LatestSnapshotSubscriber(store)
+      let nanoseconds = Harness.time {
+        for turn in 0..<sends {
+          let request = RequestID(epoch: base.epoch, sequence: UInt64(turn) * 1 + 1)
+          let clientID = ClientMessageID("send\(turn)")
+          let at = Conversations.start.addingTimeInterval(2_000_000 + Double(turn))
+          store.send(.send(OutgoingMessage(clientID: clientID, text: "hello \(turn)", createdAt: at)))
+          let confirmed = Message(
+            clientID: clientID, serverID: ServerMessageID("send\(turn)"), role: .user, text: "hello \(turn)",
+            createdAt: at)
+          store.send(.sendAccepted(request, confirmed: confirmed, conversationID: "bench"))
+          store.send(.realtime("bench", .messageCreated(confirmed)))
+          store.send(.replyEnded(request))
+        }
+      }
+      precondition(store.state.messages.count == history + sends, "every send confirmed exactly once")
+      await subscriber.finish(at: store.version)
+      return (sends, nanoseconds)
+    }
+  }
+
+  /// Per-action cost with `subscribers` concurrent subscribers: streamed deltas through one store.
+  static func fanout(subscribers count: Int, deltas: Int) -> Workload {
+    let base = Conversations.history(1_000)
+    return Workload(name: "fanout.s\(count)") {
+      let store = Store(initialState: base, reducer: ConversationReducer())
+      let subscribers = (0..<count).map { _ in LatestSnapshotSubscriber(store) }
+      let request = Conversations.openReply(on: store.state, turn: 0, send: store.send)
+      let nanoseconds = Harness.time {
+        for _ in 0..<deltas { store.send(.replyDelta(request, DeltaWorkloads.delta)) }
+      }
+      for subscriber in subscribers { await subscriber.finish(at: store.version) }
+      return (deltas, nanoseconds)
+    }
+  }
+
+  /// A realtime new-message event that moves a conversation to the top of a `count`-conversation list,
+  /// through a list store with one subscriber.
+  static func listRealtime(conversations count: Int, events: Int) -> Workload {
+    var list = ConversationListState()
+    list.conversations = ConversationList(
+      (0..<count).map { index in
+        ConversationSummary(
+          id: ConversationID("conv\(index)"), title: "Conversation \(index)",
+          lastActivityAt: Conversations.start.addingTimeInterval(-Double(index)))
+      })
+    list.hasLoaded = true
+    let base = list
+    return Workload(name: "list.realtime.c\(DeltaWorkloads.label(count))") {
+      let store = Store(initialState: base, reducer: ConversationListReducer())
+      let subscriber = LatestSnapshotSubscriber(store)
+      let nanoseconds = Harness.time {
+        for event in 0..<events {
+          // Walk the list with a stride so most events move a conversation from deep in the list.
+          let id = ConversationID("conv\((event &* 7_919) % count)")
+          store.send(
+            .realtime(
+              .messageCreated(
+                id, preview: "New message", role: .assistant,
+                at: Conversations.start.addingTimeInterval(Double(event)))))
+        }
+      }
+      await subscriber.finish(at: store.version)
+      return (events, nanoseconds)
+    }
+  }
+}
