@@ -30,7 +30,8 @@ let package = Package(
       name: "Benchmarks", dependencies: ["ConversationState", "Reducers"],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(
-      name: "ConversationStateTests", dependencies: ["ConversationState"], swiftSettings: strictness),
+      name: "ConversationStateTests", dependencies: ["ConversationState", "ConversationTesting"],
+      swiftSettings: strictness),
     .testTarget(
       name: "ReducersTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
       swiftSettings: strictness),

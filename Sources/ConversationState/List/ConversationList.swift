@@ -139,18 +139,8 @@ extension ConversationList {
   /// Rows that differ from `old`, by ID; shared structure is skipped, so one move costs O(log n).
   public func changes(since old: ConversationList) -> ChangeSet<ConversationID> {
     guard lineage === old.lineage else { return .reset }
-    var candidates = Set<ConversationID>()
-    func collect(_ new: PersistentVector<ConversationSummary?>, _ previous: PersistentVector<ConversationSummary?>) {
-      for position in new.differingPositions(from: previous) {
-        if let id = new[position]?.id { candidates.insert(id) }
-        if let id = previous[position]?.id { candidates.insert(id) }
-      }
-      for position in Swift.min(new.count, previous.count)..<Swift.max(new.count, previous.count) {
-        if let id = (position < new.count ? new[position] : previous[position])?.id { candidates.insert(id) }
-      }
-    }
-    collect(top, old.top)
-    collect(bottom, old.bottom)
+    var candidates = top.identifiersAtChangedPositions(from: old.top) { $0?.id }
+    candidates.formUnion(bottom.identifiersAtChangedPositions(from: old.bottom) { $0?.id })
     var changes = ChangeSet<ConversationID>()
     for id in candidates {
       switch (old.slots[id], slots[id]) {

@@ -338,18 +338,8 @@ extension MessageList {
   /// Lists that do not descend from one another (rebuilt, or a different conversation) report `reset`.
   public func changes(since old: MessageList) -> ChangeSet<ClientMessageID> {
     guard lineage === old.lineage else { return .reset }
-    var candidates = Set<ClientMessageID>()
-    func collect(_ new: PersistentVector<Message>, _ previous: PersistentVector<Message>) {
-      for position in new.differingPositions(from: previous) {
-        candidates.insert(new[position].clientID)
-        candidates.insert(previous[position].clientID)
-      }
-      for position in Swift.min(new.count, previous.count)..<Swift.max(new.count, previous.count) {
-        candidates.insert((position < new.count ? new[position] : previous[position]).clientID)
-      }
-    }
-    collect(older, old.older)
-    collect(newer, old.newer)
+    var candidates = older.identifiersAtChangedPositions(from: old.older) { $0.clientID }
+    candidates.formUnion(newer.identifiersAtChangedPositions(from: old.newer) { $0.clientID })
     if outgoing != old.outgoing {
       for message in outgoing { candidates.insert(message.clientID) }
       for message in old.outgoing { candidates.insert(message.clientID) }

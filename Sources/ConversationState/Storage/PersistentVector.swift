@@ -206,6 +206,20 @@ extension PersistentVector where Element: Equatable {
     return result
   }
 
+  /// The IDs of the elements at every position where `self` and `old` differ, on either side, including
+  /// positions only one of them has: the candidates for a change set. `id` may return nil for empty slots.
+  public func identifiersAtChangedPositions<ID: Hashable>(from old: Self, _ id: (Element) -> ID?) -> Set<ID> {
+    var identifiers = Set<ID>()
+    for position in differingPositions(from: old) {
+      if let new = id(self[position]) { identifiers.insert(new) }
+      if let previous = id(old[position]) { identifiers.insert(previous) }
+    }
+    for position in Swift.min(count, old.count)..<Swift.max(count, old.count) {
+      if let identifier = id(position < count ? self[position] : old[position]) { identifiers.insert(identifier) }
+    }
+    return identifiers
+  }
+
   private static func collectDifferences(
     _ new: VectorNode<Element>, _ old: VectorNode<Element>, level: Int, base: Int, limit: Int, into result: inout [Int]
   ) {

@@ -236,11 +236,11 @@ extension ConversationAction {
   }
 }
 
-/// A seeded generator (SplitMix64), so a session replays exactly from its seed.
-struct SplitMix64: RandomNumberGenerator {
+/// A seeded generator (SplitMix64), so a session — or any randomized test — replays exactly from its seed.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
   private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
+  public init(seed: UInt64) { state = seed }
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var value = state
     value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,4 +1,5 @@
 import ConversationState
+import ConversationTesting
 import Foundation
 import Testing
 

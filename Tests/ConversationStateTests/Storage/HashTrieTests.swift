@@ -1,4 +1,5 @@
 import ConversationState
+import ConversationTesting
 import Testing
 
 /// A key whose hash collides on purpose, to exercise the trie's deepest level.
