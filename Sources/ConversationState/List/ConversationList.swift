@@ -142,14 +142,7 @@ extension ConversationList {
     var candidates = top.identifiersAtChangedPositions(from: old.top) { $0?.id }
     candidates.formUnion(bottom.identifiersAtChangedPositions(from: old.bottom) { $0?.id })
     var changes = ChangeSet<ConversationID>()
-    for id in candidates {
-      switch (old.slots[id], slots[id]) {
-      case (nil, .some): changes.inserted.insert(id)
-      case (.some, nil): changes.removed.insert(id)
-      case (.some, .some): changes.updated.insert(id)
-      case (nil, nil): break
-      }
-    }
+    for id in candidates { changes.record(id, wasPresent: old.slots[id] != nil, isPresent: slots[id] != nil) }
     return changes
   }
 }

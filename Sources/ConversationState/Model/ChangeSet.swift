@@ -21,4 +21,15 @@ public struct ChangeSet<ID: Hashable & Sendable>: Equatable, Sendable {
 
   /// Nothing changed.
   public var isEmpty: Bool { !isReset && inserted.isEmpty && updated.isEmpty && removed.isEmpty }
+
+  /// Files one row by where it was and is: present in both versions and `changed` is updated, only in the
+  /// new one inserted, only in the old one removed.
+  public mutating func record(_ id: ID, wasPresent: Bool, isPresent: Bool, changed: Bool = true) {
+    switch (wasPresent, isPresent) {
+    case (true, true): if changed { updated.insert(id) }
+    case (false, true): inserted.insert(id)
+    case (true, false): removed.insert(id)
+    case (false, false): break
+    }
+  }
 }

@@ -25,12 +25,7 @@ extension ConversationState: ChangeTracking {
       changes.removed.remove(clientID)
       let wasShown = old.messages.contains(clientID) || before?.clientID == clientID
       let isShown = messages.contains(clientID) || after?.clientID == clientID
-      switch (wasShown, isShown) {
-      case (true, true): changes.updated.insert(clientID)
-      case (false, true): changes.inserted.insert(clientID)
-      case (true, false): changes.removed.insert(clientID)
-      case (false, false): break
-      }
+      changes.record(clientID, wasPresent: wasShown, isPresent: isShown)
     }
     return changes
   }

@@ -346,15 +346,10 @@ extension MessageList {
     }
     var changes = ChangeSet<ClientMessageID>()
     for clientID in candidates {
-      switch (old[clientID: clientID], self[clientID: clientID]) {
-      case (nil, .some): changes.inserted.insert(clientID)
-      case (.some, nil): changes.removed.insert(clientID)
-      case (.some(let before), .some(let after)):
-        if before != after || old.logicalPosition(of: clientID) != logicalPosition(of: clientID) {
-          changes.updated.insert(clientID)
-        }
-      case (nil, nil): break
-      }
+      let before = old[clientID: clientID]
+      let after = self[clientID: clientID]
+      let moved = old.logicalPosition(of: clientID) != logicalPosition(of: clientID)
+      changes.record(clientID, wasPresent: before != nil, isPresent: after != nil, changed: before != after || moved)
     }
     return changes
   }
