@@ -19,15 +19,15 @@
 /// ```
 public struct MessageList: Sendable {
   /// Committed messages before `newer`, newest first: `older[0]` is just before `newer[0]`.
-  private var older: PersistentVector<Message>
-  private var newer: PersistentVector<Message>
+  var older: PersistentVector<Message>
+  var newer: PersistentVector<Message>
   /// Messages the user wrote that the server has not confirmed, in send order.
   public private(set) var outgoing: [Message]
   /// Logical position of each committed message: `newer[i]` is `i`, `older[j]` is `-(j + 1)`.
   private var positions: HashTrie<ClientMessageID, Int>
   private var clientIDsByServerID: HashTrie<ServerMessageID, ClientMessageID>
   /// Identifies this list's layout; a list built anew gets a new one, so a change set knows to reset.
-  private var lineage: Lineage
+  var lineage: Lineage
 
   public init() {
     older = PersistentVector()
@@ -299,7 +299,7 @@ public struct MessageList: Sendable {
 /// A token whose identity says which build of a `MessageList` a value descends from.
 ///
 /// `@unchecked Sendable` is sound: the class has no state at all; only its identity is used.
-private final class Lineage: @unchecked Sendable {}
+final class Lineage: @unchecked Sendable {}
 
 extension MessageList: RandomAccessCollection {
   public var startIndex: Int { 0 }
@@ -309,48 +309,5 @@ extension MessageList: RandomAccessCollection {
     if position < older.count { return older[older.count - 1 - position] }
     if position < committedCount { return newer[position - older.count] }
     return outgoing[position - committedCount]
-  }
-}
-
-extension MessageList: Equatable {
-  /// Equal when they hold the same messages in the same order; how each list was built does not matter.
-  public static func == (lhs: Self, rhs: Self) -> Bool {
-    guard lhs.count == rhs.count, lhs.outgoing == rhs.outgoing else { return false }
-    if lhs.older.count == rhs.older.count { return lhs.older == rhs.older && lhs.newer == rhs.newer }
-    return lhs.elementsEqual(rhs)
-  }
-}
-
-extension MessageList: Codable {
-  public init(from decoder: any Decoder) throws {
-    self.init(try [Message](from: decoder))
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    try Array(self).encode(to: encoder)
-  }
-}
-
-extension MessageList {
-  /// Which messages differ between `old` and this list, by client ID.
-  ///
-  /// Shared structure is skipped by identity, so a list one edit away from `old` compares in O(log n).
-  /// Lists that do not descend from one another (rebuilt, or a different conversation) report `reset`.
-  public func changes(since old: MessageList) -> ChangeSet<ClientMessageID> {
-    guard lineage === old.lineage else { return .reset }
-    var candidates = older.identifiersAtChangedPositions(from: old.older) { $0.clientID }
-    candidates.formUnion(newer.identifiersAtChangedPositions(from: old.newer) { $0.clientID })
-    if outgoing != old.outgoing {
-      for message in outgoing { candidates.insert(message.clientID) }
-      for message in old.outgoing { candidates.insert(message.clientID) }
-    }
-    var changes = ChangeSet<ClientMessageID>()
-    for clientID in candidates {
-      let before = old[clientID: clientID]
-      let after = self[clientID: clientID]
-      let moved = old.logicalPosition(of: clientID) != logicalPosition(of: clientID)
-      changes.record(clientID, wasPresent: before != nil, isPresent: after != nil, changed: before != after || moved)
-    }
-    return changes
   }
 }
