@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "ConversationState", targets: ["ConversationState"]),
     .library(name: "Reducers", targets: ["Reducers"]),
     .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
+    .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
   ],
@@ -25,6 +26,8 @@ let package = Package(
       name: "ConversationTesting", dependencies: ["ConversationState", "Reducers", "ConversationFixtures"],
       swiftSettings: strictness),
     .target(name: "ConversationFixtures", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
+    .target(name: "ServerSentEvents", swiftSettings: strictness),
+    .testTarget(name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
       name: "Benchmarks", dependencies: ["ConversationState", "Reducers"],

@@ -1,0 +1,99 @@
+import Foundation
+import ServerSentEvents
+import Testing
+
+/// One case of `shared/conformance/sse/cases.json` (public SSE test suites, transcribed as data).
+struct ConformanceCase: Decodable, CustomTestStringConvertible, Sendable {
+  struct Expected: Decodable, Sendable {
+    var event: String
+    var data: String
+    var id: String
+  }
+
+  var name: String
+  var input_hex: String
+  var chunks: [String]?
+  var chunks_hex: [String]?
+  var expected: [Expected]
+  var retry: [Int]
+  var retry_ambiguous: Bool?
+  var last_event_id_after: String
+
+  var testDescription: String { name }
+
+  var bytes: [UInt8] { Self.bytes(fromHex: input_hex) }
+
+  static func bytes(fromHex hex: String) -> [UInt8] {
+    var result: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2)
+      result.append(UInt8(hex[index..<next], radix: 16)!)
+      index = next
+    }
+    return result
+  }
+
+  /// Every way the case is fed: whole, in the source's own chunks, byte by byte, in 2- and 3-byte pieces.
+  var feedings: [(String, [[UInt8]])] {
+    let all = bytes
+    var feedings: [(String, [[UInt8]])] = [("whole", [all])]
+    if let chunks_hex { feedings.append(("chunks", chunks_hex.map(Self.bytes(fromHex:)))) }
+    if let chunks { feedings.append(("chunks", chunks.map { Array($0.utf8) })) }
+    for size in [1, 2, 3] {
+      feedings.append(
+        (
+          "\(size)-byte pieces",
+          stride(from: 0, to: all.count, by: size).map { Array(all[$0..<min($0 + size, all.count)]) }
+        ))
+    }
+    return feedings
+  }
+}
+
+enum Conformance {
+  static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/conformance/sse/cases.json")
+
+  static let cases: [ConformanceCase] = {
+    struct File: Decodable { var cases: [ConformanceCase] }
+    guard let data = try? Data(contentsOf: file) else { return [] }
+    return (try? JSONDecoder().decode(File.self, from: data).cases) ?? []
+  }()
+}
+
+@Suite("Server-Sent Events conformance")
+struct ConformanceTests {
+  @Test("the shared conformance cases are present and all read")
+  func casesLoaded() {
+    #expect(Conformance.cases.count == 149, "expected 149 cases at \(Conformance.file.path)")
+  }
+
+  @Test(
+    "every case decodes to the expected events, retry values and last event ID, however it is fed",
+    arguments: Conformance.cases)
+  func conformance(_ testCase: ConformanceCase) {
+    for (feeding, pieces) in testCase.feedings {
+      var decoder = ServerSentEventDecoder()
+      var events: [ServerSentEvent] = []
+      var retries: [Int] = []
+      for piece in pieces {
+        for item in decoder.feed(piece) {
+          switch item {
+          case .event(let event): events.append(event)
+          case .retry(let milliseconds): retries.append(milliseconds)
+          }
+        }
+      }
+      decoder.finish()
+      let expected = testCase.expected.map { ServerSentEvent(type: $0.event, data: $0.data, lastEventID: $0.id) }
+      #expect(events == expected, "\(testCase.name), fed \(feeding)")
+      if testCase.retry_ambiguous == true {
+        #expect(Array(retries.prefix(testCase.retry.count)) == testCase.retry, "\(testCase.name), fed \(feeding)")
+      } else {
+        #expect(retries == testCase.retry, "\(testCase.name), fed \(feeding)")
+      }
+      #expect(decoder.lastEventID == testCase.last_event_id_after, "\(testCase.name), fed \(feeding)")
+    }
+  }
+}
