@@ -11,17 +11,17 @@ struct ConformanceCase: Decodable, CustomTestStringConvertible, Sendable {
   }
 
   var name: String
-  var input_hex: String
+  var inputHex: String
   var chunks: [String]?
-  var chunks_hex: [String]?
+  var chunksHex: [String]?
   var expected: [Expected]
   var retry: [Int]
-  var retry_ambiguous: Bool?
-  var last_event_id_after: String
+  var retryAmbiguous: Bool?
+  var lastEventIdAfter: String
 
   var testDescription: String { name }
 
-  var bytes: [UInt8] { Self.bytes(fromHex: input_hex) }
+  var bytes: [UInt8] { Self.bytes(fromHex: inputHex) }
 
   static func bytes(fromHex hex: String) -> [UInt8] {
     var result: [UInt8] = []
@@ -38,7 +38,7 @@ struct ConformanceCase: Decodable, CustomTestStringConvertible, Sendable {
   var feedings: [(String, [[UInt8]])] {
     let all = bytes
     var feedings: [(String, [[UInt8]])] = [("whole", [all])]
-    if let chunks_hex { feedings.append(("chunks", chunks_hex.map(Self.bytes(fromHex:)))) }
+    if let chunksHex { feedings.append(("chunks", chunksHex.map(Self.bytes(fromHex:)))) }
     if let chunks { feedings.append(("chunks", chunks.map { Array($0.utf8) })) }
     for size in [1, 2, 3] {
       feedings.append(
@@ -58,7 +58,9 @@ enum Conformance {
   static let cases: [ConformanceCase] = {
     struct File: Decodable { var cases: [ConformanceCase] }
     guard let data = try? Data(contentsOf: file) else { return [] }
-    return (try? JSONDecoder().decode(File.self, from: data).cases) ?? []
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return (try? decoder.decode(File.self, from: data).cases) ?? []
   }()
 }
 
@@ -88,12 +90,12 @@ struct ConformanceTests {
       decoder.finish()
       let expected = testCase.expected.map { ServerSentEvent(type: $0.event, data: $0.data, lastEventID: $0.id) }
       #expect(events == expected, "\(testCase.name), fed \(feeding)")
-      if testCase.retry_ambiguous == true {
+      if testCase.retryAmbiguous == true {
         #expect(Array(retries.prefix(testCase.retry.count)) == testCase.retry, "\(testCase.name), fed \(feeding)")
       } else {
         #expect(retries == testCase.retry, "\(testCase.name), fed \(feeding)")
       }
-      #expect(decoder.lastEventID == testCase.last_event_id_after, "\(testCase.name), fed \(feeding)")
+      #expect(decoder.lastEventID == testCase.lastEventIdAfter, "\(testCase.name), fed \(feeding)")
     }
   }
 }
