@@ -47,6 +47,10 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case disconnect
   /// Create a support ticket from this conversation.
   case escalate(TicketDraft)
+  /// The app started again with this state restored from disk: nothing of the previous run is in flight.
+  /// Sending messages become failed (retryable), queued ones stay queued for the outbox, a reply that was
+  /// streaming is kept as interrupted, and every request, load and typing indicator is dropped.
+  case relaunched
 
   // MARK: Backend events
 

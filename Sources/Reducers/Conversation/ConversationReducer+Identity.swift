@@ -27,6 +27,29 @@ extension ConversationReducer {
     return effects
   }
 
+  /// Settles a state restored from disk: the run that started its requests is gone, so none of them will
+  /// ever report back. Nothing is dropped that the user wrote.
+  func relaunched(_ state: inout ConversationState) -> [ConversationEffect] {
+    let stopped = ChatError(.network, "The app stopped before this finished.")
+    for message in state.messages.outgoing where message.delivery == .sending {
+      failOutgoing(message.clientID, stopped, &state)
+    }
+    if let reply = state.streamingReply {
+      state.requests[reply.requestID] = nil
+      interrupt(reply, ChatError(.incompleteStream, "The app stopped while this reply was streaming."), &state)
+    }
+    if case .creating(let draft, _) = state.escalation { state.escalation = .failed(draft, stopped) }
+    state.requests = [:]
+    state.history.loadingRequest = nil
+    state.typing = [:]
+    state.isUserTyping = false
+    state.agentActivity = .idle
+    state.connection = .idle
+    state.failedConnectionAttempts = 0
+    state.userError = nil
+    return []
+  }
+
   /// Cancel effects for every request in flight and every timer, in a stable order.
   private func cancelAll(_ state: inout ConversationState) -> [ConversationEffect] {
     var effects = state.requests.keys.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)

@@ -50,6 +50,7 @@ public struct ConversationReducer: Reducer {
     case .connect: return connect(&state)
     case .disconnect: return disconnect(&state)
     case .escalate(let draft): return escalate(draft, &state)
+    case .relaunched: return relaunched(&state)
 
     case .sendAccepted(let requestID, let confirmed, let conversationID):
       return sendAccepted(requestID, confirmed, conversationID, &state)

@@ -114,3 +114,49 @@ struct IdentityAndReadTests {
     #expect(chat.state.backgroundError?.code == .conversationChanged)
   }
 }
+
+@Suite("Relaunch")
+struct RelaunchTests {
+  @Test("after a relaunch nothing is stuck: sending fails retryably, queued stays queued, the reply is kept")
+  func restoredStateIsSettled() throws {
+    // Given a conversation saved mid-flight: one message sending, one queued, a reply streaming, a page loading.
+    let chat = Chat.existing([.server("Earlier", id: "s1", at: 1)])
+    let sending = chat.userSends("sent when the app died", id: "c1", at: 2)
+    chat.send(
+      .sendAccepted(
+        sending, confirmed: .confirmed("sent when the app died", clientID: "c1", serverID: "s2", at: 2),
+        conversationID: "conv-1"))
+    chat.send([.replyStarted(sending, agent: nil, at: time(3)), .replyDelta(sending, "Half an")])
+    chat.userSends("also sending", id: "c2", at: 4)
+    chat.state.connection = .closed
+    chat.userSends("queued offline", id: "c3", at: 5)
+    chat.send(.loadMoreHistory(pageSize: 20))
+    let saved = try JSONDecoder().decode(ConversationState.self, from: JSONEncoder().encode(chat.state))
+
+    // When the app starts again with that state.
+    let relaunched = Chat(saved)
+    #expect(relaunched.send(.relaunched) == [])
+
+    // Then nothing waits for a request of the previous run, and nothing the user wrote is lost.
+    let state = relaunched.state
+    #expect(state.requests.isEmpty)
+    #expect(!state.history.isLoadingHistory)
+    #expect(state.streamingReply == nil)
+    #expect(
+      state.messages.map(\.text) == ["Earlier", "sent when the app died", "Half an", "also sending", "queued offline"])
+    guard case .failed(let error) = state.messages[clientID: "c2"]?.delivery else {
+      Issue.record("a message that was sending must come back failed")
+      return
+    }
+    #expect(error.retryable)
+    #expect(state.messages[clientID: "c3"]?.delivery == .pending, "the outbox still owns the queued message")
+    #expect(state.connection == .idle)
+
+    // And the outbox goes out on the next connection, with the failed one retryable by hand.
+    let connect = relaunched.nextRequestID
+    relaunched.send(.connect)
+    let effects = relaunched.send(.connectionOpened(connect))
+    #expect(effects.contains { if case .sendMessage(_, let payload) = $0 { payload.clientID == "c3" } else { false } })
+    #expect(relaunched.send(.retry("c2")).count == 1)
+  }
+}
