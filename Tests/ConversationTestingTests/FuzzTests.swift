@@ -40,6 +40,7 @@ struct FuzzTests {
     #expect(count { if case .historyLoaded = $0 { true } else { false } } > 20)
     #expect(count { if case .connectionLost = $0 { true } else { false } } > 20)
     #expect(count { if case .signOut = $0 { true } else { false } } > 5)
+    #expect(count { if case .relaunched = $0 { true } else { false } } > 5)
     #expect(count { if case .replyDelta = $0 { true } else { false } } > 50)
     #expect(count { if case .sendAccepted = $0 { true } else { false } } > 50)
   }

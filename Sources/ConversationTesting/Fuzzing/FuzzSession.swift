@@ -35,7 +35,11 @@ struct FuzzSession {
     case 58..<72: return realtime()
     case 72..<80: return connection()
     case 80..<97: return otherIntent()
-    default: return [ConversationAction.signOut, .identify(UserIdentity(userID: "u\(int(0..<3))")), .clear][int(0..<3)]
+    default:
+      let identities: [ConversationAction] = [
+        .signOut, .identify(UserIdentity(userID: "u\(int(0..<3))")), .clear, .relaunched,
+      ]
+      return identities[int(0..<identities.count)]
     }
   }
 
