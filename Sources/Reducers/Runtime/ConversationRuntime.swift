@@ -8,10 +8,10 @@ import Foundation
 public final class ConversationRuntime: Sendable {
 
   private let backend: any ChatBackend
-  private let requests = TaskRegistry<RequestID>()
-  private let timers = TimerRegistry<TimerID>()
-  private let connection = TaskRegistry<String>()
-  private let signals = TaskRegistry<String>()
+  private let requests = CancellableRegistry<RequestID>()
+  private let timers = CancellableRegistry<TimerID>()
+  private let connection = CancellableRegistry<String>()
+  private let signals = CancellableRegistry<String>()
 
   public init(backend: any ChatBackend) { self.backend = backend }
 

@@ -57,7 +57,7 @@ extension Store where R == ConversationListReducer {
     _ state: ConversationListState = ConversationListState(), backend: any ChatBackend,
     environment: StoreEnvironment = .live
   ) {
-    let requests = TaskRegistry<RequestID>()
+    let requests = CancellableRegistry<RequestID>()
     self.init(initialState: state, reducer: ConversationListReducer(), environment: environment) { effects, store in
       for effect in effects {
         switch effect {
