@@ -27,8 +27,10 @@ final class SnapshotSubscription<R: Reducer>: Sendable where R.State: ChangeTrac
     var seen = previous.version
     while true {
       await store.waitForVersion(after: seen, subscriber: id)
-      guard !Task.isCancelled, store.core.withLock({ $0.subscribers.contains(id) }) else { return nil }
-      let (version, state) = store.core.withLock { ($0.version, $0.state) }
+      // One lock acquisition per wake: membership, version and state are read together.
+      let id = id
+      let current = store.core.withLock { core in core.subscribers.contains(id) ? (core.version, core.state) : nil }
+      guard !Task.isCancelled, let (version, state) = current else { return nil }
       seen = version
       // Actions that changed nothing (a stale result, a repeated intent) are not worth a frame.
       if state == previous.state { continue }
