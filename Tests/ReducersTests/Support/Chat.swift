@@ -40,7 +40,7 @@ struct Chat {
   }
 
   /// The request ID the next request effect will carry.
-  var nextRequestID: RequestID { RequestID(epoch: state.epoch, sequence: state.requestSequence + 1) }
+  var nextRequestID: RequestID { store.nextRequestID }
 
   /// The user sends `text`; returns the send's request ID.
   @discardableResult
