@@ -27,7 +27,9 @@ let package = Package(
       swiftSettings: strictness),
     .target(name: "ConversationFixtures", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
     .target(name: "ServerSentEvents", swiftSettings: strictness),
-    .testTarget(name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], swiftSettings: strictness),
+    .testTarget(
+      name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], exclude: ["Conformance"],
+      swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
       name: "Benchmarks", dependencies: ["ConversationState", "Reducers"],

@@ -2,7 +2,8 @@ import Foundation
 import ServerSentEvents
 import Testing
 
-/// One case of `shared/conformance/sse/cases.json` (public SSE test suites, transcribed as data).
+/// One case of `Conformance/sse/cases.json` (public SSE test suites, transcribed as data; vendored from the
+/// team's shared conformance folder, with its README naming each source and licence).
 struct ConformanceCase: Decodable, CustomTestStringConvertible, Sendable {
   struct Expected: Decodable, Sendable {
     var event: String
@@ -52,8 +53,9 @@ struct ConformanceCase: Decodable, CustomTestStringConvertible, Sendable {
 }
 
 enum Conformance {
-  static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/conformance/sse/cases.json")
+  /// Beside this file, so a clone in any folder finds it.
+  static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Conformance/sse/cases.json")
 
   static let cases: [ConformanceCase] = {
     struct File: Decodable { var cases: [ConformanceCase] }
@@ -66,7 +68,7 @@ enum Conformance {
 
 @Suite("Server-Sent Events conformance")
 struct ConformanceTests {
-  @Test("the shared conformance cases are present and all read")
+  @Test("the vendored conformance cases are present and all read")
   func casesLoaded() {
     #expect(Conformance.cases.count == 149, "expected 149 cases at \(Conformance.file.path)")
   }
