@@ -14,6 +14,7 @@ let package = Package(
   products: [
     .library(name: "ConversationState", targets: ["ConversationState"]),
     .library(name: "Reducers", targets: ["Reducers"]),
+    .library(name: "ConversationStore", targets: ["ConversationStore"]),
     .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
     .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
@@ -22,8 +23,10 @@ let package = Package(
   targets: [
     .target(name: "ConversationState", swiftSettings: strictness),
     .target(name: "Reducers", dependencies: ["ConversationState"], swiftSettings: strictness),
+    .target(name: "ConversationStore", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
     .target(
-      name: "ConversationTesting", dependencies: ["ConversationState", "Reducers", "ConversationFixtures"],
+      name: "ConversationTesting",
+      dependencies: ["ConversationState", "Reducers", "ConversationStore", "ConversationFixtures"],
       swiftSettings: strictness),
     .target(name: "ConversationFixtures", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
     .target(name: "ServerSentEvents", swiftSettings: strictness),
@@ -32,13 +35,16 @@ let package = Package(
       swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
-      name: "Benchmarks", dependencies: ["ConversationState", "Reducers"],
+      name: "Benchmarks", dependencies: ["ConversationState", "Reducers", "ConversationStore"],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState", "ConversationTesting"],
       swiftSettings: strictness),
     .testTarget(
       name: "ReducersTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
+      swiftSettings: strictness),
+    .testTarget(
+      name: "ConversationStoreTests", dependencies: ["ConversationStore", "ConversationTesting"],
       swiftSettings: strictness),
     .testTarget(
       name: "ConversationTestingTests",

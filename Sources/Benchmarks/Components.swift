@@ -1,6 +1,6 @@
 import ConversationState
 import Foundation
-import Reducers
+import ConversationStore
 
 /// Components of the streaming path, measured alone, to show where a delta's time goes.
 enum Components {
@@ -24,7 +24,7 @@ enum Components {
       },
       Workload(name: "component.store.send") {
         let store = Store(initialState: base, reducer: ConversationReducer())
-        let request = Conversations.openReply(on: store.state, turn: 0, send: store.send)
+        let request = Conversations.openReply(on: store.state, turn: 0, send: { store.send($0) })
         let ns = Harness.time { for _ in 0..<100_000 { store.send(.replyDelta(request, "12345678")) } }
         return (100_000, ns)
       },

@@ -1,6 +1,6 @@
 import ConversationState
 import Foundation
-import Reducers
+import ConversationStore
 import Synchronization
 
 /// Builders for the states the workloads start from.
@@ -58,7 +58,7 @@ final class LatestSnapshotSubscriber<R: Reducer>: Sendable where R.State: Change
   private let task: Task<Void, Never>
 
   init(_ store: Store<R>) {
-    let snapshots = store.snapshots
+    let snapshots = store.snapshots()
     let seen = seen
     task = Task {
       var latest: Snapshot<R.State>?

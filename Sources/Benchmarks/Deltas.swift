@@ -1,6 +1,6 @@
 import ConversationState
 import Foundation
-import Reducers
+import ConversationStore
 
 /// Streaming text deltas: through the store, the in-place limit, and the common actor-and-array approach.
 enum DeltaWorkloads {
@@ -18,10 +18,10 @@ enum DeltaWorkloads {
         var turn = 0
         var remaining = deltas
         while remaining > 0 {
-          let request = Conversations.openReply(on: store.state, turn: turn, send: store.send)
+          let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
           for _ in 0..<min(deltasPerReply, remaining) { store.send(.replyDelta(request, delta)) }
           remaining -= deltasPerReply
-          Conversations.finishReply(request, turn: turn, send: store.send)
+          Conversations.finishReply(request, turn: turn, send: { store.send($0) })
           turn += 1
         }
       }
@@ -92,13 +92,13 @@ enum DeltaWorkloads {
       var turn = 0
       var remaining = deltas
       while remaining > 0 {
-        let request = Conversations.openReply(on: store.state, turn: turn, send: store.send)
+        let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
         store.send(.replyDelta(request, prefill))
         let batch = min(100, remaining)
         nanoseconds += Harness.time {
           for _ in 0..<batch { store.send(.replyDelta(request, delta)) }
         }
-        Conversations.finishReply(request, turn: turn, send: store.send)
+        Conversations.finishReply(request, turn: turn, send: { store.send($0) })
         remaining -= batch
         turn += 1
       }

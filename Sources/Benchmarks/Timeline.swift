@@ -1,6 +1,6 @@
 import ConversationState
 import Foundation
-import Reducers
+import ConversationStore
 
 /// History paging, sends and fan-out.
 enum TimelineWorkloads {
@@ -61,7 +61,7 @@ enum TimelineWorkloads {
     return Workload(name: "fanout.s\(count)") {
       let store = Store(initialState: base, reducer: ConversationReducer())
       let subscribers = (0..<count).map { _ in LatestSnapshotSubscriber(store) }
-      let request = Conversations.openReply(on: store.state, turn: 0, send: store.send)
+      let request = Conversations.openReply(on: store.state, turn: 0, send: { store.send($0) })
       let nanoseconds = Harness.time {
         for _ in 0..<deltas { store.send(.replyDelta(request, DeltaWorkloads.delta)) }
       }

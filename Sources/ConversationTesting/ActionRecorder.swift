@@ -1,5 +1,5 @@
 public import Foundation
-public import Reducers
+public import ConversationStore
 
 /// Records every action a store applies, in the order it applied them, as a JSON action log that replays.
 ///
@@ -8,7 +8,7 @@ public import Reducers
 ///
 /// ```swift
 /// let recorder = ActionRecorder<ConversationReducer>()
-/// let store = ConversationStore(reducer: recorder.reducer(ConversationReducer()), backend: backend)
+/// let store = ChatStore(reducer: recorder.reducer(ConversationReducer()), backend: backend)
 /// … // use the store
 /// let log = try recorder.json()
 /// let states = try ActionRecorder<ConversationReducer>.replay(log, from: ConversationState(), with: ConversationReducer())

@@ -1,5 +1,5 @@
 public import ConversationState
-public import Reducers
+public import ConversationStore
 
 /// A `ChatBackend` whose every call your test answers, in order, by hand.
 ///
@@ -9,7 +9,7 @@ public import Reducers
 ///
 /// ```swift
 /// let backend = ControlledBackend()
-/// let store = ConversationStore(backend: backend)
+/// let store = ChatStore(backend: backend)
 /// var calls = backend.calls.makeAsyncIterator()
 /// store.sendMessage("Hi")
 /// guard case .send(_, let reply) = await calls.next() else { return }
@@ -96,7 +96,7 @@ public final class ControlledBackend: ChatBackend {
 extension Store {
   /// Waits for the first snapshot whose state satisfies `predicate` and returns that state.
   public func state(where predicate: @Sendable (State) -> Bool) async -> State? {
-    for await snapshot in snapshots where predicate(snapshot.state) { return snapshot.state }
+    for await snapshot in snapshots() where predicate(snapshot.state) { return snapshot.state }
     return nil
   }
 }

@@ -1,5 +1,5 @@
 public import ConversationState
-public import Reducers
+public import ConversationStore
 public import Testing
 
 /// A `TestStore` for one conversation.
@@ -52,7 +52,7 @@ public enum ConversationEffects {
       .fetchMessagesAfter(let id, _, _), .submitRating(let id, _, _, _), .submitFeedback(let id, _, _, _),
       .connectRealtime(let id, _), .createTicket(let id, _, _):
       return id
-    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .disconnectRealtime:
+    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer:
       return nil
     }
   }

@@ -1,6 +1,6 @@
 public import ConversationState
 import Foundation
-public import Reducers
+public import ConversationStore
 
 /// A `ChatBackend` that plays scripted agent replies on a clock: for demos, and for tests that want a
 /// whole conversation to happen without answering every call by hand.
@@ -8,7 +8,7 @@ public import Reducers
 /// ```swift
 /// let clock = TestClock()
 /// let backend = try ScriptedBackend(clock: clock, replies: ["Hel|lo |wor|ld.|<finish>", "<error 429 RATE_LIMITED retry-after=2>"])
-/// let store = ConversationStore(backend: backend, environment: .deterministic(clock: clock))
+/// let store = ChatStore(backend: backend, environment: .deterministic(clock: clock))
 /// store.sendMessage("Hi")
 /// clock.advance(by: 1)      // the reply streams in, one piece every `interval`
 /// ```

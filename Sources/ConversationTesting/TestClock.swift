@@ -1,5 +1,5 @@
 public import Foundation
-public import Reducers
+public import ConversationStore
 
 /// Virtual time: `now()` moves only when the test advances it.
 ///

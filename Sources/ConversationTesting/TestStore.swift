@@ -1,5 +1,5 @@
 import Foundation
-public import Reducers
+public import ConversationStore
 public import Testing
 
 /// How much of each step a `TestStore` checks.

@@ -1,7 +1,7 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Reducers
+import ConversationStore
 import Testing
 
 @Suite("Record and replay", .timeLimit(.minutes(1)))
@@ -27,13 +27,13 @@ struct RecordReplayTests {
     while recorder.actions.count < 200 {
       store.send(.setDraft("question \(turn)"))
       store.sendMessage("question \(turn)")
-      #expect(await clock.run { store.state.requests.isEmpty })
+      #expect(await clock.run { store.state.isSettled })
       if let answer = store.state.messages.last(where: { $0.role == .assistant && $0.serverID != nil }) {
         store.send(.rateAnswer(answer.clientID, turn.isMultiple(of: 2) ? .up : .down))
         if let serverID = answer.serverID { store.send(.markRead(upTo: serverID)) }
       }
       store.send(.setTyping(turn.isMultiple(of: 3)))
-      #expect(await clock.run { store.state.requests.isEmpty })
+      #expect(await clock.run { store.state.isSettled })
       turn += 1
     }
 

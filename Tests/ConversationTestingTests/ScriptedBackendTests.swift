@@ -1,7 +1,7 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Reducers
+import ConversationStore
 import Testing
 
 @Suite("Scripted backend", .timeLimit(.minutes(1)))
@@ -51,12 +51,12 @@ struct ScriptedBackendTests {
   }
 
   static func make(_ replies: [String], historyDelay: Double = 0, historyPages: [HistoryPage] = [])
-    throws -> (ConversationStore, TestClock)
+    throws -> (ChatStore, TestClock)
   {
     let clock = TestClock()
     let backend = try ScriptedBackend(
       clock: clock, replies: replies, interval: 0.1, historyPages: historyPages, historyDelay: historyDelay)
-    let store = ConversationStore(
+    let store = ChatStore(
       ConversationState(conversationID: "conv-1"), backend: backend, environment: .deterministic(clock: clock))
     return (store, clock)
   }
@@ -67,7 +67,7 @@ struct ScriptedBackendTests {
     store.sendMessage("Hi")
     #expect(await clock.run { store.state.streamingReply?.text.string == "Hel" })
     #expect(await clock.run { store.state.streamingReply?.text.string == "Hello wor" })
-    #expect(await clock.run { store.state.requests.isEmpty })
+    #expect(await clock.run { store.state.isSettled })
     #expect(store.state.messages.map(\.text) == ["Hi", "Hello world."])
     #expect(store.state.messages.last?.reply == .complete)
   }
@@ -76,7 +76,7 @@ struct ScriptedBackendTests {
   func droppedMidReply() async throws {
     let (store, clock) = try Self.make(["Partial |answer|<drop>"])
     store.sendMessage("Hi")
-    #expect(await clock.run { store.state.requests.isEmpty })
+    #expect(await clock.run { store.state.isSettled })
     let reply = store.state.messages.last
     #expect(reply?.text == "Partial answer")
     guard case .interrupted(let error) = reply?.reply else {

@@ -1,7 +1,7 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Reducers
+import ConversationStore
 import Testing
 
 @Suite("TestClock", .timeLimit(.minutes(1)))
@@ -37,7 +37,7 @@ struct TestClockTests {
   func typingExpiryThroughStore() async {
     let clock = TestClock()
     let backend = ControlledBackend()
-    let store = ConversationStore(
+    let store = ChatStore(
       ConversationState(conversationID: "c1"), backend: backend, environment: .deterministic(clock: clock))
     store.send(.realtime("c1", .typingStarted("ana", at: clock.now())))
     clock.advance(by: 2)

@@ -41,9 +41,10 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case identify(UserIdentity)
   /// Sign out: a new epoch, everything of the old one dropped.
   case signOut
-  /// Open the realtime connection.
+  /// Open the realtime connection: for `conversationID`, or, before the conversation exists, for the
+  /// user's events (re-opened for the conversation once the first send creates it).
   case connect
-  /// Close the realtime connection.
+  /// Close the realtime connection (its request is cancelled).
   case disconnect
   /// Create a support ticket from this conversation.
   case escalate(TicketDraft)
@@ -73,10 +74,21 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case historyLoaded(RequestID, HistoryPage)
   /// Messages missed while disconnected (after the last confirmed one).
   case syncLoaded(RequestID, [Message])
-  case realtime(ConversationID, RealtimeEvent)
+  /// A realtime event for `conversationID`.
+  ///
+  /// `connection` is the request ID of the connection that delivered it: the store's runtime always sets
+  /// it, and an event from a connection that is no longer the live one is ignored. A host that routes
+  /// events itself (one shared connection, a push notification) leaves it nil. `receivedAt` is when this
+  /// device received the event, on the *local* clock (the runtime stamps it); times inside the event are
+  /// the sender's clock. Local expiries (typing) are computed from `receivedAt`, or from the event's own
+  /// time when it is nil.
+  case realtime(ConversationID, RealtimeEvent, connection: RequestID? = nil, receivedAt: Date? = nil)
+  /// The connection opened by the `connectRealtime` effect with this request ID is live.
   case connectionOpened(RequestID)
-  /// The connection dropped. `jitter` in 0…1 spreads the reconnect (full jitter).
-  case connectionLost(ChatError, at: Date, jitter: Double)
+  /// The connection opened with this request ID dropped (a report from an older connection is ignored).
+  /// `at` is the local clock; `jitter` in 0…1 spreads the reconnect (full jitter; anything else, NaN
+  /// included, is clamped into 0…1, NaN counting as 1).
+  case connectionLost(RequestID, ChatError, at: Date, jitter: Double)
   case ticketCreated(RequestID, TicketReceipt)
   case attachmentProgress(ClientMessageID, AttachmentID, Double)
   case attachmentUploaded(ClientMessageID, AttachmentID, URL)
@@ -106,6 +118,7 @@ public enum RealtimeEvent: Equatable, Sendable, Codable {
   case messageDeleted(ServerMessageID)
   /// The transcript of a voice or image message replaces its stand-in text.
   case transcript(ServerMessageID, text: String)
+  /// `at` is the sender's clock; the indicator's local expiry is counted from the action's `receivedAt`.
   case typingStarted(ParticipantID, at: Date)
   case typingStopped(ParticipantID)
   case statusChanged(ConversationStatus)

@@ -15,10 +15,11 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   case sendTypingSignal(ConversationID, isTyping: Bool, epoch: IdentityEpoch)
   case startTimer(TimerID, seconds: Double)
   case cancelTimer(TimerID)
-  /// Open the realtime connection. Report success as `connectionOpened`, failure as `connectionLost`
-  /// (which carries the time and jitter the backoff needs).
+  /// Open the realtime connection: for one conversation, or with nil for all of the user's events. Report
+  /// success as `connectionOpened`, events as `realtime(…, connection:)` and the end as `connectionLost`,
+  /// each with this request ID. The connection stays in `requests` while it is live; closing it is
+  /// `.cancel` of this request ID.
   case connectRealtime(RequestID, ConversationID?)
-  case disconnectRealtime
   case createTicket(RequestID, ConversationID?, TicketDraft)
 }
 

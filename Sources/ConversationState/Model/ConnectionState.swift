@@ -39,9 +39,12 @@ public enum ReconnectBackoff {
 
   /// The delay before attempt `attempt` (1-based): `jitter × min(cap, base × 2^(attempt-1))`, where
   /// `jitter` in 0…1 is supplied by the caller (the store's random source), so the reducer stays pure.
+  /// A jitter outside 0…1 is clamped into it; NaN counts as 1.
   public static func delay(attempt: Int, jitter: Double) -> Double {
     let exponent = Double(max(0, min(attempt - 1, 30)))
     let ceiling = min(cap, base * pow(2, exponent))
-    return ceiling * min(max(jitter, 0), 1)
+    // NaN counts as 1: the longest wait is the safe reading of a broken random source.
+    let fraction = jitter.isNaN ? 1 : min(max(jitter, 0), 1)
+    return ceiling * fraction
   }
 }

@@ -55,6 +55,13 @@ extension ConversationState {
     if let loading = history.loadingRequest, requests[loading] != .history {
       violations.append("history.loadingRequest \(loading) is not an in-flight history request")
     }
+    let connections = requests.values.filter { $0 == .connect }.count
+    switch connection {
+    case .connecting, .connected, .syncing:
+      if connections != 1 { violations.append("the connection is \(connection) with \(connections) connect requests") }
+    case .idle, .closed, .reconnecting:
+      if connections != 0 { violations.append("the connection is \(connection) but a connect request is in flight") }
+    }
     if let reply = streamingReply, requests[reply.requestID] == nil {
       violations.append("the streaming reply's request \(reply.requestID) is not in flight")
     }

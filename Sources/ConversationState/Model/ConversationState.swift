@@ -70,6 +70,10 @@ public struct ConversationState: Equatable, Sendable, Codable {
     requestSequence = 0
   }
 
+  /// Whether nothing is in flight but the live realtime connection (whose `connect` request stays in
+  /// `requests` for as long as it is open): every send, load and sync has been answered.
+  public var isSettled: Bool { requests.values.allSatisfy { $0 == .connect } }
+
   /// Whether any of the user's messages is on its way.
   public var isSending: Bool { messages.outgoing.contains { $0.delivery == .sending } }
 

@@ -1,6 +1,6 @@
 import ConversationState
 import Foundation
-import Reducers
+import ConversationStore
 
 /// The generator behind `ConversationFuzzer`: it keeps its own copy of the state, so each action it makes
 /// is plausible for the moment (answers to requests really in flight, echoes of messages really sent), and
@@ -142,8 +142,8 @@ struct FuzzSession {
     case .rating, .feedback:
       return .requestSucceeded(requestID)
     case .connect:
-      return chance(75)
-        ? .connectionOpened(requestID) : .connectionLost(anyError(), at: now, jitter: Double(int(0..<100)) / 100)
+      return chance(75) && state.connection == .connecting
+        ? .connectionOpened(requestID) : .connectionLost(requestID, anyError(), at: now, jitter: jitter())
     case .ticket:
       return .ticketCreated(requestID, TicketReceipt(ticketID: fresh("T")))
     }
@@ -211,14 +211,27 @@ struct FuzzSession {
     default:
       event = chance(50) ? .titleChanged("Title \(counter)") : .transcript(pick(known) ?? "unknown", text: "said")
     }
-    return .realtime(conversation, event)
+    // Events come from the live connection, from an old one (stale: ignored), or routed by the host.
+    switch int(0..<3) {
+    case 0: return .realtime(conversation, event, connection: liveOrStaleConnection(), receivedAt: now)
+    case 1: return .realtime(conversation, event, receivedAt: now)
+    default: return .realtime(conversation, event)
+    }
   }
+
+  /// The live connection's request ID most of the time, otherwise one of an older connection.
+  private mutating func liveOrStaleConnection() -> RequestID {
+    if chance(75), let live = state.requests.first(where: { $0.value == .connect })?.key { return live }
+    return RequestID(epoch: state.epoch, sequence: UInt64(int(0..<Int(state.requestSequence + 1))))
+  }
+
+  private mutating func jitter() -> Double { Double(int(0..<100)) / 100 }
 
   private mutating func connection() -> ConversationAction {
     switch int(0..<6) {
     case 0: return .connect
     case 1: return .disconnect
-    case 2: return .connectionLost(anyError(), at: now, jitter: Double(int(0..<100)) / 100)
+    case 2: return .connectionLost(liveOrStaleConnection(), anyError(), at: now, jitter: jitter())
     case 3: return .timerFired(.reconnect, at: now)
     case 4: return .timerFired(.resync, at: now)
     default: return .timerFired(.typingExpiry(pick(["ana", "bo"])!), at: now)

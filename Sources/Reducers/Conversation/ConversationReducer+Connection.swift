@@ -1,6 +1,9 @@
 import ConversationState
 import Foundation
 
+/// The realtime connection. Its `connect` request stays in `state.requests` for as long as the connection
+/// is wanted and alive (connecting, connected, syncing), so `opened`, events and `lost` are accepted only
+/// from that request, and closing it is `.cancel` of that request.
 extension ConversationReducer {
   func connect(_ state: inout ConversationState) -> [ConversationEffect] {
     switch state.connection {
@@ -9,6 +12,11 @@ extension ConversationReducer {
     }
     state.failedConnectionAttempts = 0
     return [.cancelTimer(.reconnect)] + openConnection(&state)
+  }
+
+  /// The request of the connection that is currently wanted, if any.
+  func liveConnection(_ state: ConversationState) -> RequestID? {
+    state.requests.first { $0.value == .connect }?.key
   }
 
   func openConnection(_ state: inout ConversationState) -> [ConversationEffect] {
@@ -20,8 +28,7 @@ extension ConversationReducer {
   /// Live. When messages may have been missed (there is a confirmed message to sync from), the state is
   /// `syncing` until they are fetched; queued messages go out either way.
   func connectionOpened(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
-    guard state.requests[requestID] == .connect else { return [] }
-    state.requests[requestID] = nil
+    guard state.requests[requestID] == .connect, state.connection == .connecting else { return [] }
     state.failedConnectionAttempts = 0
     var effects: [ConversationEffect] = []
     if state.conversationID != nil && state.lastConfirmedMessageID != nil {
@@ -39,13 +46,12 @@ extension ConversationReducer {
     return [.fetchMessagesAfter(requestID, conversationID, after: state.lastConfirmedMessageID)]
   }
 
-  func connectionLost(_ error: ChatError, at: Date, jitter: Double, _ state: inout ConversationState)
-    -> [ConversationEffect]
-  {
-    if state.connection == .idle || state.connection == .closed { return [] }
-    let abandoned = state.requests.filter { $0.value == .connect || $0.value == .sync }.map(\.key)
-    for requestID in abandoned { state.requests[requestID] = nil }
-    var effects = abandoned.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)
+  func connectionLost(
+    _ requestID: RequestID, _ error: ChatError, at: Date, jitter: Double, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    // A loss reported by a connection that is no longer the live one (closed, replaced) changes nothing.
+    guard state.requests[requestID] == .connect else { return [] }
+    var effects = dropConnectionRequests(except: requestID, &state)
     effects += clearTyping(&state)
     state.backgroundError = error
     if error.isAuthorizationFailure {
@@ -55,17 +61,34 @@ extension ConversationReducer {
     state.failedConnectionAttempts += 1
     let attempt = state.failedConnectionAttempts
     let delay = ReconnectBackoff.delay(attempt: attempt, jitter: jitter)
-    state.connection = .reconnecting(attempt: attempt, retryAt: at.addingTimeInterval(delay))
+    // The time is the runtime's local clock; a non-finite one (only a host could inject it) must not reach
+    // the state, where NaN would make it unequal to itself.
+    let now = at.hasOnlyFiniteNumbers ? at : Date(timeIntervalSinceReferenceDate: 0)
+    state.connection = .reconnecting(attempt: attempt, retryAt: now.addingTimeInterval(delay))
     return effects + [.startTimer(.reconnect, seconds: delay)]
   }
 
   func disconnect(_ state: inout ConversationState) -> [ConversationEffect] {
     if state.connection == .closed || state.connection == .idle { return [] }
+    let effects = dropConnectionRequests(except: nil, &state)
+    state.connection = .closed
+    return effects + clearTyping(&state) + [.cancelTimer(.reconnect)]
+  }
+
+  /// Re-opens a live connection that was opened before the conversation existed, now scoped to it, so the
+  /// conversation the first send created is live (its events, and a sync of what was missed meanwhile).
+  func retargetConnection(_ state: inout ConversationState) -> [ConversationEffect] {
+    guard liveConnection(state) != nil else { return [] }
+    return dropConnectionRequests(except: nil, &state) + openConnection(&state)
+  }
+
+  /// Forgets the connection and sync requests, cancelling each (but not `kept`, which already ended).
+  private func dropConnectionRequests(except kept: RequestID?, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
     let abandoned = state.requests.filter { $0.value == .connect || $0.value == .sync }.map(\.key)
     for requestID in abandoned { state.requests[requestID] = nil }
-    state.connection = .closed
-    return abandoned.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)
-      + clearTyping(&state) + [.cancelTimer(.reconnect), .disconnectRealtime]
+    return abandoned.filter { $0 != kept }.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)
   }
 
   /// Typing indicators are cleared on disconnect: nobody can be seen typing over a dead connection.

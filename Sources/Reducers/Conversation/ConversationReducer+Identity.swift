@@ -5,8 +5,8 @@ extension ConversationReducer {
   /// queued work dropped. Results of the old epoch that still arrive are ignored (their request IDs carry it).
   func switchIdentity(to identity: UserIdentity?, _ state: inout ConversationState) -> [ConversationEffect] {
     if identity != nil && identity == state.identity { return [] }
-    var effects = cancelAll(&state)
-    if state.connection != .idle && state.connection != .closed { effects.append(.disconnectRealtime) }
+    // Cancelling every request closes the connection too: it is the `connect` request.
+    let effects = cancelAll(&state)
     let sequence = state.requestSequence
     state = ConversationState(epoch: state.epoch.next, identity: identity)
     state.requestSequence = sequence

@@ -2,10 +2,17 @@ import ConversationState
 import Foundation
 
 extension ConversationReducer {
-  func realtime(_ event: RealtimeEvent, in conversationID: ConversationID, _ state: inout ConversationState)
-    -> [ConversationEffect]
-  {
-    guard conversationID == state.conversationID else {
+  func realtime(
+    _ event: RealtimeEvent, in conversationID: ConversationID, connection: RequestID?, receivedAt: Date?,
+    _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    // An event from a connection that is no longer the live one (closed, replaced) is stale.
+    if let connection, state.requests[connection] != .connect { return [] }
+    // Before the conversation exists the connection carries all of the user's events; those of other
+    // conversations (and the early echo of the first send, which its response confirms anyway) are the
+    // list's business, not an error.
+    guard let current = state.conversationID else { return [] }
+    guard conversationID == current else {
       state.backgroundError = ChatError(
         .conversationChanged, "An event for conversation \(conversationID) reached another conversation; ignored.")
       return []
@@ -49,7 +56,9 @@ extension ConversationReducer {
 
     case .typingStarted(let participant, let at):
       if let identity = state.identity, participant.rawValue == identity.userID { return [] }
-      state.typing[participant] = at.addingTimeInterval(Self.typingLifetime)
+      // The expiry is local: counted from when this device received the event, so a sender whose clock
+      // is ahead or behind cannot make an indicator stick or vanish. `at` is the sender's clock.
+      state.typing[participant] = (receivedAt ?? at).addingTimeInterval(Self.typingLifetime)
       return [.startTimer(.typingExpiry(participant), seconds: Self.typingLifetime)]
 
     case .typingStopped(let participant):

@@ -81,7 +81,11 @@ extension ConversationReducer {
       state.backgroundError = ChatError(.invalidEvent, "The server confirmed \(clientID) without a message ID.")
       return []
     }
-    if state.conversationID == nil { state.conversationID = conversationID }
+    var effects: [ConversationEffect] = []
+    if state.conversationID == nil {
+      state.conversationID = conversationID
+      effects += retargetConnection(&state)
+    }
     var message = confirmed
     message.clientID = clientID
     message.delivery = .sent
@@ -90,7 +94,7 @@ extension ConversationReducer {
     }
     commitIncoming(message, &state)
     if state.status == .ongoing && state.streamingReply == nil { state.agentActivity = .thinking }
-    return dispatchPendingMessages(&state)
+    return effects + dispatchPendingMessages(&state)
   }
 
   /// Marks an outgoing message failed, keeping it in the list for retry.

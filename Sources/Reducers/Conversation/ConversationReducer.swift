@@ -24,6 +24,15 @@ public struct ConversationReducer: Reducer {
   public init() {}
 
   public func reduce(into state: inout ConversationState, action: ConversationAction) -> [ConversationEffect] {
+    guard action.hasOnlyFiniteNumbers else {
+      let message = "A time or number in \(action.caseName) is not finite; ignored."
+      if action.isUserIntent {
+        state.userError = ChatError(.invalidAction, message)
+      } else {
+        state.backgroundError = ChatError(.invalidEvent, message)
+      }
+      return []
+    }
     switch action {
     case .send(let outgoing): return send(outgoing, &state)
     case .retry(let clientID): return retry(clientID, &state)
@@ -70,9 +79,11 @@ public struct ConversationReducer: Reducer {
     case .replyEnded(let requestID): return streamClosed(requestID, &state)
     case .historyLoaded(let requestID, let page): return historyLoaded(requestID, page, &state)
     case .syncLoaded(let requestID, let messages): return syncLoaded(requestID, messages, &state)
-    case .realtime(let conversationID, let event): return realtime(event, in: conversationID, &state)
+    case .realtime(let conversationID, let event, let connection, let receivedAt):
+      return realtime(event, in: conversationID, connection: connection, receivedAt: receivedAt, &state)
     case .connectionOpened(let requestID): return connectionOpened(requestID, &state)
-    case .connectionLost(let error, let at, let jitter): return connectionLost(error, at: at, jitter: jitter, &state)
+    case .connectionLost(let requestID, let error, let at, let jitter):
+      return connectionLost(requestID, error, at: at, jitter: jitter, &state)
     case .ticketCreated(let requestID, let receipt):
       guard state.requests.removeValue(forKey: requestID) == .ticket else { return [] }
       state.escalation = .created(receipt)

@@ -183,25 +183,3 @@ struct ConversationListTests {
     #expect(moved.changes(since: list.state) == ChangeSet(updated: ["c50"]))
   }
 }
-
-@Suite("Conversation list store", .timeLimit(.minutes(1)))
-struct ConversationListStoreTests {
-  @Test("paging through a real store and a backend")
-  func pagingThroughStore() async {
-    let backend = ControlledBackend()
-    let store = ConversationListStore(backend: backend, environment: .deterministic())
-    var calls = backend.calls.makeAsyncIterator()
-
-    store.send(.load(pageSize: 2))
-    guard case .conversations(nil, 2, let first) = await calls.next() else { return }
-    first.resume(returning: page(1...2, cursor: "p2", hasMore: true))
-    _ = await store.state { $0.conversations.count == 2 }
-
-    store.send(.loadMore(pageSize: 2))
-    guard case .conversations("p2", 2, let second) = await calls.next() else { return }
-    second.resume(throwing: ChatError(.network, "offline"))
-    let failed = await store.state { $0.error != nil }
-    #expect(failed?.conversations.count == 2)
-    #expect(failed?.error?.code == .network)
-  }
-}

@@ -19,8 +19,8 @@ struct ConnectionTests {
   @Test("after a reconnect the state is syncing until missed messages after the last confirmed one arrive")
   func reconnectSyncs() {
     let chat = Chat.existing([.server("before", id: "s1", at: 1)])
-    chat.state.connection = .connected
-    let lost = chat.send(.connectionLost(ChatError(.network, "reset"), at: time(10), jitter: 0.5))
+    let connection = chat.connected()
+    let lost = chat.send(.connectionLost(connection, ChatError(.network, "reset"), at: time(10), jitter: 0.5))
     #expect(lost == [.startTimer(.reconnect, seconds: 0.5)])
     #expect(chat.state.connection == .reconnecting(attempt: 1, retryAt: time(10.5)))
 
@@ -45,8 +45,8 @@ struct ConnectionTests {
     ])
   func authFailureNotRetried(_ error: ChatError) {
     let chat = Chat.existing()
-    chat.state.connection = .connected
-    let effects = chat.send(.connectionLost(error, at: time(0), jitter: 0.5))
+    let connection = chat.connected()
+    let effects = chat.send(.connectionLost(connection, error, at: time(0), jitter: 0.5))
     #expect(chat.state.connection == .closed)
     #expect(!effects.contains { if case .startTimer = $0 { true } else { false } })
     #expect(chat.state.backgroundError == error)
@@ -66,12 +66,13 @@ struct ConnectionTests {
   @Test("each failed reconnect attempt doubles the wait until the cap")
   func repeatedFailures() {
     let chat = Chat.existing()
-    chat.state.connection = .connected
+    var connection = chat.connected()
     var waits: [Double] = []
     for attempt in 1...7 {
-      let effects = chat.send(.connectionLost(ChatError(.network, "down"), at: time(0), jitter: 1))
+      let effects = chat.send(.connectionLost(connection, ChatError(.network, "down"), at: time(0), jitter: 1))
       if case .startTimer(.reconnect, let seconds) = effects.last { waits.append(seconds) }
       #expect(chat.state.connection == .reconnecting(attempt: attempt, retryAt: time(waits.last ?? 0)))
+      connection = chat.nextRequestID
       chat.send(.timerFired(.reconnect, at: time(0)))
     }
     #expect(waits == [1, 2, 4, 8, 16, 30, 30])
@@ -96,9 +97,9 @@ struct ConnectionTests {
     let connect = chat.nextRequestID
     chat.send(.connect)
     let effects = chat.send(.disconnect)
-    #expect(effects == [.cancel(connect), .cancelTimer(.reconnect), .disconnectRealtime])
+    #expect(effects == [.cancel(connect), .cancelTimer(.reconnect)], "cancelling the connect request closes it")
     chat.send(.connectionOpened(connect))
     #expect(chat.state.connection == .closed)
-    #expect(chat.send(.connectionLost(ChatError(.network, "x"), at: time(0), jitter: 1)) == [])
+    #expect(chat.send(.connectionLost(connect, ChatError(.network, "x"), at: time(0), jitter: 1)) == [])
   }
 }

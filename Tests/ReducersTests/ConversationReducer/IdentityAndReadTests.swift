@@ -29,11 +29,10 @@ struct IdentityAndReadTests {
   func signOutMidStream() {
     let (chat, request) = StreamingTests.replying()
     chat.send(.replyDelta(request, "half"))
-    chat.state.connection = .connected
-    chat.state.connection = .connected
+    let connection = chat.connected()
     let effects = chat.send(.identify(UserIdentity(userID: "someone-else")))
     #expect(effects.contains(.cancel(request)))
-    #expect(effects.contains(.disconnectRealtime))
+    #expect(effects.contains(.cancel(connection)), "the connection of the old identity is closed")
     #expect(chat.state.streamingReply == nil)
     #expect(chat.state.messages.isEmpty)
     #expect(chat.state.requests.isEmpty)

@@ -38,14 +38,14 @@ struct RealtimeTests {
   @Test("typing is cleared when the connection drops or is closed")
   func typingClearedOnDisconnect() {
     let chat = Chat.existing()
-    chat.state.connection = .connected
+    let connection = chat.connected()
     chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
-    let effects = chat.send(.connectionLost(ChatError(.network, "reset"), at: time(1), jitter: 0.5))
+    let effects = chat.send(.connectionLost(connection, ChatError(.network, "reset"), at: time(1), jitter: 0.5))
     #expect(chat.state.typing.isEmpty)
     #expect(effects.contains(.cancelTimer(.typingExpiry("agent-ana"))))
 
     let closing = Chat.existing()
-    closing.state.connection = .connected
+    closing.connected()
     closing.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(0))))
     closing.send(.disconnect)
     #expect(closing.state.typing.isEmpty)

@@ -50,31 +50,23 @@ struct Chat {
     return requestID
   }
 
+  /// Connects and lets the connection open (and any catch-up finish, with nothing missed); returns the
+  /// live connection's request ID.
+  @discardableResult
+  func connected(sourceLocation: SourceLocation = #_sourceLocation) -> RequestID {
+    let connection = nextRequestID
+    send(.connect, sourceLocation: sourceLocation)
+    let sync = nextRequestID
+    send(.connectionOpened(connection), sourceLocation: sourceLocation)
+    if state.connection == .syncing { send(.syncLoaded(sync, []), sourceLocation: sourceLocation) }
+    return connection
+  }
+
   var texts: [String] { state.messages.map(\.text) }
 }
 
 /// A fixed point in time, `seconds` after the start of every story.
-func time(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_750_000_000 + seconds) }
-
-extension Message {
-  /// A committed message from the server.
-  static func server(
-    _ text: String, id: String, role: Role = .assistant, at seconds: Double, author: ParticipantID? = nil,
-    clientID: ClientMessageID? = nil
-  ) -> Message {
-    Message(
-      clientID: clientID ?? ClientMessageID("srv-\(id)"), serverID: ServerMessageID(id), role: role,
-      author: author, text: text, createdAt: time(seconds), delivery: .sent,
-      reply: role == .assistant ? .complete : nil)
-  }
-
-  /// The server's confirmation of the user's message `clientID`.
-  static func confirmed(_ text: String, clientID: ClientMessageID, serverID: String, at seconds: Double) -> Message {
-    Message(
-      clientID: clientID, serverID: ServerMessageID(serverID), role: .user, text: text, createdAt: time(seconds),
-      delivery: .sent)
-  }
-}
+func time(_ seconds: Double) -> Date { .story(seconds) }
 
 extension ConversationState {
   /// An existing conversation with `messages` already committed, all unread.

@@ -1,17 +1,17 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Reducers
+import ConversationStore
 import Testing
 
-/// Stories that run through a real `ConversationStore`, its runtime and a backend the test answers.
+/// Stories that run through a real `ChatStore`, its runtime and a backend the test answers.
 @Suite("Conversation store runtime", .timeLimit(.minutes(1)))
 struct StoreRuntimeTests {
   static func makeStore(_ state: ConversationState = ConversationState(conversationID: "conv-1"))
-    -> (ConversationStore, ControlledBackend, AsyncStream<ControlledBackend.Call>.AsyncIterator)
+    -> (ChatStore, ControlledBackend, AsyncStream<ControlledBackend.Call>.AsyncIterator)
   {
     let backend = ControlledBackend()
-    let store = ConversationStore(state, backend: backend, environment: .deterministic())
+    let store = ChatStore(state, backend: backend, environment: .deterministic())
     return (store, backend, backend.calls.makeAsyncIterator())
   }
 
@@ -182,7 +182,7 @@ struct StoreRuntimeTests {
     var state = ConversationState(conversationID: "conv-1")
     state.messages.commit(Message(clientID: "a", serverID: "s1", role: .assistant, text: "hi", createdAt: Date()))
     state.unreadCount = 1
-    let store = ConversationStore(state, backend: backend, environment: .deterministic(clock: clock, jitter: 0.5))
+    let store = ChatStore(state, backend: backend, environment: .deterministic(clock: clock, jitter: 0.5))
     var calls = backend.calls.makeAsyncIterator()
 
     store.send(.connect)

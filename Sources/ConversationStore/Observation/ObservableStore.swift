@@ -1,4 +1,5 @@
 public import ConversationState
+public import Reducers
 public import Observation
 
 /// A store's latest snapshot as an `@Observable` model on the main actor, for UIs built on Observation
@@ -26,7 +27,7 @@ public final class ObservableStore<R: Reducer> where R.State: ChangeTracking & E
     state = store.state
     version = store.version
     changes = .reset
-    updates = Task { [weak self, snapshots = store.snapshots] in
+    updates = Task { [weak self, snapshots = store.snapshots()] in
       for await snapshot in snapshots {
         guard let self else { return }
         self.apply(snapshot)

@@ -1,7 +1,7 @@
 import ConversationState
 import Foundation
 import Observation
-import Reducers
+import ConversationStore
 import Testing
 
 @Suite("Observation adapter", .timeLimit(.minutes(1)))
@@ -28,7 +28,7 @@ struct ObservableStoreTests {
 
 /// A flag the Observation callback can set from any thread.
 final class StateLockFlag: Sendable {
-  private let flag = Reducers.StateLock<Bool>(false)
+  private let flag = ConversationStore.StateLock<Bool>(false)
   func set() { flag.withLock { $0 = true } }
   var isSet: Bool { flag.withLock { $0 } }
 }

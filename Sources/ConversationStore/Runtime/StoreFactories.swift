@@ -1,8 +1,9 @@
 public import ConversationState
+public import Reducers
 import Foundation
 
 /// A store for one conversation.
-public typealias ConversationStore = Store<ConversationReducer>
+public typealias ChatStore = Store<ConversationReducer>
 /// A store for the user's conversation list.
 public typealias ConversationListStore = Store<ConversationListReducer>
 
@@ -16,7 +17,7 @@ extension Store where R == ConversationReducer {
   /// A conversation store whose effects run against `backend`.
   ///
   /// ```swift
-  /// let store = ConversationStore(backend: MyServer())
+  /// let store = ChatStore(backend: MyServer())
   /// store.send(.connect)
   /// store.sendMessage("Where is my order?")
   /// ```
@@ -33,10 +34,9 @@ extension Store where R: ConversationReducing {
     _ state: ConversationState = ConversationState(), reducer: R, backend: any ChatBackend,
     environment: StoreEnvironment = .live
   ) {
-    let runtime = ConversationRuntime(backend: backend)
-    self.init(initialState: state, reducer: reducer, environment: environment) { effects, store in
-      runtime.perform(effects, on: store)
-    }
+    self.init(
+      initialState: state, reducer: reducer, environment: environment,
+      runtime: ConversationRuntime<R>(backend: backend))
   }
 
   /// Sends a message, with a new client ID and the current time from the store's environment.
@@ -57,23 +57,8 @@ extension Store where R == ConversationListReducer {
     _ state: ConversationListState = ConversationListState(), backend: any ChatBackend,
     environment: StoreEnvironment = .live
   ) {
-    let requests = CancellableRegistry<RequestID>()
-    self.init(initialState: state, reducer: ConversationListReducer(), environment: environment) { effects, store in
-      for effect in effects {
-        switch effect {
-        case .fetchConversations(let requestID, let cursor, let limit):
-          requests.run(requestID) {
-            do {
-              let page = try await backend.conversations(after: cursor, limit: limit)
-              if !Task.isCancelled { store.send(.pageLoaded(requestID, page)) }
-            } catch {
-              if let error = chatError(error) { store.send(.requestFailed(requestID, error)) }
-            }
-          }
-        case .cancel(let requestID):
-          requests.cancel(requestID)
-        }
-      }
-    }
+    self.init(
+      initialState: state, reducer: ConversationListReducer(), environment: environment,
+      runtime: ConversationListRuntime(backend: backend))
   }
 }

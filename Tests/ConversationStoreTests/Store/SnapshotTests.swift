@@ -1,7 +1,7 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Reducers
+import ConversationStore
 import Testing
 
 @Suite("Snapshots", .timeLimit(.minutes(1)))
@@ -14,7 +14,7 @@ struct SnapshotTests {
   func firstAndChanges() async {
     let store = Self.store()
     store.send(.setDraft("typed before subscribing"))
-    var snapshots = store.snapshots.makeAsyncIterator()
+    var snapshots = store.snapshots().makeAsyncIterator()
 
     let first = await snapshots.next()
     #expect(first?.state.draft == "typed before subscribing")
@@ -30,8 +30,8 @@ struct SnapshotTests {
   @Test("a slow subscriber gets the latest state once, with the union of what it missed, not a backlog")
   func slowSubscriberSkips() async {
     let store = Self.store()
-    var fast = store.snapshots.makeAsyncIterator()
-    var slow = store.snapshots.makeAsyncIterator()
+    var fast = store.snapshots().makeAsyncIterator()
+    var slow = store.snapshots().makeAsyncIterator()
     _ = await fast.next()
     _ = await slow.next()
 
@@ -52,7 +52,7 @@ struct SnapshotTests {
   @Test("what a waiting subscriber holds does not grow with the actions it misses")
   func boundedMemory() async {
     let store = Self.store()
-    var slow = store.snapshots.makeAsyncIterator()
+    var slow = store.snapshots().makeAsyncIterator()
     _ = await slow.next()
     // Heavy streaming while the subscriber waits: each delta would be a queued state in a buffered design.
     let request = RequestID(epoch: IdentityEpoch(), sequence: 1)
@@ -60,7 +60,7 @@ struct SnapshotTests {
     state.requests[request] = .send("c1")
     state.streamingReply = StreamingReply(requestID: request, clientID: "r", startedAt: Date())
     let seeded = Store(initialState: state, reducer: ConversationReducer())
-    var subscriber = seeded.snapshots.makeAsyncIterator()
+    var subscriber = seeded.snapshots().makeAsyncIterator()
     _ = await subscriber.next()
     for _ in 0..<20_000 { seeded.send(.replyDelta(request, "12345678")) }
     let latest = await subscriber.next()
@@ -80,7 +80,7 @@ struct SnapshotTests {
     @Test("a subscriber that misses 200,000 actions holds one state, not a backlog")
     func memoryDoesNotGrowWithMissedActions() async {
       let store = Self.store()
-      var slow = store.snapshots.makeAsyncIterator()
+      var slow = store.snapshots().makeAsyncIterator()
       _ = await slow.next()
       for index in 0..<1_000 { store.send(.setDraft(index.isMultiple(of: 2) ? "a" : "b")) }
       let before = Self.residentBytes()
@@ -97,7 +97,7 @@ struct SnapshotTests {
   @Test("actions that change nothing wake no subscriber")
   func noOpActionsAreNotSnapshots() async {
     let store = Self.store()
-    var snapshots = store.snapshots.makeAsyncIterator()
+    var snapshots = store.snapshots().makeAsyncIterator()
     _ = await snapshots.next()
     store.send(.clearError)
     store.send(.replyDelta(RequestID(epoch: IdentityEpoch(), sequence: 9), "stale"))
@@ -111,13 +111,13 @@ struct SnapshotTests {
   func subscribersReleased() async {
     let store = Self.store()
     do {
-      for await _ in store.snapshots { break }
+      for await _ in store.snapshots() { break }
     }
     #expect(store.subscriberCount == 0)
 
     let started = StateLock<Bool>(false)
     let task = Task {
-      for await _ in store.snapshots { started.withLock { $0 = true } }
+      for await _ in store.snapshots() { started.withLock { $0 = true } }
     }
     while !started.withLock({ $0 }) { await Task.yield() }
     #expect(store.subscriberCount == 1)
@@ -131,7 +131,7 @@ struct SnapshotTests {
     let store = Self.store()
     let consumer = Task {
       var last: UInt64 = 0
-      for await snapshot in store.snapshots {
+      for await snapshot in store.snapshots() {
         #expect(snapshot.version >= last, "versions never go backwards")
         last = snapshot.version
         if snapshot.state.messages.count == 800 { return }

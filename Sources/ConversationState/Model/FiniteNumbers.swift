@@ -1,0 +1,115 @@
+public import Foundation
+
+/// Values that carry floating-point numbers (times, fractions, JSON numbers) and can say whether every one
+/// of them is finite.
+///
+/// Why it exists: a NaN that reaches the state makes it unequal to itself (so snapshots never settle),
+/// unencodable, and its description traps. The reducers refuse such input with a typed error before it can
+/// land, instead of storing it.
+public protocol FiniteNumberChecking {
+  /// False when any number inside is NaN or infinite.
+  var hasOnlyFiniteNumbers: Bool { get }
+}
+
+extension Date: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool { timeIntervalSinceReferenceDate.isFinite }
+}
+
+extension Optional: FiniteNumberChecking where Wrapped: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool { self?.hasOnlyFiniteNumbers ?? true }
+}
+
+extension Array: FiniteNumberChecking where Element: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool { allSatisfy(\.hasOnlyFiniteNumbers) }
+}
+
+extension JSONValue: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool {
+    switch self {
+    case .null, .bool, .string: return true
+    case .number(let value): return value.isFinite
+    case .array(let values): return values.hasOnlyFiniteNumbers
+    case .object(let values): return values.values.allSatisfy(\.hasOnlyFiniteNumbers)
+    }
+  }
+}
+
+extension ToolCall.Outcome: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool {
+    if case .succeeded(let output) = self { return output.hasOnlyFiniteNumbers }
+    return true
+  }
+}
+
+extension ToolCall: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool { input.hasOnlyFiniteNumbers && outcome.hasOnlyFiniteNumbers }
+}
+
+extension MessageAttachment: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool { uploadProgress.isFinite }
+}
+
+extension Message: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool {
+    createdAt.hasOnlyFiniteNumbers && editedAt.hasOnlyFiniteNumbers && attachments.hasOnlyFiniteNumbers
+      && toolCalls.hasOnlyFiniteNumbers && (usage?.credits.isFinite ?? true)
+  }
+}
+
+extension RealtimeEvent: FiniteNumberChecking {
+  public var hasOnlyFiniteNumbers: Bool {
+    switch self {
+    case .messageCreated(let message), .messageEdited(let message): return message.hasOnlyFiniteNumbers
+    case .typingStarted(_, let at): return at.hasOnlyFiniteNumbers
+    case .messageDeleted, .transcript, .typingStopped, .statusChanged, .titleChanged, .feedbackOffered: return true
+    }
+  }
+}
+
+extension ConversationAction: FiniteNumberChecking {
+  /// Every injected number, except `connectionLost`'s, which are sanitized instead: a loss must still be
+  /// handled (see `ReconnectBackoff.delay` and `ConnectionState.reconnecting`).
+  public var hasOnlyFiniteNumbers: Bool {
+    switch self {
+    case .send(let outgoing):
+      return outgoing.createdAt.hasOnlyFiniteNumbers && outgoing.attachments.hasOnlyFiniteNumbers
+    case .sendAccepted(_, let message, _), .replyFinished(_, let message): return message.hasOnlyFiniteNumbers
+    case .replyStarted(_, _, let at), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
+    case .toolCallStarted(_, let call): return call.hasOnlyFiniteNumbers
+    case .toolCallFinished(_, _, let outcome): return outcome.hasOnlyFiniteNumbers
+    case .historyLoaded(_, let page): return page.messages.hasOnlyFiniteNumbers
+    case .syncLoaded(_, let messages): return messages.hasOnlyFiniteNumbers
+    case .realtime(_, let event, _, let receivedAt):
+      return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
+    case .attachmentProgress(_, _, let fraction): return fraction.isFinite
+    case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
+      .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
+      .disconnect, .escalate, .relaunched, .requestFailed, .requestSucceeded, .replyDelta, .replyEnded,
+      .connectionOpened, .connectionLost, .ticketCreated, .attachmentUploaded:
+      return true
+    }
+  }
+
+  /// Whether the user (rather than the backend or the runtime) is the source of this action.
+  public var isUserIntent: Bool {
+    switch self {
+    case .send, .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
+      .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
+      .disconnect, .escalate, .relaunched:
+      return true
+    case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
+      .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
+      .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired:
+      return false
+    }
+  }
+}
+
+extension ConversationAction {
+  /// The action's case name (`"send"`, `"connectionLost"`), without its values: safe to print even when a
+  /// value inside is not (a NaN date traps when formatted).
+  public var caseName: String {
+    if let label = Mirror(reflecting: self).children.first?.label { return label }
+    return String(describing: self)
+  }
+}

@@ -1,0 +1,183 @@
+public import ConversationState
+import Foundation
+
+/// Performs a conversation store's effects against a `ChatBackend`, and feeds results back as actions.
+///
+/// Each request (the realtime connection included) runs in its own task, keyed by its `RequestID`, so
+/// `.cancel` stops exactly that work, and work cancelled before its task began never reaches the backend.
+/// Tasks hold the store weakly: a dropped or closed store stops receiving results, and the work that would
+/// deliver them is cancelled by `close()`.
+public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
+  public typealias Runs = R
+
+  private let backend: any ChatBackend
+  private let requests = CancellableRegistry<RequestID>()
+  private let timers = CancellableRegistry<TimerID>()
+  private let signals = CancellableRegistry<String>()
+
+  public init(backend: any ChatBackend) { self.backend = backend }
+
+  /// Tasks still running: requests (the realtime connection included) and timers.
+  public var runningTaskCount: Int { requests.count + timers.count }
+
+  public func close() {
+    requests.cancelAll(closing: true)
+    timers.cancelAll(closing: true)
+    signals.cancelAll(closing: true)
+  }
+
+  public func perform(_ effects: [ConversationEffect], for store: Store<R>) {
+    let sink = StoreSink(store)
+    for effect in effects { perform(effect, sink) }
+  }
+
+  private func perform(_ effect: ConversationEffect, _ store: StoreSink<R>) {
+    let backend = backend
+    switch effect {
+    case .sendMessage(let requestID, let payload):
+      requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }
+    case .regenerate(let requestID, let conversationID, let prompt):
+      requests.run(requestID) {
+        await Self.stream(backend.regenerate(in: conversationID, replyTo: prompt), requestID, into: store)
+      }
+    case .cancel(let requestID):
+      requests.cancel(requestID)
+    case .fetchHistory(let requestID, let conversationID, let cursor, let limit):
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          .historyLoaded(requestID, try await backend.history(of: conversationID, before: cursor, limit: limit))
+        }
+      }
+    case .fetchMessagesAfter(let requestID, let conversationID, let after):
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          .syncLoaded(requestID, try await backend.messages(in: conversationID, after: after))
+        }
+      }
+    case .submitRating(let requestID, let conversationID, let messageID, let rating):
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          try await backend.rate(messageID, in: conversationID, as: rating)
+          return .requestSucceeded(requestID)
+        }
+      }
+    case .submitFeedback(let requestID, let conversationID, let rating, let comment):
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          try await backend.submitFeedback(rating, comment: comment, in: conversationID)
+          return .requestSucceeded(requestID)
+        }
+      }
+    case .createTicket(let requestID, let conversationID, let draft):
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          .ticketCreated(requestID, try await backend.createTicket(draft, from: conversationID))
+        }
+      }
+    case .sendTypingSignal(let conversationID, let isTyping, _):
+      // Best effort: a lost typing signal is not worth an error banner. The latest one replaces the last.
+      signals.run("typing") { try? await backend.sendTyping(isTyping, in: conversationID) }
+    case .startTimer(let timer, let seconds):
+      let clock = store.clock
+      timers.start(timer, after: seconds, on: clock) { store.send(.timerFired(timer, at: clock.now())) }
+    case .cancelTimer(let timer):
+      timers.cancel(timer)
+    case .connectRealtime(let requestID, let conversationID):
+      requests.run(requestID) { await Self.listen(backend.realtime(conversation: conversationID), requestID, store) }
+    }
+  }
+
+  private static func stream(
+    _ events: AsyncThrowingStream<ReplyEvent, any Error>, _ requestID: RequestID, into store: StoreSink<R>
+  ) async {
+    do {
+      for try await event in events {
+        // A closed or dropped store ends the loop, which ends the backend's stream.
+        guard !Task.isCancelled, store.send(action(for: event, requestID, store)) else { return }
+      }
+      if !Task.isCancelled { store.send(.replyEnded(requestID)) }
+    } catch {
+      if let error = chatError(error) { store.send(.requestFailed(requestID, error)) }
+    }
+  }
+
+  private static func action(for event: ReplyEvent, _ requestID: RequestID, _ store: StoreSink<R>)
+    -> ConversationAction
+  {
+    switch event {
+    case .accepted(let message, let conversationID):
+      return .sendAccepted(requestID, confirmed: message, conversationID: conversationID)
+    case .started(let agent): return .replyStarted(requestID, agent: agent, at: store.clock.now())
+    case .delta(let text): return .replyDelta(requestID, text)
+    case .toolCall(let call): return .toolCallStarted(requestID, call)
+    case .toolResult(let callID, let outcome): return .toolCallFinished(requestID, callID, outcome)
+    case .finished(let message): return .replyFinished(requestID, message: message)
+    }
+  }
+
+  private static func request(
+    _ requestID: RequestID, _ store: StoreSink<R>, _ operation: () async throws -> ConversationAction
+  ) async {
+    do {
+      let result = try await operation()
+      if !Task.isCancelled { store.send(result) }
+    } catch {
+      if let error = chatError(error) { store.send(.requestFailed(requestID, error)) }
+    }
+  }
+
+  /// Delivers the connection's updates tagged with its request ID, so a late report from an old
+  /// connection can never touch the current one.
+  private static func listen(
+    _ updates: AsyncThrowingStream<RealtimeUpdate, any Error>, _ requestID: RequestID, _ store: StoreSink<R>
+  ) async {
+    var failure = ChatError(.network, "The realtime connection closed.")
+    do {
+      for try await update in updates {
+        guard !Task.isCancelled else { return }
+        let action: ConversationAction
+        switch update {
+        case .opened: action = .connectionOpened(requestID)
+        case .event(let conversationID, let event):
+          action = .realtime(conversationID, event, connection: requestID, receivedAt: store.clock.now())
+        }
+        guard store.send(action) else { return }
+      }
+    } catch {
+      guard let error = chatError(error) else { return }
+      failure = error
+    }
+    guard !Task.isCancelled else { return }
+    store.send(.connectionLost(requestID, failure, at: store.clock.now(), jitter: store.jitter()))
+  }
+}
+
+/// A runtime's way back to its store: weak, so work in flight never keeps a dropped store alive.
+struct StoreSink<R: Reducer>: Sendable where R.State: ChangeTracking & Equatable {
+  private weak let store: Store<R>?
+  let clock: any ChatClock
+  let jitter: @Sendable () -> Double
+
+  init(_ store: Store<R>) {
+    self.store = store
+    clock = store.environment.clock
+    jitter = store.environment.jitter
+  }
+
+  /// Sends `action`; false when the store is gone or closed, so the caller can stop its work.
+  @discardableResult
+  func send(_ action: R.Action) -> Bool { store?.send(action) ?? false }
+}
+
+/// The typed error a backend failure becomes; nil only when our own task was cancelled.
+///
+/// A `CancellationError` thrown while our task was *not* cancelled is a failure like any other (HTTP
+/// clients throw it for timeouts): reporting nothing would leave a send "sending" forever.
+func chatError(_ error: any Error) -> ChatError? {
+  if Task.isCancelled { return nil }
+  if let error = error as? ChatError { return error }
+  if error is CancellationError {
+    return ChatError(.network, "The request was cancelled by the backend, not by this app (a timeout?).")
+  }
+  return ChatError(.network, String(describing: error))
+}

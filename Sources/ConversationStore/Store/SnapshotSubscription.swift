@@ -1,0 +1,77 @@
+public import Reducers
+
+/// A store's snapshots, as an `AsyncSequence`: each iteration is one subscriber.
+///
+/// ```swift
+/// for await snapshot in store.snapshots() {
+///   if snapshot.changes.isReset { reloadAll(snapshot.state) } else { reload(snapshot.changes) }
+/// }
+/// ```
+public struct SnapshotSequence<R: Reducer>: AsyncSequence, Sendable where R.State: ChangeTracking & Equatable {
+  public typealias Element = Snapshot<R.State>
+  public typealias Failure = Never
+
+  let core: StateLock<StoreCore<R>>
+
+  /// Registers a new subscriber; its first snapshot is the state at its first `next()`.
+  public func makeAsyncIterator() -> Iterator { Iterator(subscription: SnapshotSubscription(core: core)) }
+
+  /// One subscriber's position. Not `Sendable`: a subscription has one consumer, so two tasks can never
+  /// wait on the same one (where one of them would never be woken).
+  public struct Iterator: AsyncIteratorProtocol {
+    let subscription: SnapshotSubscription<R>
+
+    public mutating func next() async -> Snapshot<R.State>? { await subscription.next(isolation: nil) }
+
+    public mutating func next(isolation actor: isolated (any Actor)?) async -> Snapshot<R.State>? {
+      await subscription.next(isolation: actor)
+    }
+  }
+}
+
+@available(*, unavailable)
+extension SnapshotSequence.Iterator: Sendable {}
+
+/// The last state a consumer was given, which is all it needs to learn what changed.
+///
+/// Holding exactly one state (not a queue) is what bounds a slow consumer's memory. It holds the store's
+/// core, never the store, so a subscriber does not keep a dropped store alive.
+final class SnapshotSubscription<R: Reducer> where R.State: ChangeTracking & Equatable {
+  private let core: StateLock<StoreCore<R>>
+  private let id: UInt64?
+  private var delivered: (version: UInt64, state: R.State)?
+
+  init(core: StateLock<StoreCore<R>>) {
+    self.core = core
+    id = core.register()
+  }
+
+  deinit { if let id { core.unregister(id) } }
+
+  func next(isolation actor: isolated (any Actor)?) async -> Snapshot<R.State>? {
+    guard let id, !Task.isCancelled else { return finish() }
+    guard let previous = delivered else {
+      let current = core.withLock { core in core.subscribers.contains(id) ? (core.version, core.state) : nil }
+      guard let (version, state) = current else { return finish() }
+      delivered = (version, state)
+      return Snapshot(version: version, state: state, changes: .reset)
+    }
+    var seen = previous.version
+    while true {
+      await core.waitForVersion(after: seen, subscriber: id)
+      // One lock acquisition per wake: membership, version and state are read together.
+      let current = core.withLock { core in core.subscribers.contains(id) ? (core.version, core.state) : nil }
+      guard !Task.isCancelled, let (version, state) = current else { return finish() }
+      seen = version
+      // Actions that changed nothing (a stale result, a repeated intent) are not worth a frame.
+      if state == previous.state { continue }
+      delivered = (version, state)
+      return Snapshot(version: version, state: state, changes: state.changes(since: previous.state))
+    }
+  }
+
+  private func finish() -> Snapshot<R.State>? {
+    if let id { core.unregister(id) }
+    return nil
+  }
+}
