@@ -33,3 +33,13 @@ extension Message {
       delivery: .sent)
   }
 }
+
+extension ConversationState {
+  /// An existing conversation with `messages` already committed, all unread.
+  public static func existing(_ messages: [Message] = [], id: ConversationID = "conv-1") -> ConversationState {
+    var state = ConversationState(conversationID: id)
+    for message in messages { state.messages.commit(message) }
+    state.unreadCount = messages.filter { ReadCursor.isUnread($0, against: nil) }.count
+    return state
+  }
+}

@@ -118,7 +118,11 @@ struct FuzzSession {
   // MARK: - Backend
 
   private mutating func answerRequest() -> ConversationAction? {
-    let inFlight = state.requests.sorted { $0.key.sequence < $1.key.sequence }
+    // A live connection stays in `requests` for as long as it is open; "answering" it is a loss, which
+    // a real connection suffers far less often than a request gets its response.
+    let inFlight = state.requests.sorted { $0.key.sequence < $1.key.sequence }.filter {
+      $0.value != .connect || state.connection == .connecting || chance(10)
+    }
     guard let (requestID, purpose) = pick(inFlight) else { return nil }
     if chance(12) { return .requestFailed(requestID, anyError()) }
     switch purpose {

@@ -67,13 +67,3 @@ struct Chat {
 
 /// A fixed point in time, `seconds` after the start of every story.
 func time(_ seconds: Double) -> Date { .story(seconds) }
-
-extension ConversationState {
-  /// An existing conversation with `messages` already committed, all unread.
-  static func existing(_ messages: [Message] = [], id: ConversationID = "conv-1") -> ConversationState {
-    var state = ConversationState(conversationID: id)
-    for message in messages { state.messages.commit(message) }
-    state.unreadCount = messages.filter { ReadCursor.isUnread($0, against: nil) }.count
-    return state
-  }
-}
