@@ -6,9 +6,15 @@
 /// error.retryable  // true: classified from code and status by `ChatError.isRetryable`
 /// ```
 public struct ChatError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+  /// What went wrong, as a stable code to branch on; `message` is for people, not for logic.
   public var code: Code
+  /// A human-readable explanation to show or log; empty when the server sent none.
   public var message: String
+  /// The HTTP status of the failed response; `nil` when none came back (a dropped connection, or a
+  /// refusal made on the device).
   public var status: Int?
+  /// Whether trying the same request again can help: classified by `isRetryable(code:status:)` unless
+  /// the server said otherwise.
   public var retryable: Bool
   /// The server's hint for when to try again (for example from a 429's `Retry-After`), in seconds.
   public var retryAfter: Double?
@@ -22,6 +28,7 @@ public struct ChatError: Error, Hashable, Sendable, Codable, CustomStringConvert
     self.retryAfter = retryAfter
   }
 
+  /// The error as `CODE (HTTP status): message`, for logs.
   public var description: String {
     let statusText = status.map { " (HTTP \($0))" } ?? ""
     return "\(code.rawValue)\(statusText): \(message)"
@@ -47,34 +54,59 @@ extension ChatError {
   /// A stable, machine-readable error code. Servers may send codes this client does not know; they are
   /// kept as they came.
   public struct Code: StringIdentifier {
+    /// The code as the server spells it, for example `RATE_LIMITED`.
     public let rawValue: String
+    /// Wraps a code as received; a code this client does not know is kept, not rejected.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     // Codes of the seed SDKs' servers.
+    /// The agent the app asked for does not exist on the server.
     public static let agentNotFound: Code = "AGENT_NOT_FOUND"
+    /// The server does not accept the signed-in identity; never retried, and a connection that hits it closes.
     public static let invalidIdentity: Code = "INVALID_IDENTITY"
+    /// The server has no such conversation for this identity.
     public static let conversationNotFound: Code = "CONVERSATION_NOT_FOUND"
+    /// The conversation has ended, or a human agent has it, so a send or regeneration is refused.
     public static let conversationNotOngoing: Code = "CONVERSATION_NOT_ONGOING"
+    /// A request or event belongs to another conversation than the one it reached; it is not applied.
     public static let conversationChanged: Code = "CONVERSATION_CHANGED"
+    /// Too many requests; transient, and `retryAfter` says when to try again if the server gave a hint.
     public static let rateLimited: Code = "RATE_LIMITED"
+    /// The account has no credits left; retrying does not help until it is topped up.
     public static let creditLimitReached: Code = "CREDIT_LIMIT_REACHED"
+    /// The agent cannot answer right now; transient.
     public static let agentUnavailable: Code = "AGENT_UNAVAILABLE"
+    /// The AI model provider behind the agent failed; transient.
     public static let providerError: Code = "PROVIDER_ERROR"
+    /// A reply stream ended before the server finished it; transient, and the partial reply is kept as interrupted.
     public static let incompleteStream: Code = "INCOMPLETE_STREAM"
+    /// A tool result was larger than `ToolCall.maximumResultBytes` (UTF-8 bytes of its JSON).
     public static let toolResultTooLarge: Code = "TOOL_RESULT_TOO_LARGE"
+    /// A reply made more than `ToolCall.clientCallLimit` client-executed tool calls and was stopped.
     public static let toolLoopLimit: Code = "TOOL_LOOP_LIMIT"
 
     // Client-side codes: transport, validation and illegal actions.
+    /// The connection failed or dropped before a response came back; transient.
     public static let network: Code = "NETWORK"
+    /// No response came back in time; transient.
     public static let timeout: Code = "TIMEOUT"
+    /// The client is not (or no longer) authorized; never retried, like HTTP 401 and 403.
     public static let unauthorized: Code = "UNAUTHORIZED"
+    /// Nothing to send: a message with neither text nor attachments, or a ticket without subject or body.
     public static let emptyMessage: Code = "EMPTY_MESSAGE"
+    /// A message with more than `MessageAttachment.maximumPerMessage` attachments.
     public static let tooManyAttachments: Code = "TOO_MANY_ATTACHMENTS"
+    /// An attachment over `MessageAttachment.maximumByteSize` bytes.
     public static let attachmentTooLarge: Code = "ATTACHMENT_TOO_LARGE"
+    /// A page size outside 1…100 was asked for, of history or of the conversation list.
     public static let invalidPageSize: Code = "INVALID_PAGE_SIZE"
+    /// An action or event named a message (or attachment) this conversation does not hold.
     public static let unknownMessage: Code = "UNKNOWN_MESSAGE"
+    /// A backend event that cannot be applied (malformed, or about something unknown); it is ignored.
     public static let invalidEvent: Code = "INVALID_EVENT"
+    /// An action the current state does not allow, for example regenerating while a reply still streams.
     public static let invalidAction: Code = "INVALID_ACTION"
+    /// The work was stopped on purpose (for example the user stopped a reply); not a failure to retry.
     public static let cancelled: Code = "CANCELLED"
 
     static let transient: Set<Code> = [

@@ -14,6 +14,7 @@ public struct ConversationList: Sendable {
   private var slots: HashTrie<ConversationID, Int>
   private var lineage: ListLineage
 
+  /// An empty list, as before the first page has loaded.
   public init() {
     top = PersistentVector()
     bottom = PersistentVector()
@@ -27,9 +28,12 @@ public struct ConversationList: Sendable {
     for conversation in conversations where slots[conversation.id] == nil { appendAtBottom(conversation) }
   }
 
+  /// How many conversations are listed; slots emptied by moves are not counted.
   public var count: Int { slots.count }
+  /// Whether no conversation is listed.
   public var isEmpty: Bool { slots.isEmpty }
 
+  /// The row of conversation `id`, or `nil` when it is not listed (not loaded yet, or deleted).
   public subscript(id: ConversationID) -> ConversationSummary? {
     guard let slot = slots[id] else { return nil }
     return self[slot: slot]
@@ -76,6 +80,8 @@ public struct ConversationList: Sendable {
     return true
   }
 
+  /// Removes the row of `id`, for example when the conversation was deleted; returns it, or `nil` when it was
+  /// not listed.
   @discardableResult
   public mutating func remove(_ id: ConversationID) -> ConversationSummary? {
     guard let slot = slots.removeValue(forKey: id) else { return nil }
@@ -97,6 +103,7 @@ public struct ConversationList: Sendable {
 private final class ListLineage: @unchecked Sendable {}
 
 extension ConversationList: Sequence {
+  /// Walks the rows from the top (most recent activity) down, skipping the slots that moves emptied.
   public struct Iterator: IteratorProtocol {
     private let list: ConversationList
     private var slot: Int
@@ -106,6 +113,7 @@ extension ConversationList: Sequence {
       slot = list.top.count - 1
     }
 
+    /// The next row down, or `nil` after the bottom row.
     public mutating func next() -> ConversationSummary? {
       while slot >= -list.bottom.count {
         defer { slot -= 1 }
@@ -115,21 +123,26 @@ extension ConversationList: Sequence {
     }
   }
 
+  /// Iterates the rows in display order, top first.
   public func makeIterator() -> Iterator { Iterator(self) }
+  /// The exact number of rows, so collecting them allocates once.
   public var underestimatedCount: Int { count }
 }
 
 extension ConversationList: Equatable {
+  /// Equal when both show the same rows in the same order; how each list was built does not matter.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.count == rhs.count && lhs.elementsEqual(rhs)
   }
 }
 
 extension ConversationList: Codable {
+  /// Decodes a list from a JSON array of rows, top first; a repeated ID keeps its first row.
   public init(from decoder: any Decoder) throws {
     self.init(try [ConversationSummary](from: decoder))
   }
 
+  /// Encodes the rows as a JSON array, top first, without the emptied slots.
   public func encode(to encoder: any Encoder) throws {
     try Array(self).encode(to: encoder)
   }

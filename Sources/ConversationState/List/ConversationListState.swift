@@ -14,6 +14,7 @@ public struct ConversationListState: Equatable, Sendable, Codable {
     /// The loaded window again: reconciled with what is shown, keeping what was paged in.
     case refresh(RequestID)
 
+    /// The request this load waits for; results carrying any other ID are ignored.
     public var requestID: RequestID {
       switch self {
       case .firstPage(let id), .nextPage(let id), .refresh(let id): return id
@@ -21,16 +22,24 @@ public struct ConversationListState: Equatable, Sendable, Codable {
     }
   }
 
+  /// The rows shown, most recent activity first.
   public var conversations: ConversationList
+  /// The list request in flight, if any; at most one is in flight at a time.
   public var loading: Loading?
+  /// Whether the server has older conversations to page in; true until a page says otherwise.
   public var hasMore: Bool
+  /// The server's cursor for the next page; `nil` before the first page has loaded.
   public var cursor: PageCursor?
   /// Whether any page has loaded since the list was created or cleared.
   public var hasLoaded: Bool
+  /// The last list failure, shown until the user dismisses it or a page loads.
   public var error: ChatError?
+  /// The signed-in identity the list belongs to; results of requests made under an older epoch are ignored.
   public var epoch: IdentityEpoch
+  /// The number of the last request minted; it survives clearing the list, so request IDs are never reused.
   public var requestSequence: UInt64
 
+  /// An empty list that has loaded nothing yet, belonging to `epoch`.
   public init(epoch: IdentityEpoch = IdentityEpoch()) {
     conversations = ConversationList()
     loading = nil
@@ -42,6 +51,7 @@ public struct ConversationListState: Equatable, Sendable, Codable {
     requestSequence = 0
   }
 
+  /// Whether a list request is in flight, for a spinner.
   public var isLoading: Bool { loading != nil }
 
   /// Mints the next request ID of the current epoch.
@@ -70,6 +80,7 @@ public struct ConversationListState: Equatable, Sendable, Codable {
 }
 
 extension ConversationListState: ChangeTracking {
+  /// The conversations whose rows differ from `old`'s; a reset when `old` comes from an unrelated list.
   public func changes(since old: ConversationListState) -> ChangeSet<ConversationID> {
     conversations.changes(since: old.conversations)
   }

@@ -5,14 +5,20 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable, Codable {
   /// How long a title taken from the customer's first message may be.
   public static let maximumTitleLength = 80
 
+  /// The conversation this row shows.
   public var id: ConversationID
   /// The server's title, or the customer's first message.
   public var title: String
+  /// Who has the conversation now, for a badge on the row.
   public var status: ConversationStatus
+  /// When the conversation last had a message, on the server's clock; realtime messages never move it back.
   public var lastActivityAt: Date
+  /// Messages from others since the user last opened the conversation; never negative.
   public var unreadCount: Int
+  /// The text of the newest message, for the row's second line; `nil` before any message.
   public var lastMessagePreview: String?
 
+  /// A row as the server or a realtime event describes it; by default `ongoing`, with nothing unread.
   public init(
     id: ConversationID, title: String, status: ConversationStatus = .ongoing, lastActivityAt: Date,
     unreadCount: Int = 0, lastMessagePreview: String? = nil
@@ -36,10 +42,14 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable, Codable {
 
 /// A page of the conversation list as the server returns it: most recent activity first.
 public struct ConversationPage: Hashable, Sendable, Codable {
+  /// The page's rows, most recent activity first.
   public var conversations: [ConversationSummary]
+  /// The cursor for the page after this one; `nil` when there is none.
   public var nextCursor: PageCursor?
+  /// False when this page reaches the end of the user's conversations.
   public var hasMore: Bool
 
+  /// A page as the server returned it.
   public init(conversations: [ConversationSummary], nextCursor: PageCursor?, hasMore: Bool) {
     self.conversations = conversations
     self.nextCursor = nextCursor

@@ -22,6 +22,34 @@ public struct ChangeSet<ID: Hashable & Sendable>: Equatable, Sendable {
   /// Nothing changed.
   public var isEmpty: Bool { !isReset && inserted.isEmpty && updated.isEmpty && removed.isEmpty }
 
+  /// Adds what `other` changed after this change set, as if both had been computed in one step: a row
+  /// inserted then removed is gone from both lists, one removed then inserted again is updated, and a reset
+  /// on either side stays a reset. A row that moved and moved back may be listed as updated where one diff
+  /// of both steps would not list it: a reload too many, never one too few.
+  public mutating func formUnion(_ other: ChangeSet) {
+    if isReset || other.isReset {
+      self = .reset
+      return
+    }
+    for id in other.inserted {
+      if removed.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
+    }
+    for id in other.updated where !inserted.contains(id) { updated.insert(id) }
+    for id in other.removed {
+      if inserted.remove(id) == nil {
+        updated.remove(id)
+        removed.insert(id)
+      }
+    }
+  }
+
+  /// This change set followed by `other` (see `formUnion(_:)`).
+  public func union(_ other: ChangeSet) -> ChangeSet {
+    var result = self
+    result.formUnion(other)
+    return result
+  }
+
   /// Files one row by where it was and is: present in both versions and `changed` is updated, only in the
   /// new one inserted, only in the old one removed.
   public mutating func record(_ id: ID, wasPresent: Bool, isPresent: Bool, changed: Bool = true) {

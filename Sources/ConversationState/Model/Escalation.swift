@@ -2,15 +2,22 @@ public import Foundation
 
 /// A support ticket the user asks for from the conversation.
 public struct TicketDraft: Hashable, Sendable, Codable {
+  /// How urgent the user says the ticket is.
   public enum Priority: String, Hashable, Sendable, Codable, CaseIterable {
+    /// From least to most urgent; the raw values are what the server receives.
     case low, normal, high, urgent
   }
 
+  /// The ticket's one-line title; a ticket needs one, and a `body`.
   public var subject: String
+  /// The support category the user picked, when the form offers one.
   public var category: String?
+  /// How urgent the user says it is; `normal` unless they chose otherwise.
   public var priority: Priority
+  /// What the user wrote to describe the problem.
   public var body: String
 
+  /// A draft as the user filled it in; it is checked only when submitted.
   public init(subject: String, category: String? = nil, priority: Priority = .normal, body: String) {
     self.subject = subject
     self.category = category
@@ -21,9 +28,12 @@ public struct TicketDraft: Hashable, Sendable, Codable {
 
 /// The server's receipt for a created ticket.
 public struct TicketReceipt: Hashable, Sendable, Codable {
+  /// The ticket's ID in the support system, to show the user.
   public var ticketID: String
+  /// Where the user can follow the ticket, when the support system has a page for it.
   public var url: URL?
 
+  /// A receipt as the server returned it.
   public init(ticketID: String, url: URL? = nil) {
     self.ticketID = ticketID
     self.url = url
@@ -34,7 +44,9 @@ public struct TicketReceipt: Hashable, Sendable, Codable {
 ///
 /// `creating -> created`, or `creating -> failed -> creating` (the user tries again).
 public enum Escalation: Hashable, Sendable, Codable {
+  /// The ticket request is in flight; the draft is kept until the server answers.
   case creating(TicketDraft, RequestID)
+  /// The server created the ticket. Final.
   case created(TicketReceipt)
   /// The draft is kept so that nothing the user wrote is lost.
   case failed(TicketDraft, ChatError)

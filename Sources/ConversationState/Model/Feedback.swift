@@ -10,10 +10,14 @@ public struct FeedbackMoment: Hashable, Sendable, Codable {
     case dismissed
   }
 
+  /// The question to show, as the server worded it.
   public var question: String
+  /// The agent the question is about, for the UI to name; `nil` when the server gave none.
   public var agentName: String?
+  /// Whether the question is waiting, rated or dismissed.
   public var phase: Phase
 
+  /// A moment as the server offered it; it starts `open`.
   public init(question: String, agentName: String? = nil, phase: Phase = .open) {
     self.question = question
     self.agentName = agentName
@@ -23,9 +27,12 @@ public struct FeedbackMoment: Hashable, Sendable, Codable {
 
 /// The server's offer of a feedback moment.
 public struct FeedbackPrompt: Hashable, Sendable, Codable {
+  /// The question to ask, as the server worded it.
   public var question: String
+  /// The agent the question is about, when the server names one.
   public var agentName: String?
 
+  /// A prompt as the server sent it.
   public init(question: String, agentName: String? = nil) {
     self.question = question
     self.agentName = agentName

@@ -9,11 +9,14 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
 
   /// The server's cursor for the next older page; `nil` before the first page.
   public var cursor: PageCursor?
+  /// Whether older messages remain on the server; true until a page says it is the oldest.
   public var hasMoreHistory: Bool
   /// The load in flight, if any. At most one history request is in flight at a time.
   public var loadingRequest: RequestID?
+  /// Whether any history page has loaded, so an empty timeline can be told apart from one not loaded yet.
   public var hasLoadedFirstPage: Bool
 
+  /// Paging state; the defaults describe a conversation whose history has not been asked for yet.
   public init(
     cursor: PageCursor? = nil, hasMoreHistory: Bool = true, loadingRequest: RequestID? = nil,
     hasLoadedFirstPage: Bool = false
@@ -24,6 +27,7 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
     self.hasLoadedFirstPage = hasLoadedFirstPage
   }
 
+  /// Whether a history page is being loaded, for a spinner above the oldest message.
   public var isLoadingHistory: Bool { loadingRequest != nil }
 }
 
@@ -36,6 +40,7 @@ public struct HistoryPage: Hashable, Sendable, Codable {
   /// False when this is the oldest page.
   public var hasMore: Bool
 
+  /// A page as the server returned it.
   public init(messages: [Message], nextCursor: PageCursor?, hasMore: Bool) {
     self.messages = messages
     self.nextCursor = nextCursor

@@ -5,30 +5,45 @@ public import Foundation
 /// Identity: `clientID` is fixed for the message's life and is the idempotency key of its send;
 /// `serverID` is set once the server confirmed it. A `MessageList` never holds two entries for one message.
 public struct Message: Identifiable, Hashable, Sendable, Codable {
+  /// The ID the client gave the message; fixed for its life and sent as its idempotency key.
   public var clientID: ClientMessageID
+  /// The server's ID, set once the server confirmed or delivered the message; `nil` until then.
   public var serverID: ServerMessageID?
+  /// Who the message is from: the user, the AI agent, a human agent or the system.
   public var role: Role
   /// Who wrote it, when the server says; used to clear that participant's typing indicator.
   public var author: ParticipantID?
+  /// What the message says; may be empty for a message that only carries attachments.
   public var text: String
   /// Local time until the server confirms the message; the server's time after (server time wins).
   public var createdAt: Date
+  /// When the message was last edited, on the server's clock; `nil` if it never was.
   public var editedAt: Date?
+  /// Where the message is on its way to the server; messages from others are always `sent`.
   public var delivery: Delivery
   /// For assistant messages: whether the reply is complete or was cut short. `nil` for other roles.
   public var reply: ReplyState?
+  /// Files attached to the message; at most `MessageAttachment.maximumPerMessage` on one the user sends.
   public var attachments: [MessageAttachment]
+  /// The user's thumbs up or down on an answer; `none` until they rate it.
   public var rating: Rating
+  /// The agent that wrote the message, when one did and the server says which.
   public var agent: AgentInfo?
+  /// Knowledge-base articles the answer cites, for links under it.
   public var sources: [KnowledgeSource]
+  /// The tools the agent called while writing this reply, in call order.
   public var toolCalls: [ToolCall]
+  /// Why the server finished the reply; `nil` when it gave no reason, as for other roles.
   public var finishReason: FinishReason?
+  /// What producing the reply cost, when the server reports it.
   public var usage: Usage?
   /// True while `text` is only a stand-in for an attachment ("Image", "Audio"); a transcript replaces it.
   public var isPlaceholderText: Bool
 
+  /// The client ID: the one identity a message keeps from send to confirmation.
   public var id: ClientMessageID { clientID }
 
+  /// A message; the defaults describe a confirmed message with nothing attached, rated or cited.
   public init(
     clientID: ClientMessageID, serverID: ServerMessageID? = nil, role: Role, author: ParticipantID? = nil,
     text: String, createdAt: Date, editedAt: Date? = nil, delivery: Delivery = .sent, reply: ReplyState? = nil,
@@ -72,14 +87,18 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
 
 /// Server order of committed messages.
 public struct MessageOrderKey: Hashable, Comparable, Sendable, Codable {
+  /// The message's time: the server's clock once it is confirmed.
   public var createdAt: Date
+  /// The server ID (or client ID) that orders messages with equal times the same way on every device.
   public var tieBreak: String
 
+  /// A position in server order; usually read from `Message.orderKey`.
   public init(createdAt: Date, tieBreak: String) {
     self.createdAt = createdAt
     self.tieBreak = tieBreak
   }
 
+  /// Earlier time first; equal times by `tieBreak`, compared as strings.
   public static func < (lhs: Self, rhs: Self) -> Bool {
     (lhs.createdAt, lhs.tieBreak) < (rhs.createdAt, rhs.tieBreak)
   }
@@ -87,9 +106,13 @@ public struct MessageOrderKey: Hashable, Comparable, Sendable, Codable {
 
 /// Who a message is from.
 public enum Role: String, Hashable, Sendable, Codable, CaseIterable {
+  /// The person using this app.
   case user
+  /// The AI agent.
   case assistant
+  /// A human support agent, once one has taken the conversation over.
   case humanAgent
+  /// A notice from the service itself, not written by a participant.
   case system
 }
 
@@ -121,17 +144,24 @@ public enum ReplyState: Hashable, Sendable, Codable {
 
 /// A user's rating of an answer.
 public enum Rating: String, Hashable, Sendable, Codable, CaseIterable {
+  /// Thumbs up: the answer helped.
   case up
+  /// Thumbs down: the answer did not help.
   case down
+  /// Not rated, or the rating was taken back.
   case none
 }
 
 /// The agent that wrote a message, as the seed SDKs' wire models carry it.
 public struct AgentInfo: Hashable, Sendable, Codable {
+  /// The agent's participant ID, as message authors and typing indicators name it.
   public var id: ParticipantID
+  /// The name to show next to the agent's messages.
   public var name: String
+  /// Where the agent's picture is, when it has one.
   public var avatarURL: URL?
 
+  /// Agent details as the server sent them.
   public init(id: ParticipantID, name: String, avatarURL: URL? = nil) {
     self.id = id
     self.name = name
@@ -141,9 +171,12 @@ public struct AgentInfo: Hashable, Sendable, Codable {
 
 /// A knowledge-base source an answer cites.
 public struct KnowledgeSource: Hashable, Sendable, Codable {
+  /// The cited article's title, as the link text.
   public var title: String
+  /// Where the article is; `nil` for a source that cannot be opened.
   public var url: URL?
 
+  /// A source as the server cited it.
   public init(title: String, url: URL? = nil) {
     self.title = title
     self.url = url
@@ -152,20 +185,30 @@ public struct KnowledgeSource: Hashable, Sendable, Codable {
 
 /// Why the server finished a reply.
 public struct FinishReason: StringIdentifier {
+  /// The reason as the server wrote it; reasons this client does not know are kept.
   public let rawValue: String
+  /// Wraps a finish reason as received.
   public init(rawValue: String) { self.rawValue = rawValue }
+  /// The answer ended normally.
   public static let stop: FinishReason = "stop"
+  /// The answer hit the model's output limit and may stop mid-sentence.
   public static let length: FinishReason = "length"
+  /// The model stopped to call tools.
   public static let toolCalls: FinishReason = "tool_calls"
+  /// The provider's content filter stopped the answer.
   public static let contentFilter: FinishReason = "content_filter"
 }
 
 /// What a reply cost.
 public struct Usage: Hashable, Sendable, Codable {
+  /// Credits the reply took from the account's balance.
   public var credits: Double
+  /// Model tokens read to produce the reply (prompt and history).
   public var inputTokens: Int
+  /// Model tokens written in the reply.
   public var outputTokens: Int
 
+  /// Usage as the server reported it; what it leaves out counts as zero.
   public init(credits: Double = 0, inputTokens: Int = 0, outputTokens: Int = 0) {
     self.credits = credits
     self.inputTokens = inputTokens

@@ -8,10 +8,13 @@ extension MessageList: Equatable {
 }
 
 extension MessageList: Codable {
+  /// Decodes a list from a JSON array of messages, ordered as `init(_:)` orders them; a repeated client ID
+  /// keeps its first message.
   public init(from decoder: any Decoder) throws {
     self.init(try [Message](from: decoder))
   }
 
+  /// Encodes the messages as a JSON array in display order.
   public func encode(to encoder: any Encoder) throws {
     try Array(self).encode(to: encoder)
   }

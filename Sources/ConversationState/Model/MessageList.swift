@@ -310,4 +310,14 @@ extension MessageList: RandomAccessCollection {
     if position < committedCount { return newer[position - older.count] }
     return outgoing[position - committedCount]
   }
+
+  /// The position of the message with `clientID` in display order, or nil when it is not in the list.
+  ///
+  /// O(log n) for a committed message (through the ID index); O(outgoing) for one the server has not
+  /// confirmed, of which there are only a few. Positions are what a list widget's
+  /// `items_changed(position, removed, added)` takes.
+  public func index(of clientID: ClientMessageID) -> Int? {
+    if let logical = positions[clientID] { return logical + older.count }
+    return outgoing.firstIndex { $0.clientID == clientID }.map { committedCount + $0 }
+  }
 }

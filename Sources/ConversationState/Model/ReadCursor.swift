@@ -1,8 +1,11 @@
 /// The newest message the user has seen. It only moves forward.
 public struct ReadCursor: Hashable, Sendable, Codable {
+  /// The server ID of the newest message the user has seen.
   public var messageID: ServerMessageID
+  /// That message's place in server order; messages after it count as unread.
   public var orderKey: MessageOrderKey
 
+  /// A cursor at a confirmed message.
   public init(messageID: ServerMessageID, orderKey: MessageOrderKey) {
     self.messageID = messageID
     self.orderKey = orderKey

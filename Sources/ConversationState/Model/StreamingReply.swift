@@ -10,14 +10,20 @@ public struct StreamingReply: Equatable, Sendable, Codable {
   public var requestID: RequestID
   /// The client ID the reply will have if it is committed without a server message (interrupted).
   public var clientID: ClientMessageID
+  /// The text received so far; each delta appends in O(delta).
   public var text: StreamedText
+  /// The tools the agent has called so far in this reply, in call order.
   public var toolCalls: [ToolCall]
+  /// The agent writing the reply, when the server said which.
   public var agent: AgentInfo?
+  /// When the reply started, on the local device clock, moved to just after the newest committed message so
+  /// it never sorts before the question; an interrupted reply keeps it as its `createdAt`.
   public var startedAt: Date
   /// When this reply regenerates an earlier answer: that answer's client ID. It and everything after it
   /// are replaced only once this reply finishes.
   public var replacing: ClientMessageID?
 
+  /// A reply that has just started: no text and no tool calls yet.
   public init(
     requestID: RequestID, clientID: ClientMessageID, text: StreamedText = StreamedText(), toolCalls: [ToolCall] = [],
     agent: AgentInfo? = nil, startedAt: Date, replacing: ClientMessageID? = nil

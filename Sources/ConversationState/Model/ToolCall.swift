@@ -7,7 +7,9 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
 
   /// Who runs the tool.
   public enum Execution: String, Hashable, Sendable, Codable {
+    /// The app runs the tool and sends its result back; such calls count toward `clientCallLimit`.
     case client
+    /// The server runs the tool; the app only shows it.
     case server
   }
 
@@ -15,16 +17,24 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
   public enum Outcome: Hashable, Sendable, Codable {
     /// Called; no result yet.
     case running
+    /// The tool returned this result.
     case succeeded(JSONValue)
+    /// The tool failed, or its result was refused (for example over `maximumResultBytes`).
     case failed(ChatError)
   }
 
+  /// Identifies the call within its reply, so its result can be matched to it.
   public var id: ToolCallID
+  /// The tool's name, as the agent's configuration defines it.
   public var name: String
+  /// The arguments the agent passed; an empty object when it passed none.
   public var input: JSONValue
+  /// Whether the app or the server runs the tool.
   public var execution: Execution
+  /// Whether the call is still running, succeeded or failed.
   public var outcome: Outcome
 
+  /// A call as the agent made it; it starts `running`.
   public init(
     id: ToolCallID, name: String, input: JSONValue = .object([:]), execution: Execution,
     outcome: Outcome = .running

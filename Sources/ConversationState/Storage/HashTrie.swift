@@ -12,15 +12,22 @@
 /// ```
 public struct HashTrie<Key: Hashable, Value> {
   private var root: TrieNode<Key, Value>
+  /// How many keys the trie holds, read in O(1).
   public private(set) var count: Int
 
+  /// An empty trie; copies of it share its single empty root.
   public init() {
     root = TrieNode()
     count = 0
   }
 
+  /// Whether the trie holds no key.
   public var isEmpty: Bool { count == 0 }
 
+  /// The value stored for `key`, or `nil` when there is none.
+  ///
+  /// Assigning `nil` removes the key. A write copies only the nodes on the key's path, and only while a
+  /// snapshot still shares them.
   public subscript(key: Key) -> Value? {
     get { root.value(for: key, hash: key.hashValue, shift: 0) }
     set {
@@ -41,6 +48,8 @@ public struct HashTrie<Key: Hashable, Value> {
     return replaced
   }
 
+  /// Removes `key`; returns the value it had. A missing key returns `nil` and copies no node, even while a
+  /// snapshot shares the trie.
   @discardableResult
   public mutating func removeValue(forKey key: Key) -> Value? {
     guard root.value(for: key, hash: key.hashValue, shift: 0) != nil else { return nil }

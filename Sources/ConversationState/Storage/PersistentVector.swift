@@ -16,12 +16,14 @@ public struct PersistentVector<Element> {
   @usableFromInline var tail: ContiguousArray<Element>
   /// Bits of the index consumed by the root level; a single leaf under the root has `shift == 5`.
   @usableFromInline var shift: Int
+  /// How many elements the vector holds, trie and tail together.
   public private(set) var count: Int
 
   @usableFromInline static var width: Int { 32 }
   @usableFromInline static var bits: Int { 5 }
   @usableFromInline static var mask: Int { 31 }
 
+  /// An empty vector; the first 32 appends fill the tail and allocate no trie node.
   public init() {
     root = VectorNode()
     tail = []
@@ -30,6 +32,7 @@ public struct PersistentVector<Element> {
     count = 0
   }
 
+  /// A vector of `elements` in their order, for example a page of history being loaded; O(n).
   public init<S: Sequence>(_ elements: S) where S.Element == Element {
     self.init()
     for element in elements { append(element) }
@@ -38,6 +41,9 @@ public struct PersistentVector<Element> {
   /// Index of the first element held in the tail rather than the trie.
   @inlinable var tailOffset: Int { count < Self.width ? 0 : ((count - 1) >> Self.bits) << Self.bits }
 
+  /// The element at `position`, in O(log₃₂ n); a position outside `0..<count` traps.
+  ///
+  /// Setting copies only the path to that element, and only while a snapshot shares it.
   public subscript(position: Int) -> Element {
     get {
       precondition(position >= 0 && position < count, "PersistentVector index \(position) out of 0..<\(count)")
@@ -173,15 +179,21 @@ final class VectorNode<Element>: @unchecked Sendable {
 }
 
 extension PersistentVector: RandomAccessCollection {
+  /// The first position; positions are plain offsets from 0.
   public var startIndex: Int { 0 }
+  /// One past the last position: positions run `0..<count`.
   public var endIndex: Int { count }
+  /// The position after `i`; not bounds-checked, as with `Array`.
   public func index(after i: Int) -> Int { i + 1 }
+  /// The position before `i`; not bounds-checked, as with `Array`.
   public func index(before i: Int) -> Int { i - 1 }
 }
 
 extension PersistentVector: Sendable where Element: Sendable {}
 
 extension PersistentVector: Equatable where Element: Equatable {
+  /// Equal when both hold equal elements in the same order. Subtrees the two share are not compared, so a
+  /// vector and a recent snapshot of it compare cheaply.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     guard lhs.count == rhs.count else { return false }
     return lhs.differingPositions(from: rhs).isEmpty

@@ -24,16 +24,19 @@ public struct StreamedText: Sendable {
   /// Length in UTF-8 bytes.
   public private(set) var utf8Count: Int
 
+  /// An empty text, as a reply is before its first delta.
   public init() {
     storage = TextStorage()
     utf8Count = 0
   }
 
+  /// A text starting with `string`, for example a reply restored from a saved state; deltas append after it.
   public init(_ string: String) {
     self.init()
     append(string)
   }
 
+  /// Whether no text has arrived yet; empty deltas leave it true.
   public var isEmpty: Bool { utf8Count == 0 }
 
   /// Appends `delta` in O(delta.utf8.count).
@@ -64,6 +67,8 @@ public struct StreamedText: Sendable {
 }
 
 extension StreamedText: Equatable {
+  /// Equal when the texts are equal. Two copies of one reply compare in O(1); other texts of equal length
+  /// compare their contents, in O(length).
   public static func == (lhs: Self, rhs: Self) -> Bool {
     guard lhs.utf8Count == rhs.utf8Count else { return false }
     return lhs.storage === rhs.storage || lhs.string == rhs.string
@@ -71,10 +76,12 @@ extension StreamedText: Equatable {
 }
 
 extension StreamedText: Codable {
+  /// Decodes the text from a plain JSON string, as a saved state or a fixture holds it.
   public init(from decoder: any Decoder) throws {
     self.init(try decoder.singleValueContainer().decode(String.self))
   }
 
+  /// Encodes the text as a plain JSON string; the block layout never reaches the wire or the disk.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(string)
@@ -82,6 +89,7 @@ extension StreamedText: Codable {
 }
 
 extension StreamedText: CustomStringConvertible {
+  /// The text itself, for logs and debugging; O(length), like `string`.
   public var description: String { string }
 }
 

@@ -8,8 +8,11 @@ public import ConversationState
 /// // effects == [.fetchConversations(r0.1, cursor: nil, limit: 20)]
 /// ```
 public struct ConversationListReducer: Reducer {
+  /// A reducer; it holds no state, so every instance behaves the same.
   public init() {}
 
+  /// Applies `action` to `state` and returns the I/O to run, in order. A result of a request no longer in
+  /// flight is ignored; an invalid page size sets `state.error` and asks for no I/O.
   public func reduce(into state: inout ConversationListState, action: ConversationListAction)
     -> [ConversationListEffect]
   {

@@ -2,6 +2,7 @@ import ConversationState
 import Foundation
 import Observation
 import ConversationStore
+import ConversationTesting
 import Testing
 
 @Suite("Observation adapter", .timeLimit(.minutes(1)))
@@ -20,9 +21,38 @@ struct ObservableStoreTests {
       changed.set()
     }
     model.send(.setDraft("Hello"))
-    while model.state.draft != "Hello" { await Task.yield() }
+    #expect(model.state.draft == "Hello", "what send changed is visible when it returns")
     #expect(changed.isSet)
     #expect(model.version == 1)
+
+    store.send(.setDraft("from elsewhere"))
+    while model.state.draft != "from elsewhere" { await Task.yield() }
+    #expect(model.version == 2)
+  }
+
+  @Test("a conversation is observed by area: a streamed delta invalidates the reply, not the messages or draft")
+  func observedByArea() async {
+    var state = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
+    let request = state.beginRequest(.send("c1"))
+    state.streamingReply = StreamingReply(requestID: request, clientID: "reply", startedAt: .story(2))
+    let store = ChatStore(initialState: state, reducer: ConversationReducer())
+    let chat = ObservableConversation(store)
+    let messagesChanged = StateLockFlag()
+    let draftChanged = StateLockFlag()
+    let replyChanged = StateLockFlag()
+    withObservationTracking { _ = chat.messages } onChange: { messagesChanged.set() }
+    withObservationTracking { _ = chat.draft } onChange: { draftChanged.set() }
+    withObservationTracking { _ = chat.streamingReply } onChange: { replyChanged.set() }
+
+    chat.send(.replyDelta(request, "Hello"))
+    #expect(chat.streamingReply?.text.string == "Hello")
+    #expect(replyChanged.isSet)
+    #expect(!messagesChanged.isSet && !draftChanged.isSet)
+    #expect(chat.changes == ChangeSet(updated: ["reply"]))
+
+    chat.send(.setDraft("typing"))
+    #expect(chat.draft == "typing" && draftChanged.isSet)
+    #expect(!messagesChanged.isSet)
   }
 }
 
