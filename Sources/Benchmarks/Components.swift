@@ -1,6 +1,6 @@
 import ConversationState
-import Foundation
 import ConversationStore
+import Foundation
 
 /// Components of the streaming path, measured alone, to show where a delta's time goes.
 enum Components {

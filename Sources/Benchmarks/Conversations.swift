@@ -1,6 +1,6 @@
 import ConversationState
-import Foundation
 import ConversationStore
+import Foundation
 import Synchronization
 
 /// Builders for the states the workloads start from.

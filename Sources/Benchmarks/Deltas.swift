@@ -1,6 +1,6 @@
 import ConversationState
-import Foundation
 import ConversationStore
+import Foundation
 
 /// Streaming text deltas: through the store, the in-place limit, and the common actor-and-array approach.
 enum DeltaWorkloads {

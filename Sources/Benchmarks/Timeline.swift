@@ -1,6 +1,6 @@
 import ConversationState
-import Foundation
 import ConversationStore
+import Foundation
 
 /// History paging, sends and fan-out.
 enum TimelineWorkloads {

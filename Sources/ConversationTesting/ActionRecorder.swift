@@ -1,5 +1,5 @@
-public import Foundation
 public import ConversationStore
+public import Foundation
 
 /// Records every action a store applies, in the order it applied them, as a JSON action log that replays.
 ///

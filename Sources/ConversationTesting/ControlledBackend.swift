@@ -94,9 +94,25 @@ public final class ControlledBackend: ChatBackend {
 }
 
 extension Store {
-  /// Waits for the first snapshot whose state satisfies `predicate` and returns that state.
-  public func state(where predicate: @Sendable (State) -> Bool) async -> State? {
-    for await snapshot in snapshots() where predicate(snapshot.state) { return snapshot.state }
-    return nil
+  /// Waits for the first snapshot whose state satisfies `predicate` and returns that state; nil when none
+  /// did within `seconds` of real time (5 by default) or the store closed, so a test fails fast instead of
+  /// hanging until its time limit.
+  public func state(within seconds: Double = 5, where predicate: @escaping @Sendable (State) -> Bool) async
+    -> State?
+  {
+    let snapshots = snapshots()
+    return await withTaskGroup(of: State?.self) { group in
+      group.addTask {
+        for await snapshot in snapshots where predicate(snapshot.state) { return snapshot.state }
+        return nil
+      }
+      group.addTask {
+        try? await Task.sleep(for: .seconds(seconds))
+        return nil
+      }
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first
+    }
   }
 }

@@ -1,6 +1,6 @@
 public import ConversationState
-import Foundation
 public import ConversationStore
+import Foundation
 
 /// A `ChatBackend` that plays scripted agent replies on a clock: for demos, and for tests that want a
 /// whole conversation to happen without answering every call by hand.

@@ -1,5 +1,5 @@
-public import Foundation
 public import ConversationStore
+public import Foundation
 
 /// Virtual time: `now()` moves only when the test advances it.
 ///

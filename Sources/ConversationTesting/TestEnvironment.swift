@@ -1,5 +1,5 @@
-import Foundation
 public import ConversationStore
+import Foundation
 
 extension StoreEnvironment {
   /// A deterministic environment: IDs `id-1`, `id-2`, … from a counter, jitter fixed at `jitter`, time

@@ -1,5 +1,5 @@
-import Foundation
 public import ConversationStore
+import Foundation
 public import Testing
 
 /// How much of each step a `TestStore` checks.

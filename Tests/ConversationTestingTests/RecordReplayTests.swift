@@ -1,7 +1,7 @@
 import ConversationState
+import ConversationStore
 import ConversationTesting
 import Foundation
-import ConversationStore
 import Testing
 
 @Suite("Record and replay", .timeLimit(.minutes(1)))

@@ -1,7 +1,7 @@
 import ConversationState
+import ConversationStore
 import ConversationTesting
 import Foundation
-import ConversationStore
 import Testing
 
 private let start = Date(timeIntervalSince1970: 1_750_000_000)

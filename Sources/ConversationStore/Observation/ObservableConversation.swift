@@ -1,6 +1,6 @@
 public import ConversationState
-public import Observation
 public import Foundation
+public import Observation
 
 /// A conversation store as an `@Observable` model on the main actor, observed area by area: a view that
 /// reads `messages` is not invalidated by a streamed delta (which changes only `streamingReply`), and a

@@ -1,6 +1,6 @@
 public import ConversationState
-public import Reducers
 import Foundation
+public import Reducers
 
 /// A store for one conversation.
 public typealias ChatStore = Store<ConversationReducer>

@@ -1,6 +1,6 @@
 public import ConversationState
-import Foundation
 import ConversationStore
+import Foundation
 
 /// Generates random but plausible chat sessions — duplicates, reordering, late responses, reconnects,
 /// sign-outs, paging — runs them through `ConversationReducer`, and checks a property after every step.

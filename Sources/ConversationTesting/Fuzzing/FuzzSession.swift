@@ -1,6 +1,6 @@
 import ConversationState
-import Foundation
 import ConversationStore
+import Foundation
 
 /// The generator behind `ConversationFuzzer`: it keeps its own copy of the state, so each action it makes
 /// is plausible for the moment (answers to requests really in flight, echoes of messages really sent), and

@@ -20,7 +20,8 @@ struct RowPositionTests {
             text: "m\(id)", createdAt: Date(timeIntervalSince1970: Double(Int.random(in: 0..<1_000, using: &random)))))
       case 6..<8:
         list.appendOutgoing(
-          Message(clientID: ClientMessageID("o\(step)"), role: .user, text: "o", createdAt: .story(0), delivery: .pending))
+          Message(
+            clientID: ClientMessageID("o\(step)"), role: .user, text: "o", createdAt: .story(0), delivery: .pending))
       default:
         list.remove(ClientMessageID("c\(id)"))
       }

@@ -65,7 +65,9 @@ struct RuntimeDefectTests {
       ConversationState(conversationID: "c1"), backend: TimingOut(), environment: .deterministic())
     if request == "send" {
       let clientID = store.sendMessage("Hi")
-      let state = await store.state { if case .failed = $0.messages[clientID: clientID]?.delivery { true } else { false } }
+      let state = await store.state {
+        if case .failed = $0.messages[clientID: clientID]?.delivery { true } else { false }
+      }
       guard case .failed(let error) = state?.messages[clientID: clientID]?.delivery else { return }
       #expect(error.code == .network && error.retryable)
     } else {
@@ -76,7 +78,8 @@ struct RuntimeDefectTests {
     store.close()
   }
 
-  @Test("typing expires on the local clock even when the sender's clock is an hour ahead or behind",
+  @Test(
+    "typing expires on the local clock even when the sender's clock is an hour ahead or behind",
     arguments: [3_600.0, -3_600.0])
   func typingWithSkew(_ skew: Double) async {
     let backend = ControlledBackend()
@@ -91,7 +94,8 @@ struct RuntimeDefectTests {
     _ = await store.state { !$0.typing.isEmpty }
     while clock.pendingCount == 0 { await Task.yield() }  // the expiry timer is armed just after the state
     clock.advance(by: ConversationReducer.typingLifetime + 0.1)
-    #expect(store.state.typing.isEmpty, "the indicator expired \(ConversationReducer.typingLifetime) s after it arrived")
+    #expect(
+      store.state.typing.isEmpty, "the indicator expired \(ConversationReducer.typingLifetime) s after it arrived")
     store.close()
   }
 

@@ -82,8 +82,9 @@ struct RuntimeFuzzTests {
     case 8: store.send(.stopReply)
     case 9: store.send(.clear)
     case 10:
-      if let failed = store.state.messages.outgoing.first(where: { if case .failed = $0.delivery { true } else { false } })
-      {
+      if let failed = store.state.messages.outgoing.first(where: {
+        if case .failed = $0.delivery { true } else { false }
+      }) {
         store.send(.retry(failed.clientID))
       }
     case 11:

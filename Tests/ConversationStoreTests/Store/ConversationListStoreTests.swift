@@ -6,7 +6,8 @@ import Testing
 private func page(_ ids: ClosedRange<Int>, cursor: String?, hasMore: Bool) -> ConversationPage {
   ConversationPage(
     conversations: ids.map {
-      ConversationSummary(id: ConversationID("c\($0)"), title: "Conversation \($0)", lastActivityAt: .story(Double(-$0)))
+      ConversationSummary(
+        id: ConversationID("c\($0)"), title: "Conversation \($0)", lastActivityAt: .story(Double(-$0)))
     },
     nextCursor: cursor.map(PageCursor.init), hasMore: hasMore)
 }

@@ -1,8 +1,8 @@
 import ConversationState
-import Foundation
-import Observation
 import ConversationStore
 import ConversationTesting
+import Foundation
+import Observation
 import Testing
 
 @Suite("Observation adapter", .timeLimit(.minutes(1)))
@@ -40,9 +40,21 @@ struct ObservableStoreTests {
     let messagesChanged = StateLockFlag()
     let draftChanged = StateLockFlag()
     let replyChanged = StateLockFlag()
-    withObservationTracking { _ = chat.messages } onChange: { messagesChanged.set() }
-    withObservationTracking { _ = chat.draft } onChange: { draftChanged.set() }
-    withObservationTracking { _ = chat.streamingReply } onChange: { replyChanged.set() }
+    withObservationTracking {
+      _ = chat.messages
+    } onChange: {
+      messagesChanged.set()
+    }
+    withObservationTracking {
+      _ = chat.draft
+    } onChange: {
+      draftChanged.set()
+    }
+    withObservationTracking {
+      _ = chat.streamingReply
+    } onChange: {
+      replyChanged.set()
+    }
 
     chat.send(.replyDelta(request, "Hello"))
     #expect(chat.streamingReply?.text.string == "Hello")

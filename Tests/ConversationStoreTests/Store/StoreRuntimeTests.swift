@@ -1,7 +1,7 @@
 import ConversationState
+import ConversationStore
 import ConversationTesting
 import Foundation
-import ConversationStore
 import Testing
 
 /// Stories that run through a real `ChatStore`, its runtime and a backend the test answers.

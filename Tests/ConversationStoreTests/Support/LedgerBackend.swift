@@ -52,22 +52,27 @@ final class LedgerBackend: ChatBackend {
     }
   }
 
+  /// Ends a stream the way the test asks: finished, or failed with an error.
+  private static func finisher<Element>(_ continuation: AsyncThrowingStream<Element, any Error>.Continuation)
+    -> @Sendable (Result<Void, ChatError>) -> Void
+  {
+    { result in
+      if case .failure(let error) = result { continuation.finish(throwing: error) } else { continuation.finish() }
+    }
+  }
+
   private func close(_ work: Work) { _ = ledger.withLock { $0.live.removeValue(forKey: work) } }
 
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let (stream, continuation) = AsyncThrowingStream<ReplyEvent, any Error>.makeStream()
-    let work = open({ _ in .send(payload.clientID) }) { result in
-      if case .failure(let error) = result { continuation.finish(throwing: error) } else { continuation.finish() }
-    }
+    let work = open({ _ in .send(payload.clientID) }, end: Self.finisher(continuation))
     continuation.onTermination = { [weak self] _ in self?.close(work) }
     return stream
   }
 
   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
     let (stream, continuation) = AsyncThrowingStream<RealtimeUpdate, any Error>.makeStream()
-    let work = open({ .realtime(conversation, serial: $0) }) { result in
-      if case .failure(let error) = result { continuation.finish(throwing: error) } else { continuation.finish() }
-    }
+    let work = open({ .realtime(conversation, serial: $0) }, end: Self.finisher(continuation))
     continuation.onTermination = { [weak self] _ in self?.close(work) }
     continuation.yield(.opened)
     return stream
