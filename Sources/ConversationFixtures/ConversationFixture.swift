@@ -4,6 +4,7 @@ public import Foundation
 /// A golden fixture: a conversation rule written as data — a starting state, then steps of action in,
 /// expected state changes and effects out. See `Tests/Fixtures/README.md` for the format.
 public struct ConversationFixture: Codable, Sendable, Equatable {
+  /// One action sent to the reducer, with the state changes and effects it must produce.
   public struct Step: Codable, Sendable, Equatable {
     /// The action, as `ConversationAction` encodes it: `{"setDraft": {"_0": "Hi"}}`.
     public var action: JSONValue
@@ -15,6 +16,7 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     /// Why this step matters, for the person reading the fixture.
     public var note: String?
 
+    /// A step sending `action`; nil `changes` or `effects` means the step expects none.
     public init(
       action: JSONValue, changes: [String: JSONValue]? = nil, effects: [JSONValue]? = nil, note: String? = nil
     ) {
@@ -25,14 +27,18 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     }
   }
 
+  /// A short identifier for the fixture, shown in reports.
   public var name: String
   /// The rule of DESIGN.md ("Conversation rules") this fixture pins.
   public var rule: String
+  /// What the fixture shows, in a sentence, for the person reading it.
   public var description: String?
   /// Laid over a fresh `ConversationState()`'s JSON to make the starting state (`{"conversationID": "c1"}`).
   public var initial: JSONValue?
+  /// The actions to send, in order, each with what it must change and emit.
   public var steps: [Step]
 
+  /// A fixture with the given steps; `initial` nil starts from a fresh `ConversationState()`.
   public init(name: String, rule: String, description: String? = nil, initial: JSONValue? = nil, steps: [Step]) {
     self.name = name
     self.rule = rule
@@ -41,6 +47,8 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     self.steps = steps
   }
 
+  /// Reads a fixture from a JSON file. A file that is not a fixture throws `FixtureError.unreadable`; a file
+  /// that cannot be read throws Foundation's error.
   public static func load(from url: URL) throws -> ConversationFixture {
     do {
       return try JSONDecoder().decode(ConversationFixture.self, from: Data(contentsOf: url))
@@ -49,6 +57,7 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     }
   }
 
+  /// Writes the fixture as pretty-printed JSON with sorted keys, replacing the file atomically.
   public func write(to url: URL) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -58,11 +67,16 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
 
 /// What can go wrong reading or running a fixture, before any step is checked.
 public enum FixtureError: Error, Equatable, CustomStringConvertible {
+  /// A state path in `changes` that is not well formed.
   case badPath(String)
+  /// The file (by name) does not decode as a fixture, and why.
   case unreadable(String, String)
+  /// The initial state, laid over a fresh state, does not decode as a `ConversationState`, and why.
   case badInitialState(String)
+  /// A step's action (counted from 1) does not decode as a `ConversationAction`, and why.
   case badAction(step: Int, String)
 
+  /// The problem as a sentence for a test report.
   public var description: String {
     switch self {
     case .badPath(let path): return "\"\(path)\" is not a state path (write e.g. messages[c1].delivery)"

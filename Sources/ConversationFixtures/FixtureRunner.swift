@@ -6,20 +6,25 @@ import Reducers
 public enum FixtureRunner {
   /// The outcome of one step.
   public struct StepResult: Sendable, Equatable {
+    /// The step's position in the fixture, counted from 1.
     public var index: Int
     /// The action's case name, for the report.
     public var actionName: String
     /// Empty when the step passed.
     public var differences: [String]
+    /// Whether the step produced exactly the changes and effects the fixture expects.
     public var passed: Bool { differences.isEmpty }
   }
 
   /// The outcome of one fixture.
   public struct Result: Sendable, Equatable {
+    /// The fixture's name.
     public var name: String
+    /// The outcome of each step that ran, in order; fewer than the fixture's steps when `error` stopped it.
     public var steps: [StepResult]
     /// A problem that stopped the fixture before or between steps (bad JSON, a bad path).
     public var error: String?
+    /// Whether the fixture ran to the end and every step passed.
     public var passed: Bool { error == nil && steps.allSatisfy(\.passed) }
   }
 

@@ -6,8 +6,10 @@ import Foundation
 /// Object keys are written `.key` (or `[key]` when they are not plain names); elements of an array of
 /// objects that carry a `clientID` or an `id` are written `[thatID]`, other elements `[index]`.
 public struct JSONPath: Hashable, Sendable, CustomStringConvertible, Comparable {
+  /// The keys, IDs and indexes from the root down, without the `.` and `[]` of the written form.
   public var segments: [String]
 
+  /// A path through `segments`, from the root down.
   public init(_ segments: [String]) { self.segments = segments }
 
   /// Parses the written form; a malformed path is a typed error.
@@ -36,6 +38,7 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible, Comparable 
     self.segments = segments
   }
 
+  /// The written form: `.key` for plain names, `[segment]` for IDs, indexes and other keys.
   public var description: String {
     var text = ""
     for segment in segments {
@@ -53,10 +56,13 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible, Comparable 
     return text
   }
 
+  /// Orders paths by their written form, so reports list them stably.
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
 
+  /// Whether this path lies at or under `prefix`, segment by segment (`messages` is a prefix of `messages[c1]`).
   public func hasPrefix(_ prefix: JSONPath) -> Bool { segments.starts(with: prefix.segments) }
 
+  /// The path made of the first `count` segments (all of them when there are fewer).
   public func prefix(_ count: Int) -> JSONPath { JSONPath(Array(segments.prefix(count))) }
 }
 

@@ -27,6 +27,7 @@ where Base.Action: Codable, Base.State: Equatable {
   /// `base`, recording each action (and, if asked, the state after it) as the store applies it.
   public func reducer(_ base: Base) -> RecordingReducer<Base> { RecordingReducer(base: base, recorder: self) }
 
+  /// Every action recorded so far, in the order the store applied them.
   public var actions: [Base.Action] { log.withLock { $0.actions } }
   /// The state after each recorded action; empty unless `keepsStates`.
   public var states: [Base.State] { log.withLock { $0.states } }
@@ -68,6 +69,7 @@ public struct RecordingReducer<Base: Reducer>: Reducer where Base.Action: Codabl
   let base: Base
   let recorder: ActionRecorder<Base>
 
+  /// Applies `action` with the base reducer, then records it (and the resulting state, if asked).
   public func reduce(into state: inout Base.State, action: Base.Action) -> [Base.Effect] {
     let effects = base.reduce(into: &state, action: action)
     recorder.record(action, state)

@@ -16,19 +16,30 @@ public import ConversationStore
 /// reply.yield(.accepted(confirmed, conversationID: "c1"))
 /// ```
 public final class ControlledBackend: ChatBackend {
+  /// Where a test feeds a send's or regeneration's events; finish it to end the reply.
   public typealias ReplyStream = AsyncThrowingStream<ReplyEvent, any Error>.Continuation
+  /// Where a test feeds the realtime connection's updates; finish or fail it to drop the connection.
   public typealias RealtimeStream = AsyncThrowingStream<RealtimeUpdate, any Error>.Continuation
 
   /// One call from the runtime, with its answer channel.
   public enum Call: Sendable {
+    /// A message send; answer on the stream, `.accepted` first.
     case send(SendPayload, ReplyStream)
-    case regenerate(ConversationID, replyTo: ServerMessageID, ReplyStream)
+    /// A request for a new answer to the user's message; answer on the stream.
+    case regenerate(ConversationID, replyTo: ServerMessageID, answer: ServerMessageID?, ReplyStream)
+    /// A history page request; resume with a page or an error.
     case history(ConversationID, cursor: PageCursor?, limit: Int, CheckedContinuation<HistoryPage, any Error>)
+    /// A catch-up request for the messages after a server ID (all when nil); resume with them or an error.
     case messagesAfter(ConversationID, ServerMessageID?, CheckedContinuation<[Message], any Error>)
+    /// A realtime connection attempt; yield `.opened` to make it live.
     case realtime(ConversationID?, RealtimeStream)
+    /// A conversation-list page request; resume with a page or an error.
     case conversations(cursor: PageCursor?, limit: Int, CheckedContinuation<ConversationPage, any Error>)
+    /// A rating of an assistant message; resume with success or an error.
     case rate(ServerMessageID, Rating, CheckedContinuation<Void, any Error>)
+    /// A rating of the whole conversation; resume with success or an error.
     case feedback(Rating, comment: String?, CheckedContinuation<Void, any Error>)
+    /// A support ticket request; resume with a receipt or an error.
     case ticket(TicketDraft, CheckedContinuation<TicketReceipt, any Error>)
   }
 
@@ -38,56 +49,68 @@ public final class ControlledBackend: ChatBackend {
   /// Typing signals sent, latest last.
   private let typingSignals = StateLock<[Bool]>([])
 
+  /// A backend with no calls yet; every call the runtime makes is then listed on `calls`.
   public init() { (calls, log) = AsyncStream.makeStream() }
 
+  /// Typing signals the runtime sent, oldest first; these need no answer, so they do not appear on `calls`.
   public var sentTypingSignals: [Bool] { typingSignals.withLock { $0 } }
 
+  /// Lists the send on `calls` and returns the stream the test answers on.
   public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let (stream, continuation) = AsyncThrowingStream<ReplyEvent, any Error>.makeStream()
     log.yield(.send(payload, continuation))
     return stream
   }
 
-  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID)
+  /// Lists the regeneration on `calls` and returns the stream the test answers on.
+  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     let (stream, continuation) = AsyncThrowingStream<ReplyEvent, any Error>.makeStream()
-    log.yield(.regenerate(conversation, replyTo: prompt, continuation))
+    log.yield(.regenerate(conversation, replyTo: prompt, answer: answer, continuation))
     return stream
   }
 
+  /// Lists the request on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
     -> HistoryPage
   {
     try await withCheckedThrowingContinuation { log.yield(.history(conversation, cursor: cursor, limit: limit, $0)) }
   }
 
+  /// Lists the request on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
     try await withCheckedThrowingContinuation { log.yield(.messagesAfter(conversation, after, $0)) }
   }
 
+  /// Lists the connection on `calls` and returns the stream the test feeds it through.
   public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
     let (stream, continuation) = AsyncThrowingStream<RealtimeUpdate, any Error>.makeStream()
     log.yield(.realtime(conversation, continuation))
     return stream
   }
 
+  /// Lists the request on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
     try await withCheckedThrowingContinuation { log.yield(.conversations(cursor: cursor, limit: limit, $0)) }
   }
 
+  /// Lists the rating on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {
     try await withCheckedThrowingContinuation { log.yield(.rate(message, rating, $0)) }
   }
 
+  /// Lists the feedback on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws {
     try await withCheckedThrowingContinuation { log.yield(.feedback(rating, comment: comment, $0)) }
   }
 
+  /// Records the signal in `sentTypingSignals` and returns at once.
   public func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws {
     typingSignals.withLock { $0.append(isTyping) }
   }
 
+  /// Lists the ticket on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
     try await withCheckedThrowingContinuation { log.yield(.ticket(draft, $0)) }
   }

@@ -8,12 +8,13 @@ public typealias ConversationTestStore = TestStore<ConversationReducer>
 extension TestStore where R == ConversationReducer {
   /// A conversation test store that checks `invariantViolations()` and `transitionViolations(from:)` after
   /// every step, and at `finish()` reports requests still in flight and timers that never fired.
+  /// `policy` sets the reducer's limits and timings.
   public convenience init(
-    _ initialState: ConversationState = ConversationState(), exhaustivity: Exhaustivity = .on,
-    sourceLocation: SourceLocation = #_sourceLocation
+    _ initialState: ConversationState = ConversationState(), policy: ChatPolicy = ChatPolicy(),
+    exhaustivity: Exhaustivity = .on, sourceLocation: SourceLocation = #_sourceLocation
   ) {
     self.init(
-      initialState: initialState, reducer: ConversationReducer(), exhaustivity: exhaustivity,
+      initialState: initialState, reducer: ConversationReducer(policy: policy), exhaustivity: exhaustivity,
       outstanding: { effect, state, since in ConversationEffects.isOutstanding(effect, in: state, since: since) },
       invariants: { previous, current in current.invariantViolations() + current.transitionViolations(from: previous) },
       sourceLocation: sourceLocation)
@@ -48,9 +49,10 @@ public enum ConversationEffects {
   /// The request an effect starts, if it starts one.
   public static func requestID(of effect: ConversationEffect) -> RequestID? {
     switch effect {
-    case .sendMessage(let id, _), .regenerate(let id, _, _), .fetchHistory(let id, _, _, _),
+    case .sendMessage(let id, _), .regenerate(let id, _, _, _), .fetchHistory(let id, _, _, _),
       .fetchMessagesAfter(let id, _, _), .submitRating(let id, _, _, _), .submitFeedback(let id, _, _, _),
-      .connectRealtime(let id, _), .createTicket(let id, _, _):
+      .connectRealtime(let id, _), .createTicket(let id, _, _), .submitReadCursor(let id, _, _),
+      .refreshCredentials(let id):
       return id
     case .cancel, .sendTypingSignal, .startTimer, .cancelTimer:
       return nil

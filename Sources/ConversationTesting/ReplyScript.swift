@@ -18,28 +18,43 @@ import Foundation
 /// Every piece arrives one `interval` after the one before it (see `ScriptedBackend`). A reply without
 /// `<finish>`, `<end>` or `<drop>` finishes after its last piece.
 public struct ReplyScript: Equatable, Sendable {
+  /// One piece of a script, as read from its notation.
   public enum Step: Equatable, Sendable {
+    /// A piece of reply text.
     case delta(String)
+    /// Extra time, in seconds on the backend's clock, before the next piece.
     case wait(Double)
+    /// The agent calls the tool `name`, run on the server or the client.
     case toolCall(name: String, execution: ToolCall.Execution)
+    /// The tool `name` returned this JSON.
     case toolResult(name: String, JSONValue)
+    /// The server finishes the reply with a message carrying the whole text.
     case finish
+    /// The stream closes without finishing, leaving the reply interrupted.
     case end
+    /// The connection drops mid-reply with a retryable `NETWORK` error.
     case drop
+    /// The send itself fails with this error; only ever the first step.
     case fail(ChatError)
   }
 
   /// A notation that could not be read: which piece, and why.
   public struct SyntaxError: Error, Equatable, CustomStringConvertible {
+    /// The piece as written, brackets included.
     public var piece: String
+    /// What is wrong with it, and the form that was expected.
     public var reason: String
+    /// The piece and the reason, in one line for a test report.
     public var description: String { "reply script piece \"\(piece)\": \(reason)" }
   }
 
+  /// The pieces in order, ending in `finish`, `end`, `drop` or a failure.
   public var steps: [Step]
 
+  /// A script of `steps` as given; nothing is appended.
   public init(steps: [Step]) { self.steps = steps }
 
+  /// Reads `notation`, appending `finish` when it ends neither way; throws `SyntaxError` on a malformed piece.
   public init(_ notation: String) throws {
     var steps: [Step] = []
     for piece in notation.split(separator: "|", omittingEmptySubsequences: false).map(String.init) {

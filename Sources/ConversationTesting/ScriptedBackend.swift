@@ -55,6 +55,7 @@ public final class ScriptedBackend: ChatBackend {
     script.withLock { $0.replies.append(reply) }
   }
 
+  /// Confirms the message and plays the next queued reply ("OK." when none is left) on the backend's clock.
   public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let (number, reply) = script.withLock { script in
       script.sends += 1
@@ -67,7 +68,8 @@ public final class ScriptedBackend: ChatBackend {
     return play(reply, number: number, accepted: .accepted(confirmed, conversationID: conversationID))
   }
 
-  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID)
+  /// Plays the next queued reply ("OK." when none is left), the same as for a send but with no confirmation.
+  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     let (number, reply) = script.withLock { script in
@@ -127,6 +129,7 @@ public final class ScriptedBackend: ChatBackend {
     }
   }
 
+  /// Serves the next history page after `historyDelay` seconds on the clock; an empty last page when none is left.
   public func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
     -> HistoryPage
   {
@@ -137,8 +140,10 @@ public final class ScriptedBackend: ChatBackend {
     }
   }
 
+  /// Nothing to catch up on: a scripted server sends no messages of its own.
   public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { [] }
 
+  /// A connection that opens at once and stays open, or that fails with `realtimeFailure` when one is set.
   public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
     let failure = realtimeFailure
     return AsyncThrowingStream { continuation in
@@ -150,6 +155,7 @@ public final class ScriptedBackend: ChatBackend {
     }
   }
 
+  /// Serves the next conversation page; an empty last page when none is left.
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
     script.withLock { script in
       script.conversationPages.isEmpty
@@ -157,8 +163,11 @@ public final class ScriptedBackend: ChatBackend {
     }
   }
 
+  /// Accepts every rating.
   public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {}
+  /// Accepts every conversation rating.
   public func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws {}
+  /// Opens a ticket numbered in order: `T-1`, `T-2`, …
   public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
     let number = script.withLock { script in
       script.tickets += 1

@@ -20,11 +20,13 @@ public final class TestClock: ChatClock {
     state = StateLock((start, 0, []))
   }
 
+  /// The virtual time: the start, plus every advance so far.
   public func now() -> Date { state.withLock { $0.now } }
 
   /// Timers and sleepers waiting for time to pass.
   public var pendingCount: Int { state.withLock { $0.entries.count } }
 
+  /// Queues `fire` for `seconds` of virtual time from now (negative counts as zero); `advance(by:)` fires it.
   public func schedule(after seconds: Double, _ fire: @escaping @Sendable () -> Void) -> ScheduledTimer {
     let id = state.withLock { state in
       state.nextID += 1
@@ -35,6 +37,8 @@ public final class TestClock: ChatClock {
     return ScheduledTimer { [weak self] in self?.remove(id) }
   }
 
+  /// Suspends until the test advances time by `seconds` (negative counts as zero); throws `CancellationError`
+  /// as soon as the task is cancelled.
   public func sleep(seconds: Double) async throws {
     typealias Continuation = CheckedContinuation<Void, any Error>
     let pending = StateLock<(continuation: Continuation?, timer: ScheduledTimer?, cancelled: Bool)>((nil, nil, false))

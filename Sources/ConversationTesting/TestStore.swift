@@ -32,12 +32,17 @@ public final class TestStore<R: Reducer> where R.State: Equatable, R.Effect: Equ
 
   /// One applied action and the effects it returned.
   public struct Step {
+    /// The action that was sent.
     public let action: R.Action
+    /// The effects the reducer returned for it, in order.
     public let effects: [R.Effect]
   }
 
+  /// The state after the last step.
   public private(set) var state: R.State
+  /// How much each following step checks; can be changed between steps.
   public var exhaustivity: Exhaustivity
+  /// Every step so far, oldest first.
   public private(set) var steps: [Step] = []
   private let reducer: R
   private let outstanding: Outstanding
@@ -45,6 +50,8 @@ public final class TestStore<R: Reducer> where R.State: Equatable, R.Effect: Equ
   private let createdAt: SourceLocation
   private var finished = false
 
+  /// A store at `initialState`. `outstanding` says which effects `finish()` reports as left unhandled, and
+  /// `invariants` run after every step. A `finish()` left to deinit reports at `sourceLocation`.
   public init(
     initialState: R.State, reducer: R, exhaustivity: Exhaustivity = .on,
     outstanding: @escaping Outstanding = { _, _, _ in false },

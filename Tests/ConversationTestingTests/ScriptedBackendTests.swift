@@ -87,22 +87,32 @@ struct ScriptedBackendTests {
     #expect(error.retryable)
   }
 
-  @Test(
-    "scripted send failures fail the message with the scripted error",
-    arguments: [
-      ("<error 429 RATE_LIMITED retry-after=2>", ChatError.Code.rateLimited, true),
-      ("<error 401 INVALID_IDENTITY>", ChatError.Code.invalidIdentity, false),
-    ])
-  func sendFailures(_ script: String, _ code: ChatError.Code, _ retryable: Bool) async throws {
-    let (store, clock) = try Self.make([script])
+  @Test("a scripted rate limit fails the message, retryable, and holds sends until retry-after has passed")
+  func rateLimited() async throws {
+    let (store, clock) = try Self.make(["<error 429 RATE_LIMITED retry-after=2>", "OK.|<finish>"])
     let clientID = store.sendMessage("Hi")
     #expect(await clock.run { store.state.userError != nil })
     guard case .failed(let error) = store.state.messages[clientID: clientID]?.delivery else {
       Issue.record("expected a failed message")
       return
     }
-    #expect(error.code == code)
-    #expect(error.retryable == retryable)
+    #expect(error.code == .rateLimited && error.retryable)
+    #expect(store.state.retryableAt != nil)
+    store.send(.retry(clientID))
+    #expect(store.state.messages[clientID: clientID]?.delivery == .pending, "held until retry-after has passed")
+    #expect(await clock.run { store.state.messages[clientID: clientID]?.delivery == .sent })
+    #expect(store.state.retryableAt == nil)
+  }
+
+  @Test("a scripted 401 holds the message and, with no credential provider, shows that sign-in is needed")
+  func unauthorized() async throws {
+    let (store, clock) = try Self.make(["<error 401 INVALID_IDENTITY>"])
+    let clientID = store.sendMessage("Hi")
+    #expect(await clock.run { store.state.needsCredentials })
+    #expect(store.state.messages[clientID: clientID]?.delivery == .pending, "waiting, not failed")
+    #expect(
+      store.state.credentials
+        == .needed(ChatError(.unauthorized, "The server refused the credential and no credential provider is set.")))
   }
 
   @Test("a slow history page keeps the load in flight until its time has passed")

@@ -13,6 +13,11 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case send(OutgoingMessage)
   /// Send a failed message again, with the same client ID.
   case retry(ClientMessageID)
+  /// Remove a failed (or still pending) message the user gave up on.
+  case discard(ClientMessageID)
+  /// Remove a failed (or still pending) message and put its text back into the draft, to edit and send
+  /// anew.
+  case takeBackIntoDraft(ClientMessageID)
   /// Ask for a new version of an answer. The old answer and everything after it are replaced only when the
   /// new one finishes.
   case regenerate(ClientMessageID)
@@ -37,8 +42,19 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case clearError
   /// Forget this conversation's messages and start a new one, for the same identity.
   case clear
-  /// Sign in (or switch user): a new epoch, everything of the old one dropped.
-  case identify(UserIdentity)
+  /// Show the existing conversation `conversationID` in this store (resume): the current one is cleared,
+  /// the first history page is loaded, and a live connection is re-opened for it.
+  case open(ConversationID)
+  /// Sign in (or switch user): a new epoch, and every request of the old one cancelled.
+  ///
+  /// Switching between two people always clears the conversation. Signing in from anonymous clears it
+  /// too, unless `keepingGuestConversation` is true: then the conversation, its unsent and failed
+  /// messages and the draft stay (sends of the old epoch go out again under the new one, with the same
+  /// client IDs), as SDKs that merge a visitor into the person do.
+  case identify(UserIdentity, keepingGuestConversation: Bool = false)
+  /// The host (or the runtime's credential provider) has a fresh credential for the same person: the
+  /// "needs credentials" condition clears, the connection re-opens and held sends go out. The epoch stays.
+  case credentialsRefreshed
   /// Sign out: a new epoch, everything of the old one dropped.
   case signOut
   /// Open the realtime connection: for `conversationID`, or, before the conversation exists, for the
@@ -58,8 +74,13 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// The server accepted a send: the confirmed message (same client ID) and the conversation it is in.
   case sendAccepted(RequestID, confirmed: Message, conversationID: ConversationID)
   /// A request failed. What that means depends on the request: a send fails its message, a stream
-  /// interrupts its reply, a rating rolls back.
-  case requestFailed(RequestID, ChatError)
+  /// interrupts its reply, a rating rolls back. The runtime supplies `at` (the local clock: a rate limit's
+  /// `retryAfter` counts from it) and `jitter` in 0…1 (it spreads the retry of background work such as a
+  /// sync; nil counts as 1).
+  case requestFailed(RequestID, ChatError, at: Date? = nil, jitter: Double? = nil)
+  /// The server accepted a send for delivery without delivering it yet (and gave no message ID): the
+  /// message is `queued` until its copy arrives.
+  case sendQueued(RequestID)
   /// A request with no payload (rating, feedback) succeeded.
   case requestSucceeded(RequestID)
   /// The agent's reply to a send or regeneration began.
@@ -67,13 +88,15 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case replyDelta(RequestID, String)
   case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
-  /// The reply finished; `message` is the server's version of it.
-  case replyFinished(RequestID, message: Message)
+  /// The reply finished; `message` is the server's version of it. `userMessageID` is the server ID of the
+  /// user's message it answers, for servers that give it only here.
+  case replyFinished(RequestID, message: Message, userMessageID: ServerMessageID? = nil)
   /// The stream closed without `replyFinished`: the reply is kept as interrupted (`INCOMPLETE_STREAM`).
   case replyEnded(RequestID)
   case historyLoaded(RequestID, HistoryPage)
-  /// Messages missed while disconnected (after the last confirmed one).
-  case syncLoaded(RequestID, [Message])
+  /// Messages missed while disconnected (after the last confirmed one). `hasMore` says the server has
+  /// more after these; the store then asks again, from the newest it now has.
+  case syncLoaded(RequestID, [Message], hasMore: Bool = false)
   /// A realtime event for `conversationID`.
   ///
   /// `connection` is the request ID of the connection that delivered it: the store's runtime always sets
@@ -90,6 +113,8 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// included, is clamped into 0…1, NaN counting as 1).
   case connectionLost(RequestID, ChatError, at: Date, jitter: Double)
   case ticketCreated(RequestID, TicketReceipt)
+  /// The server stored the read cursor sent with this request.
+  case readCursorSaved(RequestID)
   case attachmentProgress(ClientMessageID, AttachmentID, Double)
   case attachmentUploaded(ClientMessageID, AttachmentID, URL)
   case timerFired(TimerID, at: Date)

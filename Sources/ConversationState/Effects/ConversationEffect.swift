@@ -4,7 +4,7 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// Send a message (creating the conversation when `conversationID` is nil) and stream the reply.
   case sendMessage(RequestID, SendPayload)
   /// Stream a new answer to the user's message `replyTo` (the prompt of the answer being regenerated).
-  case regenerate(RequestID, ConversationID, replyTo: ServerMessageID)
+  case regenerate(RequestID, ConversationID, replyTo: ServerMessageID, answer: ServerMessageID?)
   /// Cancel a request in flight; its late results are ignored anyway.
   case cancel(RequestID)
   case fetchHistory(RequestID, ConversationID, cursor: PageCursor?, limit: Int)
@@ -21,6 +21,13 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// `.cancel` of this request ID.
   case connectRealtime(RequestID, ConversationID?)
   case createTicket(RequestID, ConversationID?, TicketDraft)
+  /// Tell the server the user has read up to `upTo`. Coalesced: one in flight at a time, and the newest
+  /// cursor goes out when it completes. Report `readCursorSaved` or `requestFailed`.
+  case submitReadCursor(RequestID, ConversationID, upTo: ServerMessageID)
+  /// Ask the host's credential provider for a fresh credential after an authorization failure. Report
+  /// `credentialsRefreshed`, or `requestFailed` when none can be had (the state then shows
+  /// `needsCredentials`). Asked at most once per failure: a failure right after a refresh is surfaced.
+  case refreshCredentials(RequestID)
 }
 
 /// What a send effect sends.

@@ -40,6 +40,8 @@ public struct ChatError: Error, Hashable, Sendable, Codable, CustomStringConvert
   /// transient); a failure with neither is assumed transient, since that is how a dropped connection
   /// looks. An authorization failure (401, 403, `INVALID_IDENTITY`) is never retryable.
   public static func isRetryable(code: Code, status: Int?) -> Bool {
+    // Any 401 or 403 is an authorization failure, whatever code came with it: never retried.
+    if status == 401 || status == 403 || code == .invalidIdentity || code == .unauthorized { return false }
     if Code.transient.contains(code) { return true }
     if Code.permanent.contains(code) { return false }
     guard let status else { return true }
@@ -68,13 +70,14 @@ extension ChatError {
     public static let conversationNotFound: Code = "CONVERSATION_NOT_FOUND"
     /// The conversation has ended, or a human agent has it, so a send or regeneration is refused.
     public static let conversationNotOngoing: Code = "CONVERSATION_NOT_ONGOING"
-    /// A request or event belongs to another conversation than the one it reached; it is not applied.
+    /// The server says the conversation changed under the request (for example it moved on since the
+    /// client's view of it): the store reloads its history, then tries the send again once.
     public static let conversationChanged: Code = "CONVERSATION_CHANGED"
     /// Too many requests; transient, and `retryAfter` says when to try again if the server gave a hint.
     public static let rateLimited: Code = "RATE_LIMITED"
     /// The account has no credits left; retrying does not help until it is topped up.
     public static let creditLimitReached: Code = "CREDIT_LIMIT_REACHED"
-    /// The agent cannot answer right now; transient.
+    /// No agent can answer this conversation (none assigned, or switched off); retrying does not help.
     public static let agentUnavailable: Code = "AGENT_UNAVAILABLE"
     /// The AI model provider behind the agent failed; transient.
     public static let providerError: Code = "PROVIDER_ERROR"
@@ -108,15 +111,26 @@ extension ChatError {
     public static let invalidAction: Code = "INVALID_ACTION"
     /// The work was stopped on purpose (for example the user stopped a reply); not a failure to retry.
     public static let cancelled: Code = "CANCELLED"
+    /// The backend does not offer this feature; retrying does not help.
+    public static let unsupported: Code = "UNSUPPORTED"
+    /// A backend URL is not HTTPS (and not a loopback address); a configuration error, never retried.
+    public static let insecureURL: Code = "INSECURE_URL"
+    /// A message's text is longer than `ChatPolicy.maximumTextLength` characters.
+    public static let messageTooLong: Code = "MESSAGE_TOO_LONG"
+    /// An attachment's type is not in `ChatPolicy.allowedAttachmentTypes`.
+    public static let attachmentTypeNotAllowed: Code = "ATTACHMENT_TYPE_NOT_ALLOWED"
+    /// A realtime event named another conversation than the one its connection is for; it is ignored.
+    public static let eventForOtherConversation: Code = "EVENT_FOR_OTHER_CONVERSATION"
+    /// Chat is not available right now (a disabled state the UI shows, not a failure to retry).
+    public static let chatUnavailable: Code = "CHAT_UNAVAILABLE"
 
-    static let transient: Set<Code> = [
-      .rateLimited, .agentUnavailable, .providerError, .incompleteStream, .network, .timeout,
-    ]
+    static let transient: Set<Code> = [.rateLimited, .providerError, .incompleteStream, .network, .timeout]
     static let permanent: Set<Code> = [
       .agentNotFound, .invalidIdentity, .conversationNotFound, .conversationNotOngoing, .conversationChanged,
-      .creditLimitReached, .toolResultTooLarge, .toolLoopLimit, .unauthorized, .emptyMessage,
+      .creditLimitReached, .agentUnavailable, .toolResultTooLarge, .toolLoopLimit, .unauthorized, .emptyMessage,
       .tooManyAttachments, .attachmentTooLarge, .invalidPageSize, .unknownMessage, .invalidEvent,
-      .invalidAction, .cancelled,
+      .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
+      .eventForOtherConversation, .chatUnavailable,
     ]
   }
 

@@ -19,14 +19,17 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable, Codable {
   public var lastMessagePreview: String?
 
   /// A row as the server or a realtime event describes it; by default `ongoing`, with nothing unread.
+  /// A summary as the server sends it. A server that gives no title (nil or empty) gets one from the
+  /// first message the user writes; one that gives no date sorts last (`Date.distantPast`) until activity
+  /// arrives.
   public init(
-    id: ConversationID, title: String, status: ConversationStatus = .ongoing, lastActivityAt: Date,
+    id: ConversationID, title: String? = nil, status: ConversationStatus = .ongoing, lastActivityAt: Date? = nil,
     unreadCount: Int = 0, lastMessagePreview: String? = nil
   ) {
     self.id = id
-    self.title = title
+    self.title = title ?? ""
     self.status = status
-    self.lastActivityAt = lastActivityAt
+    self.lastActivityAt = lastActivityAt ?? .distantPast
     self.unreadCount = unreadCount
     self.lastMessagePreview = lastMessagePreview
   }

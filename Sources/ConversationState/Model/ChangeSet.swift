@@ -4,11 +4,16 @@
 /// `isReset` means "too much to list, or unrelated versions": reload everything. Merging a reset with
 /// anything stays a reset, which keeps what a slow consumer has missed bounded.
 public struct ChangeSet<ID: Hashable & Sendable>: Equatable, Sendable {
+  /// Rows present in the new version but not in the old one.
   public var inserted: Set<ID>
+  /// Rows present in both versions whose content changed; reload them in place.
   public var updated: Set<ID>
+  /// Rows present in the old version but gone from the new one.
   public var removed: Set<ID>
+  /// True when the rows cannot be listed (too many, or unrelated versions): reload everything and ignore the sets.
   public var isReset: Bool
 
+  /// A change set listing the given rows; all empty means nothing changed.
   public init(inserted: Set<ID> = [], updated: Set<ID> = [], removed: Set<ID> = [], isReset: Bool = false) {
     self.inserted = inserted
     self.updated = updated

@@ -1,6 +1,7 @@
 /// A state that can say which rows changed between two of its versions, so a snapshot can carry a
 /// `ChangeSet` without the store keeping a log of changes.
 public protocol ChangeTracking: Sendable {
+  /// How a row is identified in a `ChangeSet`; for a conversation, the message's client ID.
   associatedtype RowID: Hashable & Sendable
   /// The rows that differ between `old` and `self`. Should cost O(changes), not O(rows), for versions
   /// that share structure.

@@ -32,19 +32,16 @@ public enum ConnectionState: Hashable, Sendable, Codable {
   }
 }
 
-/// Reconnect timing: exponential backoff with full jitter.
+/// Reconnect timing with the default policy (`ChatPolicy().reconnectBackoff`): 1 s doubling to 30 s, with
+/// full jitter.
 public enum ReconnectBackoff {
+  /// The ceiling of the first wait, in seconds.
   public static let base: Double = 1
+  /// The largest ceiling, in seconds.
   public static let cap: Double = 30
 
-  /// The delay before attempt `attempt` (1-based): `jitter × min(cap, base × 2^(attempt-1))`, where
-  /// `jitter` in 0…1 is supplied by the caller (the store's random source), so the reducer stays pure.
-  /// A jitter outside 0…1 is clamped into it; NaN counts as 1.
+  /// The delay before attempt `attempt` (1-based): see `Backoff.delay(attempt:jitter:)`.
   public static func delay(attempt: Int, jitter: Double) -> Double {
-    let exponent = Double(max(0, min(attempt - 1, 30)))
-    let ceiling = min(cap, base * pow(2, exponent))
-    // NaN counts as 1: the longest wait is the safe reading of a broken random source.
-    let fraction = jitter.isNaN ? 1 : min(max(jitter, 0), 1)
-    return ceiling * fraction
+    Backoff(base: base, cap: cap).delay(attempt: attempt, jitter: jitter)
   }
 }

@@ -1,5 +1,6 @@
 /// One row of a conversation as a list view shows it: a message, or the reply being streamed.
 public enum ConversationRow: Equatable, Sendable, Identifiable {
+  /// A message of the conversation, committed or still outgoing.
   case message(Message)
   /// The assistant reply being streamed; always the last row while it lasts.
   case reply(StreamingReply)
@@ -24,12 +25,17 @@ public enum ConversationRow: Equatable, Sendable, Identifiable {
 /// }
 /// ```
 public struct ConversationRows: RandomAccessCollection, Sendable {
+  /// The messages shown before the streaming reply.
   public let messages: MessageList
+  /// The reply being streamed, shown as the last row; nil when none is.
   public let reply: StreamingReply?
 
+  /// The first row's position; always 0.
   public var startIndex: Int { 0 }
+  /// One past the last row: the message count, plus one while a reply is streaming.
   public var endIndex: Int { messages.count + (reply == nil ? 0 : 1) }
 
+  /// The row at `position` in display order; O(log n). The position must be below `endIndex`.
   public subscript(position: Int) -> ConversationRow {
     if position == messages.count, let reply { return .reply(reply) }
     return .message(messages[position])

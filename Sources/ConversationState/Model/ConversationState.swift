@@ -41,6 +41,26 @@ public struct ConversationState: Equatable, Sendable, Codable {
   public var failedConnectionAttempts: Int
   /// The counter request IDs are minted from, so replaying actions replays IDs.
   public var requestSequence: UInt64
+  /// Whether the credential works: a UI shows "sign in again" for `needed`, and sends wait meanwhile.
+  public var credentials: CredentialStatus
+  /// After a `RATE_LIMITED` answer with a `retryAfter`: the local time before which nothing is sent again.
+  /// Sends made meanwhile wait as `pending` and go out when it passes.
+  public var retryableAt: Date?
+  /// Catch-up after an outage stopped before the server said it was complete (the sync failed for good):
+  /// messages may be missing between what is shown and the live ones. Cleared by a complete sync.
+  public var hasMissedMessagesGap: Bool
+  /// Sync attempts that failed in a row; drives the sync backoff.
+  public var failedSyncAttempts: Int
+  /// Per answer, the last rating the server accepted, kept while a rating of it is in flight so a failure
+  /// rolls back to it, whatever order overlapping failures arrive in.
+  public var acceptedRatings: [ClientMessageID: AcceptedRating]
+  /// Messages that were sent again after the server said `CONVERSATION_CHANGED` and history was reloaded;
+  /// a second such answer fails them instead of looping.
+  public var resentAfterReload: Set<ClientMessageID>
+  /// The unread count the server keeps (from a history page), which also covers messages not loaded here.
+  public var serverUnreadCount: Int?
+  /// The read cursor the server has stored, so a move of the cursor is sent only when it is newer.
+  public var savedReadCursor: ServerMessageID?
 
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil
@@ -68,6 +88,24 @@ public struct ConversationState: Equatable, Sendable, Codable {
     requests = [:]
     failedConnectionAttempts = 0
     requestSequence = 0
+    credentials = .valid
+    retryableAt = nil
+    hasMissedMessagesGap = false
+    failedSyncAttempts = 0
+    acceptedRatings = [:]
+    resentAfterReload = []
+    serverUnreadCount = nil
+    savedReadCursor = nil
+  }
+
+  /// The unread count to show on a badge: the server's when it knows of more than are loaded here.
+  public var unreadBadge: Int { max(unreadCount, serverUnreadCount ?? 0) }
+
+  /// Whether the UI should ask the user to sign in again: an authorization failure the credential
+  /// provider could not fix.
+  public var needsCredentials: Bool {
+    if case .needed = credentials { return true }
+    return false
   }
 
   /// Whether nothing is in flight but the live realtime connection (whose `connect` request stays in
@@ -106,5 +144,41 @@ public struct UserIdentity: Hashable, Sendable, Codable {
     self.userID = userID
     self.workspaceID = workspaceID
     self.displayName = displayName
+  }
+}
+
+/// Whether the credential behind this conversation's requests works.
+///
+/// ```
+/// valid -> refreshing          (an authorization failure: the runtime asks the host's credential provider)
+/// refreshing -> refreshed      (a fresh credential; requests resume)
+/// refreshing -> needed         (no credential could be had)
+/// refreshed -> valid           (a request succeeded with it)
+/// refreshed -> needed          (it failed again at once: never refreshed in a loop)
+/// needed -> refreshed          (`credentialsRefreshed` from the host)
+/// ```
+public enum CredentialStatus: Hashable, Sendable, Codable {
+  /// Requests are accepted.
+  case valid
+  /// An authorization failure happened; a fresh credential is being fetched. Sends wait.
+  case refreshing
+  /// A fresh credential arrived and has not yet been proven by a successful request.
+  case refreshed
+  /// The server refused the credential and no fresh one could be had: the UI asks the user to sign in
+  /// again. Sends wait; the connection is closed.
+  case needed(ChatError)
+}
+
+/// The rating of an answer the server last accepted, and which rating request it came from (later requests
+/// win, as the server applies them in order).
+public struct AcceptedRating: Hashable, Sendable, Codable {
+  /// The rating the server has.
+  public var rating: Rating
+  /// The sequence of the request that set it; 0 for the rating the answer had before.
+  public var requestSequence: UInt64
+
+  public init(rating: Rating, requestSequence: UInt64) {
+    self.rating = rating
+    self.requestSequence = requestSequence
   }
 }

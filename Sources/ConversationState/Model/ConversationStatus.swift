@@ -1,6 +1,8 @@
 /// Who has the conversation.
 ///
-/// `ongoing <-> takenOver`, and either `-> ended`. The server moves it; the client only follows.
+/// `ongoing <-> takenOver`, and either `-> ended`. The server moves it; the client only follows, also from
+/// errors that say so (`CONVERSATION_NOT_ONGOING` is `ended`, `CONVERSATION_NOT_FOUND` is `notFound`,
+/// `CHAT_UNAVAILABLE` is `unavailable`).
 public enum ConversationStatus: String, Hashable, Sendable, Codable, CaseIterable {
   /// The AI agent answers. Sends and regenerations are allowed.
   case ongoing
@@ -8,6 +10,14 @@ public enum ConversationStatus: String, Hashable, Sendable, Codable, CaseIterabl
   case takenOver
   /// Closed: no sends, no retries, no regenerations.
   case ended
+  /// The server does not know this conversation (deleted, or never created for this user): no sends.
+  case notFound
+  /// Chat is not available right now (outside office hours, switched off): a disabled state, not an
+  /// error to retry. A `statusChanged(.ongoing)` event re-enables it.
+  case unavailable
+
+  /// Whether the user may send (or re-send) messages: while the AI agent or a human agent has the chat.
+  public var acceptsMessages: Bool { self == .ongoing || self == .takenOver }
 }
 
 /// What the AI agent is doing, for a "thinking…" or "running tool…" indicator.

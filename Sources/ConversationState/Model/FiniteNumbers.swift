@@ -12,18 +12,22 @@ public protocol FiniteNumberChecking {
 }
 
 extension Date: FiniteNumberChecking {
+  /// False for a date built from a NaN or infinite time interval.
   public var hasOnlyFiniteNumbers: Bool { timeIntervalSinceReferenceDate.isFinite }
 }
 
 extension Optional: FiniteNumberChecking where Wrapped: FiniteNumberChecking {
+  /// True for nil; otherwise whether the wrapped value holds only finite numbers.
   public var hasOnlyFiniteNumbers: Bool { self?.hasOnlyFiniteNumbers ?? true }
 }
 
 extension Array: FiniteNumberChecking where Element: FiniteNumberChecking {
+  /// Whether every element holds only finite numbers; true when empty.
   public var hasOnlyFiniteNumbers: Bool { allSatisfy(\.hasOnlyFiniteNumbers) }
 }
 
 extension JSONValue: FiniteNumberChecking {
+  /// Whether every number in the value, however deeply nested in arrays and objects, is finite.
   public var hasOnlyFiniteNumbers: Bool {
     switch self {
     case .null, .bool, .string: return true
@@ -35,6 +39,7 @@ extension JSONValue: FiniteNumberChecking {
 }
 
 extension ToolCall.Outcome: FiniteNumberChecking {
+  /// Whether a succeeded outcome's output holds only finite numbers; other outcomes carry none.
   public var hasOnlyFiniteNumbers: Bool {
     if case .succeeded(let output) = self { return output.hasOnlyFiniteNumbers }
     return true
@@ -42,14 +47,17 @@ extension ToolCall.Outcome: FiniteNumberChecking {
 }
 
 extension ToolCall: FiniteNumberChecking {
+  /// Whether both the call's input and its outcome hold only finite numbers.
   public var hasOnlyFiniteNumbers: Bool { input.hasOnlyFiniteNumbers && outcome.hasOnlyFiniteNumbers }
 }
 
 extension MessageAttachment: FiniteNumberChecking {
+  /// Whether the upload progress fraction is finite.
   public var hasOnlyFiniteNumbers: Bool { uploadProgress.isFinite }
 }
 
 extension Message: FiniteNumberChecking {
+  /// Whether the message's dates, attachments, tool calls and credit usage are all finite.
   public var hasOnlyFiniteNumbers: Bool {
     createdAt.hasOnlyFiniteNumbers && editedAt.hasOnlyFiniteNumbers && attachments.hasOnlyFiniteNumbers
       && toolCalls.hasOnlyFiniteNumbers && (usage?.credits.isFinite ?? true)
@@ -57,6 +65,7 @@ extension Message: FiniteNumberChecking {
 }
 
 extension RealtimeEvent: FiniteNumberChecking {
+  /// Whether the message or typing time the event carries is finite; events without numbers pass.
   public var hasOnlyFiniteNumbers: Bool {
     switch self {
     case .messageCreated(let message), .messageEdited(let message): return message.hasOnlyFiniteNumbers
@@ -73,19 +82,21 @@ extension ConversationAction: FiniteNumberChecking {
     switch self {
     case .send(let outgoing):
       return outgoing.createdAt.hasOnlyFiniteNumbers && outgoing.attachments.hasOnlyFiniteNumbers
-    case .sendAccepted(_, let message, _), .replyFinished(_, let message): return message.hasOnlyFiniteNumbers
+    case .sendAccepted(_, let message, _), .replyFinished(_, let message, _): return message.hasOnlyFiniteNumbers
     case .replyStarted(_, _, let at), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
+    case .requestFailed(_, _, let at, _): return at.hasOnlyFiniteNumbers
     case .toolCallStarted(_, let call): return call.hasOnlyFiniteNumbers
     case .toolCallFinished(_, _, let outcome): return outcome.hasOnlyFiniteNumbers
     case .historyLoaded(_, let page): return page.messages.hasOnlyFiniteNumbers
-    case .syncLoaded(_, let messages): return messages.hasOnlyFiniteNumbers
+    case .syncLoaded(_, let messages, _): return messages.hasOnlyFiniteNumbers
     case .realtime(_, let event, _, let receivedAt):
       return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
     case .attachmentProgress(_, _, let fraction): return fraction.isFinite
     case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
-      .disconnect, .escalate, .relaunched, .requestFailed, .requestSucceeded, .replyDelta, .replyEnded,
-      .connectionOpened, .connectionLost, .ticketCreated, .attachmentUploaded:
+      .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
+      .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
+      .credentialsRefreshed, .sendQueued, .readCursorSaved:
       return true
     }
   }
@@ -95,11 +106,12 @@ extension ConversationAction: FiniteNumberChecking {
     switch self {
     case .send, .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
-      .disconnect, .escalate, .relaunched:
+      .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed:
       return true
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
-      .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired:
+      .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
+      .readCursorSaved:
       return false
     }
   }
@@ -111,5 +123,16 @@ extension ConversationAction {
   public var caseName: String {
     if let label = Mirror(reflecting: self).children.first?.label { return label }
     return String(describing: self)
+  }
+}
+
+extension ChatError {
+  /// This error with a non-finite or negative `retryAfter` dropped: a server's bad hint must not put a NaN
+  /// into the state.
+  public var sanitized: ChatError {
+    guard let retryAfter, !retryAfter.isFinite || retryAfter < 0 else { return self }
+    var error = self
+    error.retryAfter = nil
+    return error
   }
 }

@@ -39,11 +39,31 @@ public struct HistoryPage: Hashable, Sendable, Codable {
   public var nextCursor: PageCursor?
   /// False when this is the oldest page.
   public var hasMore: Bool
+  /// The conversation's title, when the server sends it with the page.
+  public var title: String?
+  /// The conversation's status, when the server sends it with the page.
+  public var status: ConversationStatus?
+  /// The newest message the user has read, as the server keeps it (read on another device, or before
+  /// a relaunch). The read cursor only moves forward, so an older one changes nothing.
+  public var readUpTo: ServerMessageID?
+  /// The unread count the server keeps, which covers messages not loaded here.
+  public var unreadCount: Int?
+  /// How many messages the conversation has in all, when the server says.
+  public var totalCount: Int?
 
   /// A page as the server returned it.
-  public init(messages: [Message], nextCursor: PageCursor?, hasMore: Bool) {
+  public init(
+    messages: [Message], nextCursor: PageCursor?, hasMore: Bool, title: String? = nil,
+    status: ConversationStatus? = nil, readUpTo: ServerMessageID? = nil, unreadCount: Int? = nil,
+    totalCount: Int? = nil
+  ) {
     self.messages = messages
     self.nextCursor = nextCursor
     self.hasMore = hasMore
+    self.title = title
+    self.status = status
+    self.readUpTo = readUpTo
+    self.unreadCount = unreadCount
+    self.totalCount = totalCount
   }
 }

@@ -74,7 +74,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   public var isCommitted: Bool {
     switch delivery {
     case .sent: return true
-    case .pending, .sending, .failed: return false
+    case .pending, .sending, .queued, .failed: return false
     }
   }
 
@@ -118,13 +118,17 @@ public enum Role: String, Hashable, Sendable, Codable, CaseIterable {
 
 /// Where a message the user wrote is on its way to the server.
 ///
-/// `pending -> sending -> sent`, or `sending -> failed`; `failed -> sending` on retry (same client ID).
-/// Messages from others arrive as `sent`.
+/// `pending -> sending -> (queued ->) sent`, or `sending -> failed`; `failed -> sending` on retry (same
+/// client ID). Messages from others arrive as `sent`.
 public enum Delivery: Hashable, Sendable, Codable {
   /// Queued: waiting for the connection or for the conversation to be created. Moves to `sending`.
   case pending
-  /// Its send request is in flight. Moves to `sent` or `failed`.
+  /// Its send request is in flight. Moves to `queued`, `sent` or `failed`.
   case sending
+  /// The server accepted it for delivery but has not delivered it yet (and gave no message ID). Moves to
+  /// `sent` when its copy arrives over realtime, a sync or a history page; it is never failed by the end
+  /// of its send request.
+  case queued
   /// Confirmed by the server (or delivered by it). Final.
   case sent
   /// The send failed; the message stays in the list. `error.retryable` says whether retry may help.

@@ -29,6 +29,7 @@ public struct MessageList: Sendable {
   /// Identifies this list's layout; a list built anew gets a new one, so a change set knows to reset.
   var lineage: Lineage
 
+  /// An empty list.
   public init() {
     older = PersistentVector()
     newer = PersistentVector()
@@ -51,7 +52,9 @@ public struct MessageList: Sendable {
     for message in committed { pushNewer(message) }
   }
 
+  /// How many messages the server has confirmed (or are assistant replies); outgoing ones are not counted.
   public var committedCount: Int { older.count + newer.count }
+  /// Whether the list has no message at all, committed or outgoing.
   public var isEmpty: Bool { count == 0 }
 
   /// The newest committed message.
@@ -66,15 +69,19 @@ public struct MessageList: Sendable {
     return newer.first
   }
 
+  /// The message with `clientID`, or nil when it is not in the list.
+  /// O(log n) when committed; O(outgoing) for one the server has not confirmed.
   public subscript(clientID clientID: ClientMessageID) -> Message? {
     if let position = positions[clientID] { return message(atLogical: position) }
     return outgoing.first { $0.clientID == clientID }
   }
 
+  /// The message the server knows as `serverID`, or nil when no message in the list has it.
   public subscript(serverID serverID: ServerMessageID) -> Message? {
     clientIDsByServerID[serverID].flatMap { self[clientID: $0] }
   }
 
+  /// Whether a message with `clientID`, committed or outgoing, is in the list.
   public func contains(_ clientID: ClientMessageID) -> Bool { self[clientID: clientID] != nil }
 
   /// Visits committed messages newest first until `body` returns false: O(messages visited).
@@ -302,9 +309,12 @@ public struct MessageList: Sendable {
 final class Lineage: @unchecked Sendable {}
 
 extension MessageList: RandomAccessCollection {
+  /// The first message's position; always 0.
   public var startIndex: Int { 0 }
+  /// One past the last message: committed messages plus outgoing ones.
   public var endIndex: Int { committedCount + outgoing.count }
 
+  /// The message at `position` in display order: committed messages first, then outgoing ones; O(log n).
   public subscript(position: Int) -> Message {
     if position < older.count { return older[older.count - 1 - position] }
     if position < committedCount { return newer[position - older.count] }

@@ -16,13 +16,17 @@ public enum PendingRequest: Hashable, Sendable, Codable {
   case connect
   /// Creating a support ticket.
   case ticket
+  /// Saving the read cursor at the server.
+  case readCursor(ServerMessageID)
+  /// Getting a fresh credential from the host.
+  case credentials
 
   /// Whether a failure of this request is the user's to see (`userError`) rather than a background one.
   public var isUserInitiated: Bool {
     switch self {
     case .send, .regenerate, .rating, .feedback, .ticket: return true
     case .history: return true
-    case .sync, .connect: return false
+    case .sync, .connect, .readCursor, .credentials: return false
     }
   }
 }
@@ -35,4 +39,8 @@ public enum TimerID: Hashable, Sendable, Codable {
   case reconnect
   /// Fetch the missed messages again after a failed sync.
   case resync
+  /// The server's `retryAfter` has passed: held sends may go out again.
+  case rateLimitOver
+  /// Poll for new messages while the realtime connection is down (`ChatPolicy.pollInterval`).
+  case poll
 }

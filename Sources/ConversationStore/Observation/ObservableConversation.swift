@@ -20,9 +20,13 @@ public final class ObservableConversation {
   public private(set) var messages: MessageList
   /// The reply being streamed; every delta changes only this.
   public private(set) var streamingReply: StreamingReply?
+  /// The realtime connection's state, for a "reconnecting…" banner.
   public private(set) var connection: ConnectionState
+  /// Who is typing, with when their indicator expires (local device clock).
   public private(set) var typing: [ParticipantID: Date]
+  /// What the AI agent is doing, for a "thinking…" or "running tool…" indicator.
   public private(set) var agentActivity: AgentActivity
+  /// The text in the composer.
   public private(set) var draft: String
   /// The failure of the last thing the user asked for.
   public private(set) var userError: ChatError?
@@ -37,6 +41,8 @@ public final class ObservableConversation {
 
   @ObservationIgnored private let follower: StoreFollower<ConversationReducer>
 
+  /// A model at `store`'s current state, following its snapshots from now on. Holds the store for as long as the
+  /// model lives.
   public init(_ store: ChatStore) {
     let (version, state) = store.current
     messages = state.messages

@@ -25,6 +25,8 @@ public final class ObservableStore<R: Reducer> where R.State: ChangeTracking & E
 
   @ObservationIgnored private let follower: StoreFollower<R>
 
+  /// A model at `store`'s current state, following its snapshots from now on. Holds the store for as long as the
+  /// model lives.
   public init(_ store: Store<R>) {
     let (version, state) = store.current
     self.state = state

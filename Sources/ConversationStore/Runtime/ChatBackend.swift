@@ -36,21 +36,32 @@ public protocol ChatBackend: Sendable {
   /// follows: `.accepted` first, then the agent's reply. Finish the stream when the reply is over; a stream
   /// that finishes without `.finished` leaves the reply interrupted.
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error>
-  /// Streams a new answer to the user's message `prompt`.
-  func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID)
+  /// Streams a new answer to the user's message `prompt`, replacing the answer `answer` (its server ID, for
+  /// backends that regenerate by answer).
+  func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   /// A page of messages older than `cursor` (the newest page when nil).
   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage
   /// The messages after `after` (all when nil), to catch up after a reconnect.
   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message]
+  /// Like `messages(in:after:)`, saying whether the server has more after these; the store then asks again
+  /// from the newest it has. The default calls `messages(in:after:)` and says there is no more.
+  func catchUp(in conversation: ConversationID, after: ServerMessageID?) async throws -> CatchUpPage
+  /// Stores the user's read position (`upTo` and everything before it is read). The default does nothing:
+  /// read state then stays on this device.
+  func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws
   /// The realtime connection: yield `.opened` once live, then events. Finishing or throwing means the
   /// connection is lost; the store reconnects with backoff (never after an authorization failure).
   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error>
   /// A page of the user's conversations, most recent activity first.
   func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage
+  /// Records the user's thumbs up or down on the assistant message `message`.
   func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws
+  /// Sends the user's rating of the whole conversation, with an optional free-text comment.
   func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws
+  /// Tells the other participants whether the user is typing. Best effort: a failure is ignored, never shown.
   func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws
+  /// Hands the user over to a human by opening a support ticket, from `conversation` when there is one.
   func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt
 }
 
@@ -58,18 +69,40 @@ public protocol ChatBackend: Sendable {
 public enum ReplyEvent: Equatable, Sendable {
   /// The server accepted the user's message (sends only).
   case accepted(Message, conversationID: ConversationID)
+  /// The agent began its reply; `agent` names who answers, when the server says.
   case started(agent: AgentInfo?)
+  /// The next piece of the reply's text, to append to what came before.
   case delta(String)
+  /// The agent started running a tool.
   case toolCall(ToolCall)
+  /// The tool call with this ID ended with this outcome.
   case toolResult(ToolCallID, ToolCall.Outcome)
-  /// The reply is complete; `message` is the server's copy of it.
-  case finished(Message)
+  /// The reply is complete; `message` is the server's copy of it. `userMessageID` is the server ID of the
+  /// user's message, for servers that give it only here.
+  case finished(Message, userMessageID: ServerMessageID? = nil)
+  /// The server took the user's message for later delivery without delivering it yet (sends only).
+  case queued
+}
+
+/// Messages missed while disconnected, and whether the server has more after them.
+public struct CatchUpPage: Hashable, Sendable {
+  /// The messages, in any order.
+  public var messages: [Message]
+  /// Whether more follow the newest of these.
+  public var hasMore: Bool
+
+  /// A page of missed messages.
+  public init(messages: [Message], hasMore: Bool) {
+    self.messages = messages
+    self.hasMore = hasMore
+  }
 }
 
 /// What the realtime connection carries.
 public enum RealtimeUpdate: Equatable, Sendable {
   /// The connection is live.
   case opened
+  /// Something happened in a conversation: a message, an edit, a typing signal, a status change.
   case event(ConversationID, RealtimeEvent)
 }
 
@@ -81,22 +114,34 @@ extension ChatError {
 }
 
 extension ChatBackend {
-  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID)
+  /// By default, a stream that fails at once with an `unsupported` error.
+  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("regenerating answers")) }
   }
+  /// By default, throws an `unsupported` error.
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
     throw ChatError.unsupported("a conversation list")
   }
+  /// By default, throws an `unsupported` error.
   public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {
     throw ChatError.unsupported("ratings")
   }
+  /// By default, throws an `unsupported` error.
   public func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws {
     throw ChatError.unsupported("conversation feedback")
   }
+  /// By default, does nothing: typing signals are best effort.
   public func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws {}
+  /// By default, throws an `unsupported` error.
   public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
     throw ChatError.unsupported("tickets")
   }
+  /// By default, the whole of `messages(in:after:)`, with nothing more after it.
+  public func catchUp(in conversation: ConversationID, after: ServerMessageID?) async throws -> CatchUpPage {
+    CatchUpPage(messages: try await messages(in: conversation, after: after), hasMore: false)
+  }
+  /// By default, nothing: the read position stays on this device.
+  public func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws {}
 }

@@ -8,24 +8,40 @@ import Foundation
 /// Tasks hold the store weakly: a dropped or closed store stops receiving results, and the work that would
 /// deliver them is cancelled by `close()`.
 public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
+  /// The reducer whose effects this runtime performs.
   public typealias Runs = R
 
+  /// Gets a fresh credential after an authorization failure (the host's token refresh); it throws when
+  /// none can be had. Called at most once per failure: the reducer never asks twice in a row.
+  public typealias CredentialProvider = @Sendable () async throws -> Void
+
   private let backend: any ChatBackend
+  private let refreshCredentials: CredentialProvider?
   private let requests = CancellableRegistry<RequestID>()
   private let timers = CancellableRegistry<TimerID>()
   private let signals = CancellableRegistry<String>()
 
-  public init(backend: any ChatBackend) { self.backend = backend }
+  /// A runtime whose requests go to `backend`; the store it is given to calls `close()`. `credentials`,
+  /// when given, is asked for a fresh credential after an authorization failure before the state shows
+  /// `needsCredentials`.
+  public init(backend: any ChatBackend, credentials: CredentialProvider? = nil) {
+    self.backend = backend
+    refreshCredentials = credentials
+  }
 
   /// Tasks still running: requests (the realtime connection included) and timers.
   public var runningTaskCount: Int { requests.count + timers.count }
 
+  /// Cancels every request, the realtime connection, timers and typing signals, and refuses later work; the store
+  /// calls this when it closes.
   public func close() {
     requests.cancelAll(closing: true)
     timers.cancelAll(closing: true)
     signals.cancelAll(closing: true)
   }
 
+  /// Starts or cancels the work of `effects`, in order; called by the store on the thread of the sender performing
+  /// effects. Times in the resulting actions come from the store's `StoreEnvironment` clock.
   public func perform(_ effects: [ConversationEffect], for store: Store<R>) {
     let sink = StoreSink(store)
     for effect in effects { perform(effect, sink) }
@@ -36,9 +52,10 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     switch effect {
     case .sendMessage(let requestID, let payload):
       requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }
-    case .regenerate(let requestID, let conversationID, let prompt):
+    case .regenerate(let requestID, let conversationID, let prompt, let answer):
       requests.run(requestID) {
-        await Self.stream(backend.regenerate(in: conversationID, replyTo: prompt), requestID, into: store)
+        await Self.stream(
+          backend.regenerate(in: conversationID, replyTo: prompt, answer: answer), requestID, into: store)
       }
     case .cancel(let requestID):
       requests.cancel(requestID)
@@ -51,7 +68,8 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .fetchMessagesAfter(let requestID, let conversationID, let after):
       requests.run(requestID) {
         await Self.request(requestID, store) {
-          .syncLoaded(requestID, try await backend.messages(in: conversationID, after: after))
+          let page = try await backend.catchUp(in: conversationID, after: after)
+          return .syncLoaded(requestID, page.messages, hasMore: page.hasMore)
         }
       }
     case .submitRating(let requestID, let conversationID, let messageID, let rating):
@@ -82,6 +100,24 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       timers.start(timer, after: seconds, on: clock) { store.send(.timerFired(timer, at: clock.now())) }
     case .cancelTimer(let timer):
       timers.cancel(timer)
+    case .submitReadCursor(let requestID, let conversationID, let upTo):
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          try await backend.markRead(upTo: upTo, in: conversationID)
+          return .readCursorSaved(requestID)
+        }
+      }
+    case .refreshCredentials(let requestID):
+      let provider = refreshCredentials
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          guard let provider else {
+            throw ChatError(.unauthorized, "The server refused the credential and no credential provider is set.")
+          }
+          try await provider()
+          return .credentialsRefreshed
+        }
+      }
     case .connectRealtime(let requestID, let conversationID):
       requests.run(requestID) { await Self.listen(backend.realtime(conversation: conversationID), requestID, store) }
     }
@@ -97,7 +133,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       }
       if !Task.isCancelled { store.send(.replyEnded(requestID)) }
     } catch {
-      if let error = chatError(error) { store.send(.requestFailed(requestID, error)) }
+      if let error = chatError(error) { store.fail(requestID, error) }
     }
   }
 
@@ -111,7 +147,9 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .delta(let text): return .replyDelta(requestID, text)
     case .toolCall(let call): return .toolCallStarted(requestID, call)
     case .toolResult(let callID, let outcome): return .toolCallFinished(requestID, callID, outcome)
-    case .finished(let message): return .replyFinished(requestID, message: message)
+    case .finished(let message, let userMessageID):
+      return .replyFinished(requestID, message: message, userMessageID: userMessageID)
+    case .queued: return .sendQueued(requestID)
     }
   }
 
@@ -122,7 +160,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       let result = try await operation()
       if !Task.isCancelled { store.send(result) }
     } catch {
-      if let error = chatError(error) { store.send(.requestFailed(requestID, error)) }
+      if let error = chatError(error) { store.fail(requestID, error) }
     }
   }
 
@@ -167,6 +205,13 @@ struct StoreSink<R: Reducer>: Sendable where R.State: ChangeTracking & Equatable
   /// Sends `action`; false when the store is gone or closed, so the caller can stop its work.
   @discardableResult
   func send(_ action: R.Action) -> Bool { store?.send(action) ?? false }
+}
+
+extension StoreSink where R: ConversationReducing {
+  /// Reports a failed request with the local time and a jitter value, which retries and rate limits need.
+  func fail(_ requestID: RequestID, _ error: ChatError) {
+    send(.requestFailed(requestID, error, at: clock.now(), jitter: jitter()))
+  }
 }
 
 /// The typed error a backend failure becomes; nil only when our own task was cancelled.

@@ -21,22 +21,30 @@ extension Store where R == ConversationReducer {
   /// store.send(.connect)
   /// store.sendMessage("Where is my order?")
   /// ```
+  ///
+  /// `policy` sets the limits and timings (`ChatPolicy`); `credentials` refreshes an expired credential.
   public convenience init(
-    _ state: ConversationState = ConversationState(), backend: any ChatBackend, environment: StoreEnvironment = .live
+    _ state: ConversationState = ConversationState(), policy: ChatPolicy = ChatPolicy(), backend: any ChatBackend,
+    environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil
   ) {
-    self.init(state, reducer: ConversationReducer(), backend: backend, environment: environment)
+    self.init(
+      state, reducer: ConversationReducer(policy: policy), backend: backend, environment: environment,
+      credentials: credentials)
   }
 }
 
 extension Store where R: ConversationReducing {
   /// A conversation store running `reducer` (for example a recording wrapper) against `backend`.
+  ///
+  /// `credentials`, when given, is called for a fresh credential after an authorization failure (once per
+  /// failure) before the state shows `needsCredentials`.
   public convenience init(
     _ state: ConversationState = ConversationState(), reducer: R, backend: any ChatBackend,
-    environment: StoreEnvironment = .live
+    environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil
   ) {
     self.init(
       initialState: state, reducer: reducer, environment: environment,
-      runtime: ConversationRuntime<R>(backend: backend))
+      runtime: ConversationRuntime<R>(backend: backend, credentials: credentials))
   }
 
   /// Sends a message, with a new client ID and the current time from the store's environment.

@@ -8,9 +8,12 @@ public import ConversationState
 public struct Snapshot<State: ChangeTracking>: Sendable {
   /// Increases with every action the store applied.
   public let version: UInt64
+  /// The store's state at `version`.
   public let state: State
+  /// The rows that changed since this subscriber's previous snapshot; a reset for its first one.
   public let changes: ChangeSet<State.RowID>
 
+  /// A snapshot of `state` at `version`; the store makes these, tests may too.
   public init(version: UInt64, state: State, changes: ChangeSet<State.RowID>) {
     self.version = version
     self.state = state

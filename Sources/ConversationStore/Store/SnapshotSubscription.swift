@@ -8,7 +8,9 @@ public import Reducers
 /// }
 /// ```
 public struct SnapshotSequence<R: Reducer>: AsyncSequence, Sendable where R.State: ChangeTracking & Equatable {
+  /// Each element is one snapshot of the store's state.
   public typealias Element = Snapshot<R.State>
+  /// The sequence never throws; it ends when the store closes or the iterating task is cancelled.
   public typealias Failure = Never
 
   let core: StateLock<StoreCore<R>>
@@ -21,8 +23,11 @@ public struct SnapshotSequence<R: Reducer>: AsyncSequence, Sendable where R.Stat
   public struct Iterator: AsyncIteratorProtocol {
     let subscription: SnapshotSubscription<R>
 
+    /// The next snapshot: the current state first, then the latest state once it changed; nil when the store
+    /// closed or the task was cancelled.
     public mutating func next() async -> Snapshot<R.State>? { await subscription.next(isolation: nil) }
 
+    /// Like `next()`, staying on the caller's actor.
     public mutating func next(isolation actor: isolated (any Actor)?) async -> Snapshot<R.State>? {
       await subscription.next(isolation: actor)
     }

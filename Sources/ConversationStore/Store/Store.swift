@@ -30,6 +30,7 @@ public import Reducers
 /// store.close()  // the loop above ends
 /// ```
 public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & Equatable {
+  /// The state this store owns, as its reducer defines it.
   public typealias State = R.State
 
   // The hot path (`send`, `state`) is @inlinable so it is specialized for the caller's reducer; run

@@ -24,13 +24,16 @@ public enum ConversationFuzzer {
 
   /// A session that broke the property.
   public struct Failure: Error, CustomStringConvertible {
+    /// The seed the session was generated from; the same seed replays it.
     public var seed: UInt64
     /// The shrunk session: replaying it from `initial` breaks the property at its last action.
     public var actions: [ConversationAction]
+    /// The broken rules after the last action, as sentences.
     public var violations: [String]
     /// How long the session was before shrinking.
     public var originalLength: Int
 
+    /// A report to paste into an issue: the seed, the broken rules and the shrunk actions as JSON, one per line.
     public var description: String {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]

@@ -13,6 +13,9 @@ struct FuzzSession {
   private var counter = 0
   /// Backend results already delivered, to deliver again (duplicates) or late (after a sign-out).
   private var delivered: [ConversationAction] = []
+  /// Server IDs already given to the user's messages by an echo that carried only the server's ID, so the
+  /// send's response (arriving after it) names the same one.
+  private var echoedServerIDs: [ClientMessageID: ServerMessageID] = [:]
 
   init(seed: UInt64, state: ConversationState) {
     random = SplitMix64(seed: seed)
@@ -38,6 +41,8 @@ struct FuzzSession {
     default:
       let identities: [ConversationAction] = [
         .signOut, .identify(UserIdentity(userID: "u\(int(0..<3))")), .clear, .relaunched,
+        .identify(UserIdentity(userID: "u\(int(0..<3))"), keepingGuestConversation: true), .credentialsRefreshed,
+        .open(ConversationID("conv-\(int(1..<3))")),
       ]
       return identities[int(0..<identities.count)]
     }
@@ -68,6 +73,8 @@ struct FuzzSession {
       ChatError(.network, "offline"), ChatError(.rateLimited, "slow down", status: 429, retryAfter: 2),
       ChatError(.providerError, "model", status: 503), ChatError(.invalidIdentity, "expired", status: 401),
       ChatError(.conversationNotOngoing, "ended", status: 409),
+      ChatError(.conversationChanged, "moved on", status: 409), ChatError(.network, "denied", status: 403),
+      ChatError(.chatUnavailable, "closed for the night"),
     ])!
   }
 
@@ -107,6 +114,9 @@ struct FuzzSession {
     case 10: return .clearError
     case 11: return .setDraft("draft \(counter)")
     case 12: return .escalate(TicketDraft(subject: chance(80) ? "Help" : "", body: "It broke"))
+    case 13 where chance(50):
+      let failed = pick(messages.filter { if case .failed = $0.delivery { true } else { false } })?.clientID ?? "nope"
+      return chance(50) ? .discard(failed) : .takeBackIntoDraft(failed)
     default:
       let clientID = pick(messages)?.clientID ?? "nope"
       return chance(50)
@@ -124,17 +134,29 @@ struct FuzzSession {
       $0.value != .connect || state.connection == .connecting || chance(10)
     }
     guard let (requestID, purpose) = pick(inFlight) else { return nil }
-    if chance(12) { return .requestFailed(requestID, anyError()) }
+    if chance(12) { return .requestFailed(requestID, anyError(), at: now, jitter: jitter()) }
     switch purpose {
     case .send(let clientID):
-      if let message = state.messages[clientID: clientID], !message.isCommitted {
+      if let message = state.messages[clientID: clientID], !message.isCommitted, message.delivery != .queued {
         var confirmed = message
-        confirmed.serverID = ServerMessageID(fresh("s"))
+        let serverID = echoedServerIDs[clientID] ?? ServerMessageID(fresh("s"))
+        confirmed.serverID = serverID
         confirmed.delivery = .sent
         confirmed.createdAt = now
-        return chance(25)
-          ? .realtime(conversationID, .messageCreated(confirmed))
-          : .sendAccepted(requestID, confirmed: confirmed, conversationID: conversationID)
+        switch int(0..<100) {
+        case 0..<20: return .realtime(conversationID, .messageCreated(confirmed))
+        case 20..<35:
+          // An echo that carries only the server's ID, before the send's response.
+          echoedServerIDs[clientID] = serverID
+          var echo = confirmed
+          echo.clientID = ClientMessageID("srv-\(serverID)")
+          return .realtime(conversationID, .messageCreated(echo))
+        case 35..<43: return .sendQueued(requestID)
+        case 43..<48:
+          confirmed.serverID = nil  // a server that never returns the message's ID
+          return .sendAccepted(requestID, confirmed: confirmed, conversationID: conversationID)
+        default: return .sendAccepted(requestID, confirmed: confirmed, conversationID: conversationID)
+        }
       }
       return streamEvent(requestID)
     case .regenerate:
@@ -142,7 +164,8 @@ struct FuzzSession {
     case .history:
       return .historyLoaded(requestID, historyPage())
     case .sync:
-      return .syncLoaded(requestID, (0..<int(0..<4)).map { _ in serverMessage(role: .assistant) })
+      return .syncLoaded(
+        requestID, (0..<int(0..<4)).map { _ in serverMessage(role: .assistant) }, hasMore: chance(30))
     case .rating, .feedback:
       return .requestSucceeded(requestID)
     case .connect:
@@ -150,6 +173,10 @@ struct FuzzSession {
         ? .connectionOpened(requestID) : .connectionLost(requestID, anyError(), at: now, jitter: jitter())
     case .ticket:
       return .ticketCreated(requestID, TicketReceipt(ticketID: fresh("T")))
+    case .readCursor:
+      return .readCursorSaved(requestID)
+    case .credentials:
+      return .credentialsRefreshed
     }
   }
 
@@ -201,6 +228,15 @@ struct FuzzSession {
       if chance(15), let existing = pick(known) { message.serverID = existing }
       if chance(10), let late = state.messages.firstCommitted?.createdAt {
         message.createdAt = late.addingTimeInterval(0.5)
+      }
+      // The server's own copy of a message of the user's that has no server ID yet (queued, or confirmed
+      // by a server that never returns IDs): same text and author, the server's ID and client ID.
+      let withoutID = state.messages.filter { $0.role == .user && $0.serverID == nil && $0.delivery != .pending }
+      if chance(30), let local = pick(withoutID) {
+        message.role = .user
+        message.author = local.author
+        message.text = local.text
+        message.reply = nil
       }
       event = .messageCreated(message)
     case 3:
@@ -260,7 +296,9 @@ extension ConversationAction {
 /// A seeded generator (SplitMix64), so a session — or any randomized test — replays exactly from its seed.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
   private var state: UInt64
+  /// A generator whose whole sequence is fixed by `seed`.
   public init(seed: UInt64) { state = seed }
+  /// The next pseudo-random 64-bit value.
   public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var value = state

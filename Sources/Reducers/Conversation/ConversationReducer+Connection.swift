@@ -30,7 +30,8 @@ extension ConversationReducer {
   func connectionOpened(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard state.requests[requestID] == .connect, state.connection == .connecting else { return [] }
     state.failedConnectionAttempts = 0
-    var effects: [ConversationEffect] = []
+    credentialsProven(&state)
+    var effects: [ConversationEffect] = policy.pollInterval == nil ? [] : [.cancelTimer(.poll)]
     if state.conversationID != nil && state.lastConfirmedMessageID != nil {
       effects += startSync(&state)
     } else {
@@ -56,16 +57,16 @@ extension ConversationReducer {
     state.backgroundError = error
     if error.isAuthorizationFailure {
       state.connection = .closed
-      return effects
+      return effects + authorizationFailed(error, &state)
     }
     state.failedConnectionAttempts += 1
     let attempt = state.failedConnectionAttempts
-    let delay = ReconnectBackoff.delay(attempt: attempt, jitter: jitter)
+    let delay = policy.reconnectBackoff.delay(attempt: attempt, jitter: jitter)
     // The time is the runtime's local clock; a non-finite one (only a host could inject it) must not reach
     // the state, where NaN would make it unequal to itself.
     let now = at.hasOnlyFiniteNumbers ? at : Date(timeIntervalSinceReferenceDate: 0)
     state.connection = .reconnecting(attempt: attempt, retryAt: now.addingTimeInterval(delay))
-    return effects + [.startTimer(.reconnect, seconds: delay)]
+    return effects + [.startTimer(.reconnect, seconds: delay)] + (attempt == 1 ? startPolling(state) : [])
   }
 
   func disconnect(_ state: inout ConversationState) -> [ConversationEffect] {

@@ -12,6 +12,9 @@ extension ConversationReducer {
       return refuse(.invalidAction, "Only answers the server confirmed can be rated.", &state)
     }
     guard answer.rating != rating else { return [] }
+    if state.acceptedRatings[clientID] == nil {
+      state.acceptedRatings[clientID] = AcceptedRating(rating: answer.rating, requestSequence: 0)
+    }
     let requestID = state.beginRequest(.rating(clientID, previous: answer.rating, requested: rating))
     state.messages.update(clientID) { $0.rating = rating }
     return [.submitRating(requestID, conversationID, serverID, rating)]

@@ -2,10 +2,10 @@ import ConversationState
 
 extension ConversationReducer {
   func loadHistory(pageSize: Int, more: Bool, _ state: inout ConversationState) -> [ConversationEffect] {
-    guard HistoryPaging.pageSizes.contains(pageSize) else {
+    guard policy.historyPageSizes.contains(pageSize) else {
       return refuse(
         .invalidPageSize,
-        "A history page holds \(HistoryPaging.pageSizes.lowerBound) to \(HistoryPaging.pageSizes.upperBound) "
+        "A history page holds \(policy.historyPageSizes.lowerBound) to \(policy.historyPageSizes.upperBound) "
           + "messages; \(pageSize) was asked for.", &state)
     }
     // Nothing to load (yet): a conversation that does not exist has no history; one load at a time.
@@ -19,6 +19,14 @@ extension ConversationReducer {
     ]
   }
 
+  /// Loads the newest page again (after `CONVERSATION_CHANGED`, or when a conversation is opened).
+  func reloadHistory(_ state: inout ConversationState) -> [ConversationEffect] {
+    loadHistory(
+      pageSize: min(
+        max(HistoryPaging.defaultPageSize, policy.historyPageSizes.lowerBound),
+        policy.historyPageSizes.upperBound), more: false, &state)
+  }
+
   func historyLoaded(_ requestID: RequestID, _ page: HistoryPage, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
@@ -29,16 +37,63 @@ extension ConversationReducer {
     state.history.cursor = page.nextCursor
     state.history.hasMoreHistory = page.hasMore
     state.history.hasLoadedFirstPage = true
-    return []
+    if let title = page.title { state.title = title }
+    var effects: [ConversationEffect] = []
+    if let status = page.status, status != state.status { effects += statusChanged(to: status, &state) }
+    if let unread = page.unreadCount { state.serverUnreadCount = max(0, unread) }
+    if let readUpTo = page.readUpTo {
+      // Read on another device or before a relaunch: the cursor only moves forward, and the server has it.
+      state.savedReadCursor = readUpTo
+      if state.messages[serverID: readUpTo] != nil { _ = moveReadCursor(upTo: readUpTo, &state) }
+    }
+    credentialsProven(&state)
+    return effects + dispatchPendingMessages(&state)
   }
 
-  func syncLoaded(_ requestID: RequestID, _ messages: [Message], _ state: inout ConversationState)
+  func syncLoaded(_ requestID: RequestID, _ messages: [Message], hasMore: Bool, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
     guard state.requests[requestID] == .sync else { return [] }
     state.requests[requestID] = nil
     mergeFromServer(messages, &state)
+    credentialsProven(&state)
+    state.failedSyncAttempts = 0
+    // The server has more after these: page on from the newest now held, until it says it is done.
+    if hasMore && !messages.isEmpty, let conversationID = state.conversationID {
+      let next = state.beginRequest(.sync)
+      return [.fetchMessagesAfter(next, conversationID, after: state.lastConfirmedMessageID)]
+    }
+    state.hasMissedMessagesGap = false
     if state.connection == .syncing { state.connection = .connected }
     return dispatchPendingMessages(&state)
+  }
+
+  /// A failed catch-up backs off like reconnects; one that cannot succeed leaves a visible gap.
+  func syncFailed(_ error: ChatError, jitter: Double, _ state: inout ConversationState) -> [ConversationEffect] {
+    state.backgroundError = error
+    guard error.retryable else {
+      state.hasMissedMessagesGap = true
+      if state.connection == .syncing { state.connection = .connected }
+      return dispatchPendingMessages(&state)
+    }
+    state.failedSyncAttempts += 1
+    let delay = policy.syncBackoff.delay(attempt: state.failedSyncAttempts, jitter: jitter)
+    return [.startTimer(.resync, seconds: delay)]
+  }
+
+  /// While realtime is down, new messages are fetched every `ChatPolicy.pollInterval` seconds, if set.
+  func startPolling(_ state: ConversationState) -> [ConversationEffect] {
+    guard let interval = policy.pollInterval, interval > 0, state.conversationID != nil else { return [] }
+    return [.startTimer(.poll, seconds: interval)]
+  }
+
+  func poll(_ state: inout ConversationState) -> [ConversationEffect] {
+    guard state.connection.isOffline, let conversationID = state.conversationID else { return [] }
+    var effects = startPolling(state)
+    if !state.requests.values.contains(.sync) {
+      let requestID = state.beginRequest(.sync)
+      effects.append(.fetchMessagesAfter(requestID, conversationID, after: state.lastConfirmedMessageID))
+    }
+    return effects
   }
 }

@@ -13,18 +13,69 @@ extension ConversationReducer {
     return effects
   }
 
-  /// Starts a new conversation for the same identity; the connection stays as it is.
+  /// Starts a new conversation for the same identity; the connection, the credential and a rate limit
+  /// stay as they are (they belong to the person, not the conversation).
   func clear(_ state: inout ConversationState) -> [ConversationEffect] {
-    let connectionRequests = state.requests.filter { $0.value == .connect }
-    state.requests = state.requests.filter { $0.value != .connect }
-    let effects = cancelAll(&state)
+    let kept = state.requests.filter { $0.value == .connect || $0.value == .credentials }
+    state.requests = state.requests.filter { $0.value != .connect && $0.value != .credentials }
+    var effects = cancelAll(&state, keepingConnectionTimers: true)
+    if state.connection == .syncing { effects.append(.cancelTimer(.resync)) }
     var fresh = ConversationState(epoch: state.epoch, identity: state.identity)
     fresh.requestSequence = state.requestSequence
     fresh.connection = state.connection == .syncing ? .connected : state.connection
     fresh.failedConnectionAttempts = state.failedConnectionAttempts
-    fresh.requests = connectionRequests
+    fresh.credentials = state.credentials
+    fresh.retryableAt = state.retryableAt
+    fresh.requests = kept
     state = fresh
     return effects
+  }
+
+  /// Shows an existing conversation (resume): the current one is cleared, the newest history page is
+  /// asked for, and a live connection is re-opened for the conversation.
+  func open(_ conversationID: ConversationID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard conversationID != state.conversationID else { return [] }
+    var effects = clear(&state)
+    state.conversationID = conversationID
+    effects += retargetConnection(&state)
+    return effects + reloadHistory(&state)
+  }
+
+  /// Signing in from anonymous, keeping the guest's conversation: a new epoch fences every request of the
+  /// old one, but the conversation, its unsent and failed messages and the draft stay. Messages that were
+  /// on their way go out again under the new identity with their client IDs (the idempotency keys).
+  func upgradeGuest(to identity: UserIdentity, _ state: inout ConversationState) -> [ConversationEffect] {
+    var shouldConnect = liveConnection(state) != nil
+    if case .reconnecting = state.connection { shouldConnect = true }
+    let interruptedReply = state.streamingReply
+    var effects = cancelAll(&state, keepingConnectionTimers: false)
+    if let reply = interruptedReply {
+      interrupt(reply, ChatError(.cancelled, "The reply stopped when you signed in."), &state)
+    }
+    for message in state.messages.outgoing where message.delivery == .sending {
+      state.messages.update(message.clientID) { $0.delivery = .pending }
+    }
+    let author = ParticipantID(identity.userID)
+    for message in state.messages.outgoing where message.author == nil {
+      state.messages.update(message.clientID) { $0.author = author }
+    }
+    state.epoch = state.epoch.next
+    state.identity = identity
+    state.history.loadingRequest = nil
+    state.typing = [:]
+    state.isUserTyping = false
+    state.agentActivity = .idle
+    state.credentials = .valid
+    state.retryableAt = nil
+    state.acceptedRatings = [:]
+    state.failedConnectionAttempts = 0
+    if shouldConnect {
+      state.connection = .idle
+      effects += connect(&state)
+    } else if state.connection == .syncing || state.connection == .connected {
+      state.connection = .closed
+    }
+    return effects + dispatchPendingMessages(&state)
   }
 
   /// Settles a state restored from disk: the run that started its requests is gone, so none of them will
@@ -46,15 +97,26 @@ extension ConversationReducer {
     state.agentActivity = .idle
     state.connection = .idle
     state.failedConnectionAttempts = 0
+    state.failedSyncAttempts = 0
+    state.retryableAt = nil
+    state.acceptedRatings = [:]
+    // A refresh that was in flight died with the run; the next authorization failure asks again.
+    if state.credentials == .refreshing || state.credentials == .refreshed { state.credentials = .valid }
     state.userError = nil
     return []
   }
 
-  /// Cancel effects for every request in flight and every timer, in a stable order.
-  private func cancelAll(_ state: inout ConversationState) -> [ConversationEffect] {
+  /// Cancel effects for every request in flight and every timer, in a stable order. The connection's
+  /// timers (reconnect, poll) and a rate limit's stay when the connection does.
+  private func cancelAll(_ state: inout ConversationState, keepingConnectionTimers: Bool = false)
+    -> [ConversationEffect]
+  {
     var effects = state.requests.keys.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)
     effects += state.typing.keys.sorted().map { .cancelTimer(.typingExpiry($0)) }
-    effects += [.cancelTimer(.reconnect), .cancelTimer(.resync)]
+    if !keepingConnectionTimers {
+      effects += [.cancelTimer(.reconnect), .cancelTimer(.resync), .cancelTimer(.rateLimitOver)]
+      if policy.pollInterval != nil { effects.append(.cancelTimer(.poll)) }
+    }
     state.requests = [:]
     return effects
   }

@@ -14,7 +14,7 @@ extension ConversationReducer {
     guard let current = state.conversationID else { return [] }
     guard conversationID == current else {
       state.backgroundError = ChatError(
-        .conversationChanged, "An event for conversation \(conversationID) reached another conversation; ignored.")
+        .eventForOtherConversation, "An event for conversation \(conversationID) reached \(current); ignored.")
       return []
     }
     switch event {
@@ -58,22 +58,15 @@ extension ConversationReducer {
       if let identity = state.identity, participant.rawValue == identity.userID { return [] }
       // The expiry is local: counted from when this device received the event, so a sender whose clock
       // is ahead or behind cannot make an indicator stick or vanish. `at` is the sender's clock.
-      state.typing[participant] = (receivedAt ?? at).addingTimeInterval(Self.typingLifetime)
-      return [.startTimer(.typingExpiry(participant), seconds: Self.typingLifetime)]
+      state.typing[participant] = (receivedAt ?? at).addingTimeInterval(policy.typingLifetime)
+      return [.startTimer(.typingExpiry(participant), seconds: policy.typingLifetime)]
 
     case .typingStopped(let participant):
       guard state.typing.removeValue(forKey: participant) != nil else { return [] }
       return [.cancelTimer(.typingExpiry(participant))]
 
     case .statusChanged(let status):
-      state.status = status
-      guard status == .ended else { return [] }
-      // Queued messages can no longer go out; they stay, failed, so nothing the user wrote is lost.
-      let error = ChatError(.conversationNotOngoing, "This conversation has ended.")
-      for message in state.messages.outgoing where message.delivery == .pending {
-        failOutgoing(message.clientID, error, &state)
-      }
-      return []
+      return statusChanged(to: status, &state)
 
     case .titleChanged(let title):
       state.title = title
@@ -85,6 +78,20 @@ extension ConversationReducer {
       state.feedbackMoment = FeedbackMoment(question: prompt.question, agentName: prompt.agentName)
       return []
     }
+  }
+
+  /// The server moved the conversation. Once it no longer accepts messages, waiting ones can never go
+  /// out: they stay, failed, so nothing the user wrote is lost (and can be discarded or taken back).
+  func statusChanged(to status: ConversationStatus, _ state: inout ConversationState) -> [ConversationEffect] {
+    let wasAccepting = state.status.acceptsMessages
+    state.status = status
+    if status.acceptsMessages { return wasAccepting ? [] : dispatchPendingMessages(&state) }
+    guard let refusal = statusRefusal(state) else { return [] }
+    let error = ChatError(refusal.code, refusal.message)
+    for message in state.messages.outgoing where message.delivery == .pending {
+      failOutgoing(message.clientID, error, &state)
+    }
+    return []
   }
 
   func setTyping(_ isTyping: Bool, _ state: inout ConversationState) -> [ConversationEffect] {
@@ -105,6 +112,12 @@ extension ConversationReducer {
     case .resync:
       guard state.connection == .syncing else { return [] }
       return startSync(&state)
+    case .rateLimitOver:
+      guard state.retryableAt != nil else { return [] }
+      state.retryableAt = nil
+      return dispatchPendingMessages(&state)
+    case .poll:
+      return poll(&state)
     }
   }
 

@@ -1,43 +1,65 @@
 import ConversationState
+import Foundation
 
 /// Generic request outcomes: what a failure or a bare success means for each kind of request.
 extension ConversationReducer {
-  func requestFailed(_ requestID: RequestID, _ error: ChatError, _ state: inout ConversationState)
-    -> [ConversationEffect]
-  {
+  func requestFailed(
+    _ requestID: RequestID, _ error: ChatError, at: Date?, jitter: Double, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
     guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    var effects = followServerStatus(error, &state)
+    if error.isAuthorizationFailure && purpose != .credentials {
+      if case .send(let clientID) = purpose, state.streamingReply?.requestID != requestID {
+        // Held, not failed: it goes out once the credential is fixed.
+        state.messages.update(clientID) { if $0.delivery == .sending { $0.delivery = .pending } }
+      } else {
+        effects += settleFailure(purpose, requestID, error, at: at, jitter: jitter, &state)
+      }
+      return effects + authorizationFailed(error, &state)
+    }
+    return effects + settleFailure(purpose, requestID, error, at: at, jitter: jitter, &state)
+  }
+
+  private func settleFailure(
+    _ purpose: PendingRequest, _ requestID: RequestID, _ error: ChatError, at: Date?, jitter: Double,
+    _ state: inout ConversationState
+  ) -> [ConversationEffect] {
     switch purpose {
     case .send(let clientID):
       if let reply = state.streamingReply, reply.requestID == requestID {
         interrupt(reply, error, &state)
-      } else {
-        failOutgoing(clientID, error, &state)
-        state.agentActivity = .idle
+        state.userError = error
+        return dispatchPendingMessages(&state)
       }
+      if error.code == .conversationChanged, state.messages[clientID: clientID]?.delivery == .sending,
+        state.resentAfterReload.insert(clientID).inserted
+      {
+        // The server's advice: reload the conversation, then send again (once).
+        state.messages.update(clientID) { $0.delivery = .pending }
+        state.agentActivity = .idle
+        return reloadHistory(&state) + dispatchPendingMessages(&state)
+      }
+      failOutgoing(clientID, error, &state)
+      state.agentActivity = .idle
       state.userError = error
-      return dispatchPendingMessages(&state)
+      return holdForRateLimit(error, at: at, &state) + dispatchPendingMessages(&state)
 
     case .regenerate:
       if let reply = state.streamingReply, reply.requestID == requestID { state.streamingReply = nil }
       state.agentActivity = .idle
       state.userError = error
-      return []
+      return holdForRateLimit(error, at: at, &state)
 
     case .history:
       state.history.loadingRequest = nil
       state.userError = error
-      return []
+      return dispatchPendingMessages(&state)
 
     case .sync:
-      state.backgroundError = error
-      guard !error.isAuthorizationFailure else { return disconnect(&state) }
-      return [.startTimer(.resync, seconds: Self.resyncDelay)]
+      return syncFailed(error, jitter: jitter, &state)
 
-    case .rating(let clientID, let previous, let requested):
-      // Roll back only if no later rating replaced this one meanwhile.
-      state.messages.update(clientID) { message in
-        if message.rating == requested { message.rating = previous }
-      }
+    case .rating(let clientID, _, _):
+      settleRating(clientID, &state)
       state.userError = error
       return []
 
@@ -56,19 +78,67 @@ extension ConversationReducer {
       if case .creating(let draft, _) = state.escalation { state.escalation = .failed(draft, error) }
       state.userError = error
       return []
+
+    case .readCursor:
+      // Best effort: the cursor stays moved here and is sent again with the next move.
+      return []
+
+    case .credentials:
+      return credentialsUnavailable(error, &state)
     }
+  }
+
+  /// Errors that tell where the conversation stands move its status, so the next send is not tried
+  /// blindly.
+  private func followServerStatus(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
+    let status: ConversationStatus
+    switch error.code {
+    case .conversationNotOngoing: status = .ended
+    case .conversationNotFound: status = .notFound
+    case .chatUnavailable: status = .unavailable
+    default: return []
+    }
+    return statusChanged(to: status, &state)
+  }
+
+  /// After `RATE_LIMITED` with a `retryAfter`: nothing is sent before it has passed.
+  private func holdForRateLimit(_ error: ChatError, at: Date?, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    guard error.code == .rateLimited, let seconds = error.retryAfter, seconds > 0 else { return [] }
+    state.retryableAt = (at ?? Date(timeIntervalSinceReferenceDate: 0)).addingTimeInterval(seconds)
+    return [.startTimer(.rateLimitOver, seconds: seconds)]
   }
 
   func requestSucceeded(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     switch state.requests[requestID] {
     case .send, .regenerate: return streamClosed(requestID, &state)
-    case .rating, .feedback, .ticket:
+    case .rating(let clientID, _, let requested):
       state.requests[requestID] = nil
+      if requestID.sequence > state.acceptedRatings[clientID]?.requestSequence ?? 0 {
+        state.acceptedRatings[clientID] = AcceptedRating(rating: requested, requestSequence: requestID.sequence)
+      }
+      settleRating(clientID, &state)
+      credentialsProven(&state)
       return []
-    case .history, .sync, .connect, nil:
-      // These succeed with a payload (`historyLoaded`, `syncLoaded`, `connectionOpened`); a bare success
-      // carries nothing to apply and keeps them in flight.
+    case .feedback, .ticket:
+      state.requests[requestID] = nil
+      credentialsProven(&state)
+      return []
+    case .readCursor:
+      return readCursorSaved(requestID, &state)
+    case .history, .sync, .connect, .credentials, nil:
+      // These succeed with a payload (`historyLoaded`, `syncLoaded`, `connectionOpened`,
+      // `credentialsRefreshed`); a bare success carries nothing to apply and keeps them in flight.
       return []
     }
+  }
+
+  /// Once no rating of an answer is in flight, it shows the last rating the server accepted: overlapping
+  /// failures then can never leave one the server never saw.
+  private func settleRating(_ clientID: ClientMessageID, _ state: inout ConversationState) {
+    let inFlight = state.requests.values.contains { if case .rating(clientID, _, _) = $0 { true } else { false } }
+    guard !inFlight, let accepted = state.acceptedRatings.removeValue(forKey: clientID) else { return }
+    state.messages.update(clientID) { $0.rating = accepted.rating }
   }
 }

@@ -3,20 +3,27 @@ import Foundation
 
 extension ConversationReducer {
   func send(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
-    if state.status == .ended {
-      return refuse(.conversationNotOngoing, "This conversation has ended.", &state)
-    }
+    if let refusal = statusRefusal(state) { return refuse(refusal.code, refusal.message, &state) }
     if outgoing.text.allSatisfy(\.isWhitespace) && outgoing.attachments.isEmpty {
       return refuse(.emptyMessage, "Write a message or attach a file.", &state)
     }
-    if outgoing.attachments.count > MessageAttachment.maximumPerMessage {
+    if outgoing.text.count > policy.maximumTextLength {
+      return refuse(.messageTooLong, "A message holds at most \(policy.maximumTextLength) characters.", &state)
+    }
+    if outgoing.attachments.count > policy.maximumAttachments {
       return refuse(
-        .tooManyAttachments, "A message can carry at most \(MessageAttachment.maximumPerMessage) attachments.", &state)
+        .tooManyAttachments, "A message can carry at most \(policy.maximumAttachments) attachments.", &state)
     }
     if let tooLarge = outgoing.attachments.first(where: {
-      !(0...MessageAttachment.maximumByteSize).contains($0.byteSize)
+      !(0...policy.maximumAttachmentBytes).contains($0.byteSize)
     }) {
-      return refuse(.attachmentTooLarge, "\(tooLarge.filename) is larger than 8 MiB.", &state)
+      return refuse(
+        .attachmentTooLarge, "\(tooLarge.filename) is larger than \(byteCount(policy.maximumAttachmentBytes)).",
+        &state)
+    }
+    if let refused = outgoing.attachments.first(where: { !policy.allowsAttachmentType($0.contentType) }) {
+      return refuse(
+        .attachmentTypeNotAllowed, "\(refused.filename) (\(refused.contentType)) cannot be attached here.", &state)
     }
     if state.messages.contains(outgoing.clientID) {
       return refuse(.invalidAction, "A message with client ID \(outgoing.clientID) was already sent.", &state)
@@ -37,6 +44,16 @@ extension ConversationReducer {
     return effects + dispatchPendingMessages(&state)
   }
 
+  /// Why the conversation's status refuses sends, if it does.
+  func statusRefusal(_ state: ConversationState) -> (code: ChatError.Code, message: String)? {
+    switch state.status {
+    case .ongoing, .takenOver: return nil
+    case .ended: return (.conversationNotOngoing, "This conversation has ended.")
+    case .notFound: return (.conversationNotFound, "This conversation no longer exists.")
+    case .unavailable: return (.chatUnavailable, "Chat is not available right now.")
+    }
+  }
+
   func retry(_ clientID: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard let message = state.messages[clientID: clientID] else {
       return refuse(.unknownMessage, "There is no message \(clientID) to retry.", &state)
@@ -44,23 +61,48 @@ extension ConversationReducer {
     guard case .failed = message.delivery else {
       return refuse(.invalidAction, "Only a failed message can be retried.", &state)
     }
-    if state.status == .ended {
-      return refuse(.conversationNotOngoing, "This conversation has ended.", &state)
-    }
+    if let refusal = statusRefusal(state) { return refuse(refusal.code, refusal.message, &state) }
     state.messages.update(clientID) { $0.delivery = .pending }
     state.userError = nil
     return dispatchPendingMessages(&state)
   }
 
-  /// Sends queued messages in order, while the connection allows and the conversation exists.
+  /// Removes a failed or waiting message the user gave up on, optionally putting its text back into the
+  /// draft. A message on its way (sending, queued) or confirmed cannot be taken back.
+  func discard(_ clientID: ClientMessageID, intoDraft: Bool, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    guard let message = state.messages[clientID: clientID] else {
+      return refuse(.unknownMessage, "There is no message \(clientID) to remove.", &state)
+    }
+    switch message.delivery {
+    case .failed, .pending: break
+    case .sending, .queued, .sent:
+      return refuse(.invalidAction, "Only a failed or waiting message can be removed.", &state)
+    }
+    _ = state.messages.remove(clientID)
+    state.resentAfterReload.remove(clientID)
+    if intoDraft { state.draft = message.text }
+    state.userError = nil
+    return []
+  }
+
+  /// Sends waiting messages in order, while the connection, the credential, a rate limit and the
+  /// conversation's status allow.
   ///
   /// Before the conversation exists only one send may be in flight: the first send creates it, and a
   /// second one sent alongside would create another.
   func dispatchPendingMessages(_ state: inout ConversationState) -> [ConversationEffect] {
-    guard !state.connection.isOffline, state.status != .ended else { return [] }
+    guard !state.connection.isOffline, state.status.acceptsMessages, state.retryableAt == nil else { return [] }
+    switch state.credentials {
+    case .valid, .refreshed: break
+    case .refreshing, .needed: return []
+    }
     var effects: [ConversationEffect] = []
     for message in state.messages.outgoing where message.delivery == .pending {
       if state.conversationID == nil && state.requests.values.contains(where: \.isSend) { break }
+      // Sent again after CONVERSATION_CHANGED: only once the reloaded history is in.
+      if state.history.isLoadingHistory && state.resentAfterReload.contains(message.clientID) { continue }
       let requestID = state.beginRequest(.send(message.clientID))
       state.messages.update(message.clientID) { $0.delivery = .sending }
       effects.append(
@@ -77,10 +119,6 @@ extension ConversationReducer {
     _ requestID: RequestID, _ confirmed: Message, _ conversationID: ConversationID, _ state: inout ConversationState
   ) -> [ConversationEffect] {
     guard case .send(let clientID) = state.requests[requestID] else { return [] }
-    guard confirmed.serverID != nil else {
-      state.backgroundError = ChatError(.invalidEvent, "The server confirmed \(clientID) without a message ID.")
-      return []
-    }
     var effects: [ConversationEffect] = []
     if state.conversationID == nil {
       state.conversationID = conversationID
@@ -89,24 +127,49 @@ extension ConversationReducer {
     var message = confirmed
     message.clientID = clientID
     message.delivery = .sent
-    if let local = state.messages[clientID: clientID], message.attachments.isEmpty {
-      message.attachments = local.attachments
+    if let local = state.messages[clientID: clientID] {
+      if message.attachments.isEmpty { message.attachments = local.attachments }
+      // Servers that never return the message's ID confirm without one: it is committed as it is, and the
+      // first server copy of it (same author and text, close in time) later gives it its ID.
+      if message.serverID == nil { message.author = message.author ?? local.author }
     }
     commitIncoming(message, &state)
-    if state.status == .ongoing && state.streamingReply == nil { state.agentActivity = .thinking }
+    state.resentAfterReload.remove(clientID)
+    credentialsProven(&state)
+    if state.status.acceptsMessages && state.streamingReply == nil { state.agentActivity = .thinking }
     return effects + dispatchPendingMessages(&state)
   }
 
-  /// Marks an outgoing message failed, keeping it in the list for retry.
+  /// The server took the message for later delivery: it waits as `queued`, and no end of its request can
+  /// fail it any more.
+  func sendQueued(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard case .send(let clientID) = state.requests[requestID],
+      state.messages[clientID: clientID]?.delivery == .sending
+    else { return [] }
+    state.messages.update(clientID) { $0.delivery = .queued }
+    credentialsProven(&state)
+    return []
+  }
+
+  /// Marks an outgoing message failed, keeping it in the list for retry. A queued one is the server's
+  /// now and is not failed by its request's end.
   func failOutgoing(_ clientID: ClientMessageID, _ error: ChatError, _ state: inout ConversationState) {
     state.messages.update(clientID) { message in
-      if !message.isCommitted { message.delivery = .failed(error) }
+      if !message.isCommitted && message.delivery != .queued { message.delivery = .failed(error) }
     }
   }
 
   func closeFeedbackMomentBecauseUserWrote(_ state: inout ConversationState) {
     if state.feedbackMoment?.phase == .open { state.feedbackMoment = nil }
   }
+}
+
+/// A size as people read it: whole MiB or KiB when it is one, bytes otherwise.
+func byteCount(_ bytes: Int) -> String {
+  let mebibyte = 1024 * 1024
+  if bytes >= mebibyte && bytes % mebibyte == 0 { return "\(bytes / mebibyte) MiB" }
+  if bytes >= 1024 && bytes % 1024 == 0 { return "\(bytes / 1024) KiB" }
+  return "\(bytes) bytes"
 }
 
 extension PendingRequest {

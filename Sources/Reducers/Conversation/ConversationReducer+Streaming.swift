@@ -7,7 +7,13 @@ extension ConversationReducer {
   ) -> [ConversationEffect] {
     let replacing: ClientMessageID?
     switch state.requests[requestID] {
-    case .send: replacing = nil
+    case .send(let clientID):
+      replacing = nil
+      // The server is answering the question, so it has it, whether or not it said so first.
+      if var question = state.messages[clientID: clientID], question.delivery == .sending {
+        question.delivery = .sent
+        commitIncoming(question, &state)
+      }
     case .regenerate(let answer): replacing = answer
     default: return []
     }
@@ -26,6 +32,23 @@ extension ConversationReducer {
     return []
   }
 
+  /// Many SSE servers send no start frame: the first delta of a send's or regeneration's stream starts its
+  /// reply. A delta for a request that is not streaming anything is stale and ignored.
+  func deltaWithoutStart(_ requestID: RequestID, _ delta: String, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    switch state.requests[requestID] {
+    case .send, .regenerate: break
+    default: return []
+    }
+    let at = state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
+    let effects = replyStarted(requestID, nil, at, &state)
+    guard state.streamingReply?.requestID == requestID else { return effects }
+    state.streamingReply?.text.append(delta)
+    state.agentActivity = .generating
+    return effects
+  }
+
   func toolCallStarted(_ requestID: RequestID, _ call: ToolCall, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
@@ -33,9 +56,9 @@ extension ConversationReducer {
     if let index = reply.toolCalls.firstIndex(where: { $0.id == call.id }) {
       reply.toolCalls[index] = call
     } else {
-      if call.execution == .client && reply.clientToolCallCount >= ToolCall.clientCallLimit {
+      if call.execution == .client && reply.clientToolCallCount >= policy.clientToolCallLimit {
         let error = ChatError(
-          .toolLoopLimit, "The agent called more than \(ToolCall.clientCallLimit) client tools in one reply.")
+          .toolLoopLimit, "The agent called more than \(policy.clientToolCallLimit) client tools in one reply.")
         state.requests[requestID] = nil
         interrupt(reply, error, &state)
         state.userError = error
@@ -57,9 +80,9 @@ extension ConversationReducer {
       return []
     }
     var outcome = outcome
-    if case .succeeded(let result) = outcome, result.encodedByteCount > ToolCall.maximumResultBytes {
+    if case .succeeded(let result) = outcome, result.encodedByteCount > policy.maximumToolResultBytes {
       let error = ChatError(
-        .toolResultTooLarge, "The result of tool call \(callID) exceeds \(ToolCall.maximumResultBytes) bytes.")
+        .toolResultTooLarge, "The result of tool call \(callID) exceeds \(policy.maximumToolResultBytes) bytes.")
       outcome = .failed(error)
       state.backgroundError = error
     }
@@ -68,16 +91,22 @@ extension ConversationReducer {
     return []
   }
 
-  func replyFinished(_ requestID: RequestID, _ message: Message, _ state: inout ConversationState)
-    -> [ConversationEffect]
-  {
+  func replyFinished(
+    _ requestID: RequestID, _ message: Message, userMessageID: ServerMessageID?, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
     guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
     let reply = state.streamingReply?.requestID == requestID ? state.streamingReply : nil
     if reply != nil { state.streamingReply = nil }
-    if case .send(let clientID) = purpose, let sent = state.messages[clientID: clientID], !sent.isCommitted {
-      // The reply finished although the send was never confirmed: the server has the message.
-      state.messages.update(clientID) { $0.delivery = .sent }
+    if case .send(let clientID) = purpose, let sent = state.messages[clientID: clientID] {
+      // The reply finished, so the server has the question; some servers name its ID only here.
+      if !sent.isCommitted || (sent.serverID == nil && userMessageID != nil) {
+        var confirmed = sent
+        confirmed.delivery = .sent
+        if confirmed.serverID == nil { confirmed.serverID = userMessageID }
+        commitIncoming(confirmed, &state)
+      }
     }
+    credentialsProven(&state)
     var final = message
     final.role = .assistant
     final.delivery = .sent
@@ -135,7 +164,7 @@ extension ConversationReducer {
     let requestID = state.beginRequest(.regenerate(answer: answerID))
     state.agentActivity = .thinking
     state.userError = nil
-    return [.regenerate(requestID, conversationID, replyTo: promptID)]
+    return [.regenerate(requestID, conversationID, replyTo: promptID, answer: answer.serverID)]
   }
 
   /// Ends a streaming reply that will not finish. A regeneration that fails leaves the conversation as it

@@ -8,6 +8,14 @@ extension ConversationReducer {
   func commitIncoming(_ message: Message, _ state: inout ConversationState) {
     var message = message
     message.delivery = .sent
+    // A copy that arrived by server ID alone (an echo or a sync before this confirmation) is this same
+    // message: it goes, and the entry with the client ID the UI knows stays.
+    if let serverID = message.serverID, let copy = state.messages[serverID: serverID],
+      copy.clientID != message.clientID, state.messages.contains(message.clientID)
+    {
+      _ = state.messages.remove(copy.clientID)
+      if ReadCursor.isUnread(copy, against: state.readCursor) { state.unreadCount -= 1 }
+    }
     switch state.messages.commit(message) {
     case .inserted:
       if ReadCursor.isUnread(message, against: state.readCursor) { state.unreadCount += 1 }
@@ -36,13 +44,47 @@ extension ConversationReducer {
     }
   }
 
-  /// A server message that is the echo of one of the user's own sends keeps that send's client ID.
+  /// A server message that is the echo of one of the user's own sends keeps that send's client ID: found
+  /// by server ID, or — for servers that never return the ID of the user's message — as the first server
+  /// copy from the same author with the same text within `ChatPolicy.echoMatchWindow` of a message of the
+  /// user's that has no server ID yet (confirmed without one, or queued).
   func echoAware(_ message: Message, _ state: ConversationState) -> Message {
-    guard let serverID = message.serverID, let known = state.messages[serverID: serverID] else { return message }
-    var message = message
-    message.clientID = known.clientID
-    message.rating = known.rating
-    return message
+    guard let serverID = message.serverID else { return message }
+    if let known = state.messages[serverID: serverID] {
+      var message = message
+      message.clientID = known.clientID
+      message.rating = known.rating
+      return message
+    }
+    guard message.role == .user, !state.messages.contains(message.clientID),
+      let local = localCopyWithoutServerID(of: message, state)
+    else { return message }
+    var matched = message
+    matched.clientID = local.clientID
+    matched.attachments = matched.attachments.isEmpty ? local.attachments : matched.attachments
+    return matched
+  }
+
+  /// The user's own message that `copy` (from the server, with an ID) stands for: same text, a compatible
+  /// author, no server ID yet, created within the match window. Queued ones first, then the newest
+  /// committed ones back to the edge of the window.
+  private func localCopyWithoutServerID(of copy: Message, _ state: ConversationState) -> Message? {
+    let window = policy.echoMatchWindow
+    func matches(_ local: Message) -> Bool {
+      local.role == .user && local.serverID == nil && local.text == copy.text
+        && (local.author == nil || copy.author == nil || local.author == copy.author)
+        && abs(local.createdAt.timeIntervalSince(copy.createdAt)) <= window
+    }
+    if let queued = state.messages.outgoing.first(where: { $0.delivery == .queued && matches($0) }) { return queued }
+    var found: Message?
+    state.messages.forEachCommittedNewestFirst { local in
+      if matches(local) {
+        found = local
+        return false
+      }
+      return local.createdAt >= copy.createdAt.addingTimeInterval(-window)
+    }
+    return found
   }
 
   func markRead(upTo serverID: ServerMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
@@ -50,11 +92,39 @@ extension ConversationReducer {
       state.backgroundError = ChatError(.unknownMessage, "Cannot mark unknown message \(serverID) read.")
       return []
     }
+    guard moveReadCursor(upTo: serverID, &state) else { return [] }
+    return saveReadCursor(&state)
+  }
+
+  /// Moves the read cursor forward to `serverID` (never back); false when it did not move.
+  func moveReadCursor(upTo serverID: ServerMessageID, _ state: inout ConversationState) -> Bool {
+    guard let message = state.messages[serverID: serverID], message.isCommitted else { return false }
     let cursor = ReadCursor(messageID: serverID, orderKey: message.orderKey)
-    if let current = state.readCursor, cursor.orderKey <= current.orderKey { return [] }
+    if let current = state.readCursor, cursor.orderKey <= current.orderKey { return false }
     state.readCursor = cursor
     recountUnread(&state)
-    return []
+    // Read up to the newest message: whatever the server counted unread is read too.
+    if state.messages.lastCommitted?.serverID == serverID { state.serverUnreadCount = nil }
+    return true
+  }
+
+  /// Sends the read cursor to the server, coalesced: one request at a time, and the newest cursor goes out
+  /// when it completes.
+  func saveReadCursor(_ state: inout ConversationState) -> [ConversationEffect] {
+    guard let conversationID = state.conversationID, let cursor = state.readCursor?.messageID,
+      cursor != state.savedReadCursor,
+      !state.requests.values.contains(where: { if case .readCursor = $0 { true } else { false } })
+    else { return [] }
+    let requestID = state.beginRequest(.readCursor(cursor))
+    return [.submitReadCursor(requestID, conversationID, upTo: cursor)]
+  }
+
+  func readCursorSaved(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard case .readCursor(let cursor) = state.requests[requestID] else { return [] }
+    state.requests[requestID] = nil
+    state.savedReadCursor = cursor
+    credentialsProven(&state)
+    return saveReadCursor(&state)
   }
 
   /// Counts unread messages from the newest back to the read cursor: O(unread), not O(history).

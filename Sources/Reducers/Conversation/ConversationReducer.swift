@@ -16,12 +16,14 @@ public import ConversationState
 /// // effects == [.sendMessage(r0.1, SendPayload(conversationID: nil, clientID: "c1", text: "Hello", ...))]
 /// ```
 public struct ConversationReducer: Reducer {
-  /// How long a typing indicator lasts without a refresh, in seconds.
-  public static let typingLifetime: Double = 6
-  /// Seconds before a failed sync is tried again.
-  public static let resyncDelay: Double = 2
+  /// How long a typing indicator lasts without a refresh with the default policy, in seconds.
+  public static let typingLifetime: Double = ChatPolicy().typingLifetime
 
-  public init() {}
+  /// The limits, lifetimes and backoff settings this reducer applies.
+  public let policy: ChatPolicy
+
+  /// A reducer applying `policy` (the documented defaults when omitted).
+  public init(policy: ChatPolicy = ChatPolicy()) { self.policy = policy }
 
   public func reduce(into state: inout ConversationState, action: ConversationAction) -> [ConversationEffect] {
     guard action.hasOnlyFiniteNumbers else {
@@ -36,6 +38,8 @@ public struct ConversationReducer: Reducer {
     switch action {
     case .send(let outgoing): return send(outgoing, &state)
     case .retry(let clientID): return retry(clientID, &state)
+    case .discard(let clientID): return discard(clientID, intoDraft: false, &state)
+    case .takeBackIntoDraft(let clientID): return discard(clientID, intoDraft: true, &state)
     case .regenerate(let answer): return regenerate(answer, &state)
     case .stopReply: return stopReply(&state)
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
@@ -54,8 +58,12 @@ public struct ConversationReducer: Reducer {
       state.userError = nil
       return []
     case .clear: return clear(&state)
-    case .identify(let identity): return switchIdentity(to: identity, &state)
+    case .open(let conversationID): return open(conversationID, &state)
+    case .identify(let identity, let keepingGuestConversation):
+      if keepingGuestConversation && state.identity == nil { return upgradeGuest(to: identity, &state) }
+      return switchIdentity(to: identity, &state)
     case .signOut: return switchIdentity(to: nil, &state)
+    case .credentialsRefreshed: return credentialsRefreshed(&state)
     case .connect: return connect(&state)
     case .disconnect: return disconnect(&state)
     case .escalate(let draft): return escalate(draft, &state)
@@ -63,31 +71,37 @@ public struct ConversationReducer: Reducer {
 
     case .sendAccepted(let requestID, let confirmed, let conversationID):
       return sendAccepted(requestID, confirmed, conversationID, &state)
-    case .requestFailed(let requestID, let error): return requestFailed(requestID, error, &state)
+    case .requestFailed(let requestID, let error, let at, let jitter):
+      return requestFailed(requestID, error.sanitized, at: at, jitter: jitter ?? 1, &state)
+    case .sendQueued(let requestID): return sendQueued(requestID, &state)
     case .requestSucceeded(let requestID): return requestSucceeded(requestID, &state)
     case .replyStarted(let requestID, let agent, let at): return replyStarted(requestID, agent, at, &state)
     case .replyDelta(let requestID, let delta):
       // The hot path: O(delta), touching only the streamed reply.
-      guard state.streamingReply?.requestID == requestID else { return [] }
+      guard state.streamingReply?.requestID == requestID else { return deltaWithoutStart(requestID, delta, &state) }
       state.streamingReply?.text.append(delta)
       if state.agentActivity != .generating { state.agentActivity = .generating }
       return []
     case .toolCallStarted(let requestID, let call): return toolCallStarted(requestID, call, &state)
     case .toolCallFinished(let requestID, let callID, let outcome):
       return toolCallFinished(requestID, callID, outcome, &state)
-    case .replyFinished(let requestID, let message): return replyFinished(requestID, message, &state)
+    case .replyFinished(let requestID, let message, let userMessageID):
+      return replyFinished(requestID, message, userMessageID: userMessageID, &state)
     case .replyEnded(let requestID): return streamClosed(requestID, &state)
     case .historyLoaded(let requestID, let page): return historyLoaded(requestID, page, &state)
-    case .syncLoaded(let requestID, let messages): return syncLoaded(requestID, messages, &state)
+    case .syncLoaded(let requestID, let messages, let hasMore):
+      return syncLoaded(requestID, messages, hasMore: hasMore, &state)
     case .realtime(let conversationID, let event, let connection, let receivedAt):
       return realtime(event, in: conversationID, connection: connection, receivedAt: receivedAt, &state)
     case .connectionOpened(let requestID): return connectionOpened(requestID, &state)
     case .connectionLost(let requestID, let error, let at, let jitter):
-      return connectionLost(requestID, error, at: at, jitter: jitter, &state)
+      return connectionLost(requestID, error.sanitized, at: at, jitter: jitter, &state)
     case .ticketCreated(let requestID, let receipt):
       guard state.requests.removeValue(forKey: requestID) == .ticket else { return [] }
       state.escalation = .created(receipt)
+      credentialsProven(&state)
       return []
+    case .readCursorSaved(let requestID): return readCursorSaved(requestID, &state)
     case .attachmentProgress(let clientID, let attachmentID, let fraction):
       return updateAttachment(clientID, attachmentID, progress: fraction, url: nil, &state)
     case .attachmentUploaded(let clientID, let attachmentID, let url):

@@ -4,13 +4,18 @@ import Testing
 @Suite("ChatError")
 struct ChatErrorTests {
   static let table: [(ChatError.Code, Int?, Bool)] = [
-    (.rateLimited, 429, true), (.agentUnavailable, 503, true), (.providerError, nil, true),
+    (.rateLimited, 429, true), (.providerError, nil, true),
     (.incompleteStream, nil, true), (.network, nil, true), (.timeout, nil, true),
     (.agentNotFound, 404, false), (.invalidIdentity, 401, false), (.conversationNotFound, 404, false),
     (.conversationNotOngoing, 409, false), (.conversationChanged, 409, false), (.creditLimitReached, 402, false),
     (.toolResultTooLarge, nil, false), (.toolLoopLimit, nil, false), (.emptyMessage, nil, false),
     (.tooManyAttachments, nil, false), (.attachmentTooLarge, nil, false), (.invalidPageSize, nil, false),
     (.cancelled, nil, false),
+    // The codes' owners say: no agent, no feature and an insecure URL do not get better by retrying.
+    (.agentUnavailable, 503, false), (.unsupported, 501, false), (.insecureURL, nil, false),
+    (.messageTooLong, nil, false), (.eventForOtherConversation, nil, false), (.chatUnavailable, 503, false),
+    // Any 401 or 403 is an authorization failure, whatever code came with it.
+    (.network, 401, false), (.timeout, 403, false), (.rateLimited, 401, false),
     ("SOMETHING_NEW", 500, true), ("SOMETHING_NEW", 502, true), ("SOMETHING_NEW", 408, true),
     ("SOMETHING_NEW", 429, true), ("SOMETHING_NEW", 400, false), ("SOMETHING_NEW", 401, false),
     ("SOMETHING_NEW", 403, false), ("SOMETHING_NEW", nil, true),
@@ -27,6 +32,8 @@ struct ChatErrorTests {
     #expect(ChatError(.invalidIdentity, "x").isAuthorizationFailure)
     #expect(ChatError("ANY", "x", status: 403).isAuthorizationFailure)
     #expect(!ChatError(.rateLimited, "x", status: 429).isAuthorizationFailure)
+    #expect(ChatError(.network, "x", status: 401).isAuthorizationFailure)
+    #expect(!ChatError(.network, "x", status: 401).retryable)
   }
 
   @Test("a description names the code, the status and the message")

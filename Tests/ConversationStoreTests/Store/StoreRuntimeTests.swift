@@ -170,7 +170,7 @@ struct StoreRuntimeTests {
         "conv-2",
         .messageCreated(Message(clientID: "x", serverID: "s9", role: .assistant, text: "wrong", createdAt: Date()))))
     let state = await store.state { $0.backgroundError != nil }
-    #expect(state?.backgroundError?.code == .conversationChanged)
+    #expect(state?.backgroundError?.code == .eventForOtherConversation)
     #expect(state?.messages.isEmpty == true)
     #expect(state?.connection == .connected)
   }

@@ -110,7 +110,7 @@ struct IdentityAndReadTests {
     chat.send(.realtime("conv-x", .titleChanged("?")))
     chat.send(.clearError)
     #expect(chat.state.userError == nil)
-    #expect(chat.state.backgroundError?.code == .conversationChanged)
+    #expect(chat.state.backgroundError?.code == .eventForOtherConversation)
   }
 }
 

@@ -77,7 +77,7 @@ struct RealtimeTests {
     let before = chat.state.messages
     chat.send(.realtime("conv-other", .messageCreated(.server("wrong room", id: "s1", at: 1))))
     #expect(chat.state.messages == before)
-    #expect(chat.state.backgroundError?.code == .conversationChanged)
+    #expect(chat.state.backgroundError?.code == .eventForOtherConversation)
   }
 
   @Test("a realtime message without an ID is ignored with a typed background error")

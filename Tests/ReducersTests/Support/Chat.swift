@@ -9,8 +9,8 @@ import Testing
 struct Chat {
   let store: ConversationTestStore
 
-  init(_ state: ConversationState = ConversationState()) {
-    store = ConversationTestStore(state, exhaustivity: .off)
+  init(_ state: ConversationState = ConversationState(), policy: ChatPolicy = ChatPolicy()) {
+    store = ConversationTestStore(state, policy: policy, exhaustivity: .off)
   }
 
   /// An existing conversation with `messages` already committed.

@@ -1,0 +1,54 @@
+import ConversationState
+
+/// Authorization failures are never a silent stall: the runtime asks the host's credential provider once,
+/// and what cannot be fixed is shown as `needsCredentials`, with sends waiting and the connection closed
+/// until `credentialsRefreshed`.
+extension ConversationReducer {
+  /// Reacts to a 401/403 (or an identity code) from any request or the connection.
+  func authorizationFailed(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
+    var effects: [ConversationEffect] = []
+    if state.connection != .closed && state.connection != .idle { effects += disconnect(&state) }
+    switch state.credentials {
+    case .valid:
+      state.credentials = .refreshing
+      let requestID = state.beginRequest(.credentials)
+      effects.append(.refreshCredentials(requestID))
+    case .refreshing:
+      break
+    case .refreshed, .needed:
+      // A fresh credential failed at once: asking again would loop; the user has to sign in.
+      state.credentials = .needed(error)
+    }
+    state.backgroundError = error
+    return effects
+  }
+
+  /// A fresh credential for the same person: the epoch stays, the connection re-opens, held sends go out.
+  func credentialsRefreshed(_ state: inout ConversationState) -> [ConversationEffect] {
+    let waiting: Bool
+    switch state.credentials {
+    case .valid, .refreshed: waiting = false
+    case .refreshing, .needed: waiting = true
+    }
+    guard waiting else { return [] }
+    let pending = state.requests.filter { $0.value == .credentials }.map(\.key).sorted { $0.sequence < $1.sequence }
+    for requestID in pending { state.requests[requestID] = nil }
+    state.credentials = .refreshed
+    if state.backgroundError?.isAuthorizationFailure == true { state.backgroundError = nil }
+    var effects = pending.map(ConversationEffect.cancel)
+    if state.connection == .closed { effects += connect(&state) }
+    return effects + dispatchPendingMessages(&state)
+  }
+
+  /// The credential provider could not help: the user must sign in again.
+  func credentialsUnavailable(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
+    state.credentials = .needed(error)
+    state.backgroundError = error
+    return []
+  }
+
+  /// A request succeeded, so a refreshed credential works.
+  func credentialsProven(_ state: inout ConversationState) {
+    if state.credentials == .refreshed { state.credentials = .valid }
+  }
+}
