@@ -43,6 +43,21 @@ struct FuzzTests {
     #expect(count { if case .relaunched = $0 { true } else { false } } > 5)
     #expect(count { if case .replyDelta = $0 { true } else { false } } > 50)
     #expect(count { if case .sendAccepted = $0 { true } else { false } } > 50)
+    // The protocol variants every server we back needs.
+    #expect(count { if case .sendQueued = $0 { true } else { false } } > 5)
+    #expect(count { if case .credentialsRefreshed = $0 { true } else { false } } > 5)
+    #expect(count { if case .identify(_, keepingGuestConversation: true) = $0 { true } else { false } } > 2)
+    #expect(
+      count {
+        if case .realtime(_, .messageCreated(let message), _, _) = $0, message.role == .user,
+          message.clientID.rawValue.hasPrefix("srv-")
+        {
+          true
+        } else {
+          false
+        }
+      } > 5, "server-ID-only copies of the user's messages")
+    #expect(count { if case .sendAccepted(_, let message, _) = $0, message.serverID == nil { true } else { false } } > 2)
   }
 
   @Test("a failing session is shrunk to a short reproduction that still fails")

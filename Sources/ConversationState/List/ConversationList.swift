@@ -71,6 +71,20 @@ public struct ConversationList: Sendable {
   }
 
   /// Edits a row in place; returns false when there is no row with that ID.
+  /// Puts `conversation` where its `lastActivityAt` belongs, most recent first: at the top when it is the
+  /// most recent, which is what live events almost always are (O(log n)); in its place among older rows when
+  /// an event arrived out of order (O(n), rare). Subscribers see the moved row, never a reset.
+  public mutating func place(_ conversation: ConversationSummary) {
+    guard let newest = first(where: { $0.id != conversation.id }), conversation.lastActivityAt < newest.lastActivityAt
+    else { return moveToTop(conversation) }
+    var rows = filter { $0.id != conversation.id }
+    let index = rows.firstIndex { $0.lastActivityAt < conversation.lastActivityAt } ?? rows.count
+    rows.insert(conversation, at: index)
+    let lineage = self.lineage
+    self = ConversationList(rows)
+    self.lineage = lineage
+  }
+
   @discardableResult
   public mutating func update(_ id: ConversationID, _ body: (inout ConversationSummary) -> Void) -> Bool {
     guard let slot = slots[id], var conversation = self[slot: slot] else { return false }

@@ -51,11 +51,16 @@ public struct ConversationPage: Hashable, Sendable, Codable {
   public var nextCursor: PageCursor?
   /// False when this page reaches the end of the user's conversations.
   public var hasMore: Bool
+  /// How many conversations the user has in all, when the server says.
+  public var totalCount: Int?
 
   /// A page as the server returned it.
-  public init(conversations: [ConversationSummary], nextCursor: PageCursor?, hasMore: Bool) {
+  public init(
+    conversations: [ConversationSummary], nextCursor: PageCursor?, hasMore: Bool, totalCount: Int? = nil
+  ) {
     self.conversations = conversations
     self.nextCursor = nextCursor
     self.hasMore = hasMore
+    self.totalCount = totalCount
   }
 }

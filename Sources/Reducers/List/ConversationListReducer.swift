@@ -8,8 +8,11 @@ public import ConversationState
 /// // effects == [.fetchConversations(r0.1, cursor: nil, limit: 20)]
 /// ```
 public struct ConversationListReducer: Reducer {
-  /// A reducer; it holds no state, so every instance behaves the same.
-  public init() {}
+  /// The limits this reducer applies (the list's page sizes).
+  public let policy: ChatPolicy
+
+  /// A reducer applying `policy` (the documented defaults when omitted).
+  public init(policy: ChatPolicy = ChatPolicy()) { self.policy = policy }
 
   /// Applies `action` to `state` and returns the I/O to run, in order. A result of a request no longer in
   /// flight is ignored; an invalid page size sets `state.error` and asks for no I/O.
@@ -42,7 +45,7 @@ public struct ConversationListReducer: Reducer {
       guard state.hasLoaded else {
         return reduce(into: &state, action: .load(pageSize: ConversationListState.defaultPageSize))
       }
-      let window = min(max(state.conversations.count, 1), ConversationListState.pageSizes.upperBound)
+      let window = min(max(state.conversations.count, 1), policy.listPageSizes.upperBound)
       let requestID = state.nextRequestID()
       state.loading = .refresh(requestID)
       return [.fetchConversations(requestID, cursor: nil, limit: window)]
@@ -94,9 +97,11 @@ public struct ConversationListReducer: Reducer {
   }
 
   private func validate(_ pageSize: Int, _ state: inout ConversationListState) -> Bool {
-    guard ConversationListState.pageSizes.contains(pageSize) else {
+    guard policy.listPageSizes.contains(pageSize) else {
       state.error = ChatError(
-        .invalidPageSize, "A page holds 1 to 100 conversations; \(pageSize) was asked for.")
+        .invalidPageSize,
+        "A page holds \(policy.listPageSizes.lowerBound) to \(policy.listPageSizes.upperBound) conversations; "
+          + "\(pageSize) was asked for.")
       return false
     }
     return true
@@ -126,7 +131,7 @@ public struct ConversationListReducer: Reducer {
       if conversation.title.isEmpty, let preview = conversation.lastMessagePreview {
         conversation.title = ConversationSummary.title(fromFirstMessage: preview)
       }
-      state.conversations.moveToTop(conversation)
+      state.conversations.place(conversation)
 
     case .messageCreated(let id, let preview, let role, let at):
       guard var conversation = state.conversations[id] else {
@@ -139,7 +144,8 @@ public struct ConversationListReducer: Reducer {
       conversation.lastMessagePreview = preview
       conversation.lastActivityAt = max(conversation.lastActivityAt, at)
       if role != .user { conversation.unreadCount += 1 }
-      state.conversations.moveToTop(conversation)
+      // Events can arrive out of order: the row goes where its newest activity belongs.
+      state.conversations.place(conversation)
 
     case .statusChanged(let id, let status):
       state.conversations.update(id) { $0.status = status }

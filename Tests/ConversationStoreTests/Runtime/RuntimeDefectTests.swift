@@ -166,3 +166,44 @@ struct RuntimeDefectTests {
     store.close()
   }
 }
+
+@Suite("Runtime: credentials")
+struct RuntimeCredentialTests {
+  @Test("an expired credential: the provider is called once, the send goes out again and succeeds")
+  func providerRefreshes() async {
+    let backend = ControlledBackend()
+    let calls = StateLock(0)
+    let store = ChatStore(
+      ConversationState(conversationID: "c1"), backend: backend, environment: .deterministic(),
+      credentials: { calls.withLock { $0 += 1 } })
+    var requests = backend.calls.makeAsyncIterator()
+    let clientID = store.sendMessage("Hi")
+    guard case .send(_, let first) = await requests.next() else { return }
+    first.finish(throwing: ChatError(.invalidIdentity, "expired", status: 401))
+    guard case .send(let payload, let second) = await requests.next() else {
+      Issue.record("the send should go out again after the refresh")
+      return
+    }
+    #expect(payload.clientID == clientID, "the same idempotency key")
+    second.yield(.accepted(.confirmed("Hi", clientID: clientID, serverID: "s1", at: 1), conversationID: "c1"))
+    let state = await store.state { $0.messages[clientID: clientID]?.delivery == .sent }
+    #expect(state?.credentials == .valid)
+    #expect(calls.withLock { $0 } == 1)
+    store.close()
+  }
+
+  @Test("a provider that cannot help: the state shows needs-credentials and the send waits")
+  func providerFails() async {
+    let backend = ControlledBackend()
+    let store = ChatStore(
+      ConversationState(conversationID: "c1"), backend: backend, environment: .deterministic(),
+      credentials: { throw ChatError(.unauthorized, "signed out") })
+    var requests = backend.calls.makeAsyncIterator()
+    let clientID = store.sendMessage("Hi")
+    guard case .send(_, let first) = await requests.next() else { return }
+    first.finish(throwing: ChatError(.network, "forbidden", status: 403))
+    let state = await store.state { $0.needsCredentials }
+    #expect(state?.messages[clientID: clientID]?.delivery == .pending)
+    store.close()
+  }
+}

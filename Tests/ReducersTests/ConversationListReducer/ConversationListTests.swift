@@ -183,3 +183,28 @@ struct ConversationListTests {
     #expect(moved.changes(since: list.state) == ChangeSet(updated: ["c50"]))
   }
 }
+
+@Suite("Conversation list ordering")
+struct ConversationListOrderingTests {
+  @Test("realtime events order rows by their time: one that arrives late lands in its place, not on top")
+  func outOfOrderEvents() {
+    let list = ConversationListTests.loaded(1...3, hasMore: false)  // c1 newest … c3 oldest
+    list.send(.realtime(.messageCreated("c3", preview: "new", role: .assistant, at: time(5_000))))
+    #expect(list.state.conversations.map(\.id) == ["c3", "c1", "c2"])
+    // An event from before c3's activity but after c2's arrives late.
+    list.send(.realtime(.messageCreated("c2", preview: "late", role: .assistant, at: time(1_500))))
+    #expect(list.state.conversations.map(\.id) == ["c3", "c2", "c1"])
+    let before = list.state
+    list.send(.realtime(.messageCreated("c1", preview: "older still", role: .assistant, at: time(0))))
+    #expect(list.state.conversations.map(\.id) == ["c3", "c2", "c1"], "an old event moves nothing")
+    #expect(!list.state.conversations.changes(since: before.conversations).isReset)
+  }
+
+  @Test("a summary without a title or a date gets a title from the first message and sorts last until active")
+  func optionalTitleAndDate() {
+    let summary = ConversationSummary(id: "c9")
+    #expect(summary.title == "" && summary.lastActivityAt == .distantPast)
+    let page = ConversationPage(conversations: [summary], nextCursor: nil, hasMore: false, totalCount: 1)
+    #expect(page.totalCount == 1)
+  }
+}
