@@ -57,7 +57,8 @@ struct FuzzTests {
           false
         }
       } > 5, "server-ID-only copies of the user's messages")
-    #expect(count { if case .sendAccepted(_, let message, _) = $0, message.serverID == nil { true } else { false } } > 2)
+    #expect(
+      count { if case .sendAccepted(_, let message, _) = $0, message.serverID == nil { true } else { false } } > 2)
   }
 
   @Test("a failing session is shrunk to a short reproduction that still fails")

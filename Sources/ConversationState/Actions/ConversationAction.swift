@@ -78,6 +78,8 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// `retryAfter` counts from it) and `jitter` in 0…1 (it spreads the retry of background work such as a
   /// sync; nil counts as 1).
   case requestFailed(RequestID, ChatError, at: Date? = nil, jitter: Double? = nil)
+  /// The server described the conversation while answering this request (its title, its status).
+  case conversationDescribed(RequestID, title: String?, status: ConversationStatus?)
   /// The server accepted a send for delivery without delivering it yet (and gave no message ID): the
   /// message is `queued` until its copy arrives.
   case sendQueued(RequestID)

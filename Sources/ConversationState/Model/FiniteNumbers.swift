@@ -96,7 +96,7 @@ extension ConversationAction: FiniteNumberChecking {
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
-      .credentialsRefreshed, .sendQueued, .readCursorSaved:
+      .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed:
       return true
     }
   }
@@ -111,7 +111,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
-      .readCursorSaved:
+      .readCursorSaved, .conversationDescribed:
       return false
     }
   }

@@ -82,6 +82,8 @@ public enum ReplyEvent: Equatable, Sendable {
   case finished(Message, userMessageID: ServerMessageID? = nil)
   /// The server took the user's message for later delivery without delivering it yet (sends only).
   case queued
+  /// The server described the conversation along with the reply: its title, its status (nil: unchanged).
+  case described(title: String?, status: ConversationStatus?)
 }
 
 /// Messages missed while disconnected, and whether the server has more after them.

@@ -150,6 +150,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .finished(let message, let userMessageID):
       return .replyFinished(requestID, message: message, userMessageID: userMessageID)
     case .queued: return .sendQueued(requestID)
+    case .described(let title, let status): return .conversationDescribed(requestID, title: title, status: status)
     }
   }
 

@@ -84,6 +84,11 @@ public enum ConversationFuzzer {
   }
 
   /// Removes chunks of actions, halving the chunk size down to one, while the session still fails.
+  ///
+  /// Request IDs are minted from a counter, so removing an action that started a request would leave every
+  /// later answer naming a request that no longer exists. Each candidate is therefore replayed with its
+  /// request IDs renumbered: an answer names the request that the same (kept) action started in the
+  /// candidate.
   public static func shrink(_ actions: [ConversationAction], property: Property = invariants) -> [ConversationAction] {
     func failingPrefix(_ candidate: [ConversationAction]) -> [ConversationAction]? {
       check(candidate, property: property).map { Array(candidate.prefix($0.index + 1)) }
@@ -94,9 +99,9 @@ public enum ConversationFuzzer {
       var progressed = false
       var start = 0
       while start < current.count {
-        var candidate = current
-        candidate.removeSubrange(start..<min(start + chunk, candidate.count))
-        if let failing = failingPrefix(candidate) {
+        var kept = Array(current.indices)
+        kept.removeSubrange(start..<min(start + chunk, kept.count))
+        if let failing = failingPrefix(renumbered(current, keeping: kept)) {
           current = failing
           progressed = true
         } else {
@@ -106,5 +111,54 @@ public enum ConversationFuzzer {
       if chunk == 1 && !progressed { return current }
       if !progressed { chunk = max(1, chunk / 2) }
     }
+  }
+
+  /// The actions at `kept`, with every request ID rewritten to the one the same action mints when only the
+  /// kept actions run.
+  static func renumbered(_ actions: [ConversationAction], keeping kept: [Int]) -> [ConversationAction] {
+    let reducer = ConversationReducer()
+    func minted(_ before: ConversationState, _ after: ConversationState) -> [RequestID] {
+      guard after.requestSequence > before.requestSequence else { return [] }
+      return ((before.requestSequence + 1)...after.requestSequence).map { RequestID(epoch: after.epoch, sequence: $0) }
+    }
+    var originalMints: [Int: [RequestID]] = [:]
+    var state = initial
+    for (index, action) in actions.enumerated() {
+      let before = state
+      _ = reducer.reduce(into: &state, action: action)
+      originalMints[index] = minted(before, state)
+    }
+    var mapping: [String: String] = [:]
+    var result: [ConversationAction] = []
+    state = initial
+    for index in kept {
+      let action = rewrite(actions[index], mapping)
+      let before = state
+      _ = reducer.reduce(into: &state, action: action)
+      for (old, new) in zip(originalMints[index] ?? [], minted(before, state)) {
+        mapping[old.description] = new.description
+      }
+      result.append(action)
+    }
+    return result
+  }
+
+  /// `action` with the request IDs of `mapping` replaced, through its Codable form.
+  private static func rewrite(_ action: ConversationAction, _ mapping: [String: String]) -> ConversationAction {
+    guard !mapping.isEmpty, let data = try? JSONEncoder().encode(action),
+      let json = try? JSONDecoder().decode(JSONValue.self, from: data)
+    else { return action }
+    func replace(_ value: JSONValue) -> JSONValue {
+      switch value {
+      case .string(let text): return .string(mapping[text] ?? text)
+      case .array(let values): return .array(values.map(replace))
+      case .object(let fields): return .object(fields.mapValues(replace))
+      case .null, .bool, .number: return value
+      }
+    }
+    guard let encoded = try? JSONEncoder().encode(replace(json)),
+      let rewritten = try? JSONDecoder().decode(ConversationAction.self, from: encoded)
+    else { return action }
+    return rewritten
   }
 }

@@ -181,6 +181,9 @@ struct FuzzSession {
   }
 
   private mutating func streamEvent(_ requestID: RequestID) -> ConversationAction {
+    if chance(3) {
+      return .conversationDescribed(requestID, title: "Title \(counter)", status: pick(ConversationStatus.allCases))
+    }
     guard state.streamingReply?.requestID == requestID else {
       return chance(85)
         ? .replyStarted(requestID, agent: AgentInfo(id: "bot", name: "Bot"), at: now) : .replyEnded(requestID)
@@ -280,17 +283,9 @@ struct FuzzSession {
 }
 
 extension ConversationAction {
-  /// Results and events from the backend, which a real network may deliver twice or late.
-  var isBackendResult: Bool {
-    switch self {
-    case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
-      .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
-      .ticketCreated:
-      return true
-    default:
-      return false
-    }
-  }
+  /// Whatever the backend, the runtime or time reports (everything but the user's intents): the actions a
+  /// network can deliver twice, or late.
+  var isBackendResult: Bool { !isUserIntent }
 }
 
 /// A seeded generator (SplitMix64), so a session — or any randomized test — replays exactly from its seed.

@@ -74,6 +74,11 @@ public struct ConversationReducer: Reducer {
     case .requestFailed(let requestID, let error, let at, let jitter):
       return requestFailed(requestID, error.sanitized, at: at, jitter: jitter ?? 1, &state)
     case .sendQueued(let requestID): return sendQueued(requestID, &state)
+    case .conversationDescribed(let requestID, let title, let status):
+      guard state.requests[requestID] != nil else { return [] }
+      if let title { state.title = title }
+      guard let status, status != state.status else { return [] }
+      return statusChanged(to: status, &state)
     case .requestSucceeded(let requestID): return requestSucceeded(requestID, &state)
     case .replyStarted(let requestID, let agent, let at): return replyStarted(requestID, agent, at, &state)
     case .replyDelta(let requestID, let delta):

@@ -246,6 +246,17 @@ struct ServerAdviceTests {
     #expect(chat.state.draft == text, "the draft is kept")
   }
 
+  @Test("title and status can arrive with a reply; a stale description changes nothing")
+  func describedWithReply() {
+    let chat = Chat.existing()
+    let send = chat.userSends("I want a human", id: "c1")
+    chat.send(.conversationDescribed(send, title: "Escalation", status: .takenOver))
+    #expect(chat.state.title == "Escalation" && chat.state.status == .takenOver)
+    chat.send(.replyEnded(send))
+    chat.send(.conversationDescribed(send, title: "stale", status: .ended))
+    #expect(chat.state.title == "Escalation" && chat.state.status == .takenOver)
+  }
+
   @Test("10 MB of text is refused with MESSAGE_TOO_LONG under the default policy")
   func hugeText() {
     let chat = Chat.existing()
