@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The messages of one conversation, in display order, indexed by client and server ID.
 ///
 /// Order is structural: committed messages (confirmed by the server, or assistant replies) in server
@@ -109,6 +111,27 @@ public struct MessageList: Sendable {
   }
 
   func logicalPosition(of clientID: ClientMessageID) -> Int? { positions[clientID] }
+
+  /// Committed messages the server gave no ID (interrupted replies, messages of servers that never return
+  /// IDs): O(1).
+  public var committedWithoutServerIDCount: Int { committedCount - clientIDsByServerID.count }
+
+  /// Visits the committed messages created between `start` and `end` (inclusive), oldest first, until
+  /// `body` returns false: O(log n + visited), found by binary search on server order.
+  public func forEachCommitted(createdBetween start: Date, and end: Date, _ body: (Message) -> Bool) {
+    var low = -older.count
+    var high = newer.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if message(atLogical: middle).createdAt < start { low = middle + 1 } else { high = middle }
+    }
+    var logical = low
+    while logical < newer.count {
+      let next = message(atLogical: logical)
+      if next.createdAt > end || !body(next) { return }
+      logical += 1
+    }
+  }
 
   private func message(atLogical position: Int) -> Message {
     position >= 0 ? newer[position] : older[-position - 1]

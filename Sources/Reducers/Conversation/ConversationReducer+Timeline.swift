@@ -76,13 +76,14 @@ extension ConversationReducer {
         && abs(local.createdAt.timeIntervalSince(copy.createdAt)) <= window
     }
     if let queued = state.messages.outgoing.first(where: { $0.delivery == .queued && matches($0) }) { return queued }
+    // Most servers return IDs: then nothing committed lacks one, and nothing needs scanning.
+    guard state.messages.committedWithoutServerIDCount > 0 else { return nil }
     var found: Message?
-    state.messages.forEachCommittedNewestFirst { local in
-      if matches(local) {
-        found = local
-        return false
-      }
-      return local.createdAt >= copy.createdAt.addingTimeInterval(-window)
+    state.messages.forEachCommitted(
+      createdBetween: copy.createdAt.addingTimeInterval(-window), and: copy.createdAt.addingTimeInterval(window)
+    ) { local in
+      if matches(local) { found = local }
+      return found == nil
     }
     return found
   }
