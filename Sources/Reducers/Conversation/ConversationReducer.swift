@@ -26,6 +26,14 @@ public struct ConversationReducer: Reducer {
   public init(policy: ChatPolicy = ChatPolicy()) { self.policy = policy }
 
   public func reduce(into state: inout ConversationState, action: ConversationAction) -> [ConversationEffect] {
+    // The hot path first: a streamed delta is O(delta), touches only the streamed reply, and carries no
+    // number to check.
+    if case .replyDelta(let requestID, let delta) = action {
+      guard state.streamingReply?.requestID == requestID else { return deltaWithoutStart(requestID, delta, &state) }
+      state.streamingReply?.text.append(delta)
+      if state.agentActivity != .generating { state.agentActivity = .generating }
+      return []
+    }
     guard action.hasOnlyFiniteNumbers else {
       let message = "A time or number in \(action.caseName) is not finite; ignored."
       if action.isUserIntent {
@@ -81,12 +89,7 @@ public struct ConversationReducer: Reducer {
       return statusChanged(to: status, &state)
     case .requestSucceeded(let requestID): return requestSucceeded(requestID, &state)
     case .replyStarted(let requestID, let agent, let at): return replyStarted(requestID, agent, at, &state)
-    case .replyDelta(let requestID, let delta):
-      // The hot path: O(delta), touching only the streamed reply.
-      guard state.streamingReply?.requestID == requestID else { return deltaWithoutStart(requestID, delta, &state) }
-      state.streamingReply?.text.append(delta)
-      if state.agentActivity != .generating { state.agentActivity = .generating }
-      return []
+    case .replyDelta: return []  // handled above
     case .toolCallStarted(let requestID, let call): return toolCallStarted(requestID, call, &state)
     case .toolCallFinished(let requestID, let callID, let outcome):
       return toolCallFinished(requestID, callID, outcome, &state)
