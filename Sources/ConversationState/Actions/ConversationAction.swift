@@ -85,8 +85,9 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case sendQueued(RequestID)
   /// A request with no payload (rating, feedback) succeeded.
   case requestSucceeded(RequestID)
-  /// The agent's reply to a send or regeneration began.
-  case replyStarted(RequestID, agent: AgentInfo?, at: Date)
+  /// The agent's reply to a send or regeneration began. `replyID`, when the server names the message the
+  /// reply will become, lets the reply continue over the realtime connection without a duplicate.
+  case replyStarted(RequestID, agent: AgentInfo?, at: Date, replyID: ServerMessageID? = nil)
   case replyDelta(RequestID, String)
   case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
@@ -151,4 +152,11 @@ public enum RealtimeEvent: Equatable, Sendable, Codable {
   case statusChanged(ConversationStatus)
   case titleChanged(String)
   case feedbackOffered(FeedbackPrompt)
+  /// An agent's reply, streamed over the realtime connection rather than on a send request, began. `reply`
+  /// is the server's ID of the message it will become; `at` is the sender's clock.
+  case replyStarted(ServerMessageID, agent: AgentInfo?, at: Date)
+  /// The next piece of the reply `reply`, which began over realtime or on a send whose start named it.
+  case replyDelta(ServerMessageID, String)
+  /// The reply `reply` is complete; `message` is the server's copy of it.
+  case replyFinished(ServerMessageID, Message)
 }

@@ -69,8 +69,11 @@ extension RealtimeEvent: FiniteNumberChecking {
   public var hasOnlyFiniteNumbers: Bool {
     switch self {
     case .messageCreated(let message), .messageEdited(let message): return message.hasOnlyFiniteNumbers
-    case .typingStarted(_, let at): return at.hasOnlyFiniteNumbers
-    case .messageDeleted, .transcript, .typingStopped, .statusChanged, .titleChanged, .feedbackOffered: return true
+    case .typingStarted(_, let at), .replyStarted(_, _, let at): return at.hasOnlyFiniteNumbers
+    case .replyFinished(_, let message): return message.hasOnlyFiniteNumbers
+    case .messageDeleted, .transcript, .typingStopped, .statusChanged, .titleChanged, .feedbackOffered,
+      .replyDelta:
+      return true
     }
   }
 }
@@ -83,7 +86,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .send(let outgoing):
       return outgoing.createdAt.hasOnlyFiniteNumbers && outgoing.attachments.hasOnlyFiniteNumbers
     case .sendAccepted(_, let message, _), .replyFinished(_, let message, _): return message.hasOnlyFiniteNumbers
-    case .replyStarted(_, _, let at), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
+    case .replyStarted(_, _, let at, _), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
     case .requestFailed(_, _, let at, _): return at.hasOnlyFiniteNumbers
     case .toolCallStarted(_, let call): return call.hasOnlyFiniteNumbers
     case .toolCallFinished(_, _, let outcome): return outcome.hasOnlyFiniteNumbers

@@ -20,13 +20,16 @@ public enum PendingRequest: Hashable, Sendable, Codable {
   case readCursor(ServerMessageID)
   /// Getting a fresh credential from the host.
   case credentials
+  /// A reply streaming over the realtime connection (no request of ours carries it); it ends with its
+  /// finish, or is interrupted when the connection goes.
+  case realtimeReply(ServerMessageID)
 
   /// Whether a failure of this request is the user's to see (`userError`) rather than a background one.
   public var isUserInitiated: Bool {
     switch self {
     case .send, .regenerate, .rating, .feedback, .ticket: return true
     case .history: return true
-    case .sync, .connect, .readCursor, .credentials: return false
+    case .sync, .connect, .readCursor, .credentials, .realtimeReply: return false
     }
   }
 }

@@ -22,12 +22,16 @@ public struct StreamingReply: Equatable, Sendable, Codable {
   /// When this reply regenerates an earlier answer: that answer's client ID. It and everything after it
   /// are replaced only once this reply finishes.
   public var replacing: ClientMessageID?
+  /// The server's ID of the message this reply will become, when the server named it at the start; realtime
+  /// events about the reply find it by this ID.
+  public var serverID: ServerMessageID?
 
   /// A reply that has just started: no text and no tool calls yet.
   public init(
     requestID: RequestID, clientID: ClientMessageID, text: StreamedText = StreamedText(), toolCalls: [ToolCall] = [],
-    agent: AgentInfo? = nil, startedAt: Date, replacing: ClientMessageID? = nil
+    agent: AgentInfo? = nil, startedAt: Date, replacing: ClientMessageID? = nil, serverID: ServerMessageID? = nil
   ) {
+    self.serverID = serverID
     self.requestID = requestID
     self.clientID = clientID
     self.text = text

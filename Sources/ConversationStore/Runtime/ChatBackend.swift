@@ -70,7 +70,7 @@ public enum ReplyEvent: Equatable, Sendable {
   /// The server accepted the user's message (sends only).
   case accepted(Message, conversationID: ConversationID)
   /// The agent began its reply; `agent` names who answers, when the server says.
-  case started(agent: AgentInfo?)
+  case started(agent: AgentInfo?, replyID: ServerMessageID? = nil)
   /// The next piece of the reply's text, to append to what came before.
   case delta(String)
   /// The agent started running a tool.

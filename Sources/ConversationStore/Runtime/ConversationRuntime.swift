@@ -143,7 +143,8 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     switch event {
     case .accepted(let message, let conversationID):
       return .sendAccepted(requestID, confirmed: message, conversationID: conversationID)
-    case .started(let agent): return .replyStarted(requestID, agent: agent, at: store.clock.now())
+    case .started(let agent, let replyID):
+      return .replyStarted(requestID, agent: agent, at: store.clock.now(), replyID: replyID)
     case .delta(let text): return .replyDelta(requestID, text)
     case .toolCall(let call): return .toolCallStarted(requestID, call)
     case .toolResult(let callID, let outcome): return .toolCallFinished(requestID, callID, outcome)

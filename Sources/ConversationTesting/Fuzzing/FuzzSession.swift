@@ -177,6 +177,12 @@ struct FuzzSession {
       return .readCursorSaved(requestID)
     case .credentials:
       return .credentialsRefreshed
+    case .realtimeReply(let serverID):
+      let event: RealtimeEvent =
+        chance(70)
+        ? .replyDelta(serverID, "more ")
+        : .replyFinished(serverID, Message(clientID: "x", role: .assistant, text: "Done.", createdAt: now))
+      return .realtime(conversationID, event, connection: liveOrStaleConnection(), receivedAt: now)
     }
   }
 
@@ -186,7 +192,9 @@ struct FuzzSession {
     }
     guard state.streamingReply?.requestID == requestID else {
       return chance(85)
-        ? .replyStarted(requestID, agent: AgentInfo(id: "bot", name: "Bot"), at: now) : .replyEnded(requestID)
+        ? .replyStarted(
+          requestID, agent: AgentInfo(id: "bot", name: "Bot"), at: now,
+          replyID: chance(30) ? ServerMessageID(fresh("s")) : nil) : .replyEnded(requestID)
     }
     switch int(0..<10) {
     case 0..<5: return .replyDelta(requestID, pick(["Hel", "lo", " wor", "ld", "é", "👋"])!)
@@ -250,7 +258,13 @@ struct FuzzSession {
     case 5: event = .typingStarted(pick(["ana", "bo"])!, at: now)
     case 6: event = .typingStopped(pick(["ana", "bo"])!)
     case 7: event = .statusChanged(pick(ConversationStatus.allCases)!)
-    case 8: event = .feedbackOffered(FeedbackPrompt(question: "How did we do?"))
+    case 8:
+      event =
+        chance(50)
+        ? .feedbackOffered(FeedbackPrompt(question: "How did we do?"))
+        : chance(50)
+          ? .replyStarted(ServerMessageID(fresh("s")), agent: AgentInfo(id: "ana", name: "Ana"), at: now)
+          : .replyDelta(state.streamingReply?.serverID ?? ServerMessageID(fresh("s")), "streamed ")
     default:
       event = chance(50) ? .titleChanged("Title \(counter)") : .transcript(pick(known) ?? "unknown", text: "said")
     }

@@ -83,10 +83,16 @@ extension ConversationReducer {
     return dropConnectionRequests(except: nil, &state) + openConnection(&state)
   }
 
-  /// Forgets the connection and sync requests, cancelling each (but not `kept`, which already ended).
+  /// Forgets the connection and sync requests, cancelling each (but not `kept`, which already ended). A reply
+  /// that was streaming over the connection is kept as interrupted, under its server ID, so its finished
+  /// copy replaces it when the connection is back.
   private func dropConnectionRequests(except kept: RequestID?, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
+    if let reply = state.streamingReply, case .realtimeReply = state.requests[reply.requestID] {
+      state.requests[reply.requestID] = nil
+      interrupt(reply, ChatError(.incompleteStream, "The connection dropped while this reply was streaming."), &state)
+    }
     let abandoned = state.requests.filter { $0.value == .connect || $0.value == .sync }.map(\.key)
     for requestID in abandoned { state.requests[requestID] = nil }
     return abandoned.filter { $0 != kept }.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)

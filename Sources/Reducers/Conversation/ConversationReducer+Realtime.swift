@@ -68,6 +68,37 @@ extension ConversationReducer {
     case .statusChanged(let status):
       return statusChanged(to: status, &state)
 
+    case .replyStarted(let serverID, let agent, let at):
+      return realtimeReplyStarted(serverID, agent: agent, at: receivedAt ?? at, &state)
+
+    case .replyDelta(let serverID, let delta):
+      // The realtime hot path: O(delta), like a delta on a send's stream.
+      guard state.streamingReply?.serverID == serverID else {
+        // Many servers send no start: the first delta starts the reply.
+        let at = receivedAt ?? state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
+        let effects = realtimeReplyStarted(serverID, agent: nil, at: at, &state)
+        guard state.streamingReply?.serverID == serverID else { return effects }
+        state.streamingReply?.text.append(delta)
+        state.agentActivity = .generating
+        return effects
+      }
+      state.streamingReply?.text.append(delta)
+      if state.agentActivity != .generating { state.agentActivity = .generating }
+      return []
+
+    case .replyFinished(let serverID, let message):
+      if let reply = state.streamingReply, reply.serverID == serverID {
+        var final = message
+        final.serverID = serverID
+        return replyFinished(reply.requestID, final, userMessageID: nil, &state)
+      }
+      // Finished without (or after) its stream here: it lands as a message like any other.
+      var final = message
+      final.serverID = serverID
+      final.reply = .complete
+      commitIncoming(echoAware(final, state), &state)
+      return []
+
     case .titleChanged(let title):
       state.title = title
       return []
@@ -140,5 +171,15 @@ extension ConversationReducer {
       if let url { message.attachments[index].url = url }
     }
     return []
+  }
+
+  /// A reply that streams over the realtime connection. One that continues a send's reply (the send's start
+  /// named the same server ID), or one already finished, changes nothing.
+  func realtimeReplyStarted(_ serverID: ServerMessageID, agent: AgentInfo?, at: Date, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    if state.streamingReply?.serverID == serverID || state.messages[serverID: serverID] != nil { return [] }
+    let requestID = state.beginRequest(.realtimeReply(serverID))
+    return replyStarted(requestID, agent, at, replyID: serverID, &state)
   }
 }

@@ -85,6 +85,11 @@ extension ConversationReducer {
 
     case .credentials:
       return credentialsUnavailable(error, &state)
+
+    case .realtimeReply:
+      // Nothing of ours carries such a reply; a failure reported for it ends it as interrupted.
+      if let reply = state.streamingReply, reply.requestID == requestID { interrupt(reply, error, &state) }
+      return []
     }
   }
 
@@ -127,6 +132,8 @@ extension ConversationReducer {
       return []
     case .readCursor:
       return readCursorSaved(requestID, &state)
+    case .realtimeReply:
+      return streamClosed(requestID, &state)
     case .history, .sync, .connect, .credentials, nil:
       // These succeed with a payload (`historyLoaded`, `syncLoaded`, `connectionOpened`,
       // `credentialsRefreshed`); a bare success carries nothing to apply and keeps them in flight.

@@ -3,7 +3,8 @@ import Foundation
 
 extension ConversationReducer {
   func replyStarted(
-    _ requestID: RequestID, _ agent: AgentInfo?, _ at: Date, _ state: inout ConversationState
+    _ requestID: RequestID, _ agent: AgentInfo?, _ at: Date, replyID: ServerMessageID? = nil,
+    _ state: inout ConversationState
   ) -> [ConversationEffect] {
     let replacing: ClientMessageID?
     switch state.requests[requestID] {
@@ -15,6 +16,7 @@ extension ConversationReducer {
         commitIncoming(question, &state)
       }
     case .regenerate(let answer): replacing = answer
+    case .realtimeReply: replacing = nil
     default: return []
     }
     guard state.streamingReply?.requestID != requestID else { return [] }
@@ -27,7 +29,7 @@ extension ConversationReducer {
     let startedAt = max(at, state.messages.lastCommitted?.createdAt.addingTimeInterval(0.001) ?? at)
     state.streamingReply = StreamingReply(
       requestID: requestID, clientID: ClientMessageID("reply-\(requestID)"), agent: agent, startedAt: startedAt,
-      replacing: replacing)
+      replacing: replacing, serverID: replyID)
     state.agentActivity = .thinking
     return []
   }
@@ -176,10 +178,11 @@ extension ConversationReducer {
       state.userError = error
       return
     }
+    // With the server's ID, the finished copy (a sync, a history page) later replaces the partial one.
     let message = Message(
-      clientID: reply.clientID, role: .assistant, author: reply.agent?.id, text: reply.text.string,
-      createdAt: reply.startedAt, delivery: .sent, reply: .interrupted(error), agent: reply.agent,
-      toolCalls: reply.toolCalls)
+      clientID: reply.clientID, serverID: reply.serverID, role: .assistant, author: reply.agent?.id,
+      text: reply.text.string, createdAt: reply.startedAt, delivery: .sent, reply: .interrupted(error),
+      agent: reply.agent, toolCalls: reply.toolCalls)
     commitIncoming(message, &state)
   }
 }

@@ -88,7 +88,8 @@ public struct ConversationReducer: Reducer {
       guard let status, status != state.status else { return [] }
       return statusChanged(to: status, &state)
     case .requestSucceeded(let requestID): return requestSucceeded(requestID, &state)
-    case .replyStarted(let requestID, let agent, let at): return replyStarted(requestID, agent, at, &state)
+    case .replyStarted(let requestID, let agent, let at, let replyID):
+      return replyStarted(requestID, agent, at, replyID: replyID, &state)
     case .replyDelta: return []  // handled above
     case .toolCallStarted(let requestID, let call): return toolCallStarted(requestID, call, &state)
     case .toolCallFinished(let requestID, let callID, let outcome):
