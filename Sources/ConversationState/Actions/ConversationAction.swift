@@ -8,8 +8,11 @@ public import Foundation
 public enum ConversationAction: Equatable, Sendable, Codable {
   // MARK: User intents
 
-  /// Send a message. Refused with a typed error (draft kept) when it is empty, has too many or too large
-  /// attachments, or the conversation has ended.
+  /// Send a message. A sent message clears the draft. Refused with a typed error in `userError`, the
+  /// draft kept, when it is empty (`EMPTY_MESSAGE`), longer than the policy allows (`MESSAGE_TOO_LONG`),
+  /// has too many, too large or disallowed attachments (`TOO_MANY_ATTACHMENTS`, `ATTACHMENT_TOO_LARGE`,
+  /// `ATTACHMENT_TYPE_NOT_ALLOWED`), reuses a client ID (`INVALID_ACTION`), or the conversation does not
+  /// accept messages (`CONVERSATION_NOT_ONGOING`, `CONVERSATION_NOT_FOUND`, `CHAT_UNAVAILABLE`).
   case send(OutgoingMessage)
   /// Send a failed message again, with the same client ID.
   case retry(ClientMessageID)
@@ -21,11 +24,15 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Ask for a new version of an answer. The old answer and everything after it are replaced only when the
   /// new one finishes.
   case regenerate(ClientMessageID)
-  /// Stop the reply being streamed; it is kept as interrupted.
+  /// Stop the reply being streamed: its request is cancelled and the reply is kept with its text so far,
+  /// `interrupted` with a `CANCELLED` error (not shown as `userError`: the user asked for it).
   case stopReply
-  /// Load the first (newest) history page.
+  /// Load the first (newest) history page. Does nothing before the conversation exists (there is no
+  /// history yet) or while a load is in flight; a page size outside the policy's range is refused with
+  /// `INVALID_PAGE_SIZE`.
   case loadHistory(pageSize: Int)
-  /// Load the next older history page. Does nothing while a load is in flight or after the oldest page.
+  /// Load the next older history page. Does nothing while a load is in flight, after the oldest page, or
+  /// before the conversation exists.
   case loadMoreHistory(pageSize: Int)
   /// Rate an answer up or down, or clear the rating with `.none`. Optimistic; rolled back on failure.
   case rateAnswer(ClientMessageID, Rating)

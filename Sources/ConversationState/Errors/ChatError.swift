@@ -83,9 +83,9 @@ extension ChatError {
     public static let providerError: Code = "PROVIDER_ERROR"
     /// A reply stream ended before the server finished it; transient, and the partial reply is kept as interrupted.
     public static let incompleteStream: Code = "INCOMPLETE_STREAM"
-    /// A tool result was larger than `ToolCall.maximumResultBytes` (UTF-8 bytes of its JSON).
+    /// A tool result was larger than `ChatPolicy.maximumToolResultBytes` (UTF-8 bytes of its JSON).
     public static let toolResultTooLarge: Code = "TOOL_RESULT_TOO_LARGE"
-    /// A reply made more than `ToolCall.clientCallLimit` client-executed tool calls and was stopped.
+    /// A reply made more than `ChatPolicy.clientToolCallLimit` client-executed tool calls and was stopped.
     public static let toolLoopLimit: Code = "TOOL_LOOP_LIMIT"
 
     // Client-side codes: transport, validation and illegal actions.
@@ -97,11 +97,11 @@ extension ChatError {
     public static let unauthorized: Code = "UNAUTHORIZED"
     /// Nothing to send: a message with neither text nor attachments, or a ticket without subject or body.
     public static let emptyMessage: Code = "EMPTY_MESSAGE"
-    /// A message with more than `MessageAttachment.maximumPerMessage` attachments.
+    /// A message with more than `ChatPolicy.maximumAttachments` attachments.
     public static let tooManyAttachments: Code = "TOO_MANY_ATTACHMENTS"
-    /// An attachment over `MessageAttachment.maximumByteSize` bytes.
+    /// An attachment over `ChatPolicy.maximumAttachmentBytes` bytes.
     public static let attachmentTooLarge: Code = "ATTACHMENT_TOO_LARGE"
-    /// A page size outside 1…100 was asked for, of history or of the conversation list.
+    /// A page size outside `ChatPolicy.historyPageSizes` (or `listPageSizes`) was asked for.
     public static let invalidPageSize: Code = "INVALID_PAGE_SIZE"
     /// An action or event named a message (or attachment) this conversation does not hold.
     public static let unknownMessage: Code = "UNKNOWN_MESSAGE"

@@ -2,8 +2,6 @@
 public struct ConversationListState: Equatable, Sendable, Codable {
   /// Conversations per page when the caller does not say.
   public static let defaultPageSize = 20
-  /// The page sizes a caller may ask for.
-  public static let pageSizes = 1...100
 
   /// What the request in flight is doing.
   public enum Loading: Hashable, Sendable, Codable {

@@ -18,7 +18,8 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// MIME types an attachment may have, exactly or as `type/*` (default nil: any); others are refused
   /// with `ATTACHMENT_TYPE_NOT_ALLOWED`.
   public var allowedAttachmentTypes: Set<String>?
-  /// Characters a message's text may have (default 10,000); more is refused with `MESSAGE_TOO_LONG`.
+  /// Characters a message's text may have (default 10,000), counted as Swift `Character`s (what a person
+  /// sees as one character; an emoji with modifiers counts once); more is refused with `MESSAGE_TOO_LONG`.
   public var maximumTextLength: Int
   /// Messages a history page may ask for (default 1…100); other sizes are refused with `INVALID_PAGE_SIZE`.
   public var historyPageSizes: ClosedRange<Int>

@@ -4,8 +4,6 @@
 public struct HistoryPaging: Hashable, Sendable, Codable {
   /// Messages per page when the caller does not say.
   public static let defaultPageSize = 20
-  /// The page sizes a caller may ask for.
-  public static let pageSizes = 1...100
 
   /// The server's cursor for the next older page; `nil` before the first page.
   public var cursor: PageCursor?

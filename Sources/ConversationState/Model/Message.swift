@@ -23,7 +23,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   public var delivery: Delivery
   /// For assistant messages: whether the reply is complete or was cut short. `nil` for other roles.
   public var reply: ReplyState?
-  /// Files attached to the message; at most `MessageAttachment.maximumPerMessage` on one the user sends.
+  /// Files attached to the message; at most `ChatPolicy.maximumAttachments` on one the user sends.
   public var attachments: [MessageAttachment]
   /// The user's thumbs up or down on an answer; `none` until they rate it.
   public var rating: Rating

@@ -2,13 +2,9 @@ public import Foundation
 
 /// A file attached to a message the user sends.
 ///
-/// A message holds at most `MessageAttachment.maximumPerMessage` of them, each at most
-/// `MessageAttachment.maximumByteSize`; the reducer refuses more with a typed error and keeps the draft.
+/// A message holds at most `ChatPolicy.maximumAttachments` of them, each at most
+/// `ChatPolicy.maximumAttachmentBytes`; the reducer refuses more with a typed error and keeps the draft.
 public struct MessageAttachment: Identifiable, Hashable, Sendable, Codable {
-  /// The most attachments one message may carry; sending more fails with `TOO_MANY_ATTACHMENTS`.
-  public static let maximumPerMessage = 4
-  /// The largest attachment accepted, in bytes (8 MiB); a larger one fails with `ATTACHMENT_TOO_LARGE`.
-  public static let maximumByteSize = 8 * 1024 * 1024
 
   /// Identifies the attachment within its message, so upload progress reaches the right one.
   public var id: AttachmentID
@@ -16,7 +12,7 @@ public struct MessageAttachment: Identifiable, Hashable, Sendable, Codable {
   public var filename: String
   /// The file's MIME type, for example `image/png`.
   public var contentType: String
-  /// The file's size in bytes; at most `maximumByteSize`.
+  /// The file's size in bytes; at most `ChatPolicy.maximumAttachmentBytes`.
   public var byteSize: Int
   /// Upload progress, 0…1.
   public var uploadProgress: Double

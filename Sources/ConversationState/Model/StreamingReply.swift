@@ -41,6 +41,6 @@ public struct StreamingReply: Equatable, Sendable, Codable {
     self.replacing = replacing
   }
 
-  /// Client-executed tool calls so far, which `ToolCall.clientCallLimit` bounds.
+  /// Client-executed tool calls so far, which `ChatPolicy.clientToolCallLimit` bounds.
   public var clientToolCallCount: Int { toolCalls.count { $0.execution == .client } }
 }

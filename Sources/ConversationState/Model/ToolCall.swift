@@ -1,13 +1,9 @@
 /// A tool the agent called while producing a reply.
 public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
-  /// The most client-executed tool calls one reply may make before it is stopped (`TOOL_LOOP_LIMIT`).
-  public static let clientCallLimit = 10
-  /// The largest tool result accepted, in UTF-8 bytes of its JSON (`TOOL_RESULT_TOO_LARGE`).
-  public static let maximumResultBytes = 20_000
 
   /// Who runs the tool.
   public enum Execution: String, Hashable, Sendable, Codable {
-    /// The app runs the tool and sends its result back; such calls count toward `clientCallLimit`.
+    /// The app runs the tool and sends its result back; such calls count toward `ChatPolicy.clientToolCallLimit`.
     case client
     /// The server runs the tool; the app only shows it.
     case server
@@ -19,7 +15,7 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
     case running
     /// The tool returned this result.
     case succeeded(JSONValue)
-    /// The tool failed, or its result was refused (for example over `maximumResultBytes`).
+    /// The tool failed, or its result was refused (for example over `ChatPolicy.maximumToolResultBytes`).
     case failed(ChatError)
   }
 

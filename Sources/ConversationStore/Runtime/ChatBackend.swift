@@ -8,22 +8,33 @@ import Foundation
 /// report `unsupported`, so a backend without ratings or tickets compiles as it is.
 ///
 /// Throw a `ChatError` for failures the UI should classify (a 429, an unknown agent); any other error is
-/// reported as a retryable `NETWORK` error. Cancellation is yours to honour when you can: a cancelled
-/// request's results are ignored either way.
+/// reported as a retryable `NETWORK` error (a `CancellationError` too, unless the store cancelled that
+/// request). Cancellation reaches you as task cancellation of the async methods and as the stream's
+/// `onTermination` (a stopped reply, a sign-out, `close()`): close the connection there. Results of a
+/// cancelled request are ignored either way.
+///
+/// Messages you return: `createdAt` is the server's clock; `serverID` is the server's ID; `clientID` of a
+/// message from the server can be any stable value (`"srv-" + serverID` is a good one): the store keeps the
+/// client ID of a row it already shows (the user's own messages, the streaming reply), so you never need
+/// to know it. `delivery` and `reply` are set by the store.
 ///
 /// ```swift
 /// struct MyServer: ChatBackend {
 ///   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
 ///     AsyncThrowingStream { continuation in
 ///       let task = Task {
-///         let response = try await api.post("/messages", payload)   // your HTTP client
-///         continuation.yield(.accepted(response.message, conversationID: response.conversationID))
-///         for try await event in api.events(response.streamURL) {      // e.g. an SSE decoder
-///           continuation.yield(event.asReplyEvent)                     // .started, .delta, .finished…
+///         do {
+///           let response = try await api.post("/messages", payload)   // your HTTP client
+///           continuation.yield(.accepted(response.message, conversationID: response.conversationID))
+///           for try await event in api.events(response.streamURL) {      // e.g. an SSE decoder
+///             continuation.yield(event.asReplyEvent)                     // .started, .delta, .finished…
+///           }
+///           continuation.finish()
+///         } catch {
+///           continuation.finish(throwing: error)   // never leave the stream open: the send would stay "sending"
 ///         }
-///         continuation.finish()
 ///       }
-///       continuation.onTermination = { _ in task.cancel() }
+///       continuation.onTermination = { _ in task.cancel() }   // the store stopped listening: stop the request
 ///     }
 ///   }
 ///   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage { … }

@@ -110,6 +110,14 @@ extension ConversationReducer {
     }
     credentialsProven(&state)
     var final = message
+    // The answer keeps the row the UI has shown it in: the streaming reply's client ID, or that of the
+    // interrupted stub a newer reply left behind. A list view updates the row instead of replacing it.
+    let stub = ClientMessageID("reply-\(requestID)")
+    if let reply {
+      final.clientID = reply.clientID
+    } else if state.messages.contains(stub) {
+      final.clientID = stub
+    }
     final.role = .assistant
     final.delivery = .sent
     final.reply = .complete

@@ -191,7 +191,7 @@ struct SendingTests {
   @Test("attachments without text are a valid message, and four of 8 MiB each are allowed")
   func attachmentsOnly() {
     let chat = Chat.existing()
-    let files = (1...4).map { attachment(AttachmentID("f\($0)"), bytes: MessageAttachment.maximumByteSize) }
+    let files = (1...4).map { attachment(AttachmentID("f\($0)"), bytes: ChatPolicy().maximumAttachmentBytes) }
     let effects = chat.send(.send(OutgoingMessage(clientID: "c1", text: "", attachments: files, createdAt: time(0))))
     #expect(effects.count == 1)
     #expect(chat.state.messages[clientID: "c1"]?.attachments.count == 4)

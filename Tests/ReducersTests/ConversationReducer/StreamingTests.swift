@@ -106,7 +106,7 @@ struct StreamingTests {
   @Test("an eleventh client tool call stops the reply with TOOL_LOOP_LIMIT")
   func toolLoopLimit() {
     let (chat, request) = Self.replying()
-    for index in 1...ToolCall.clientCallLimit {
+    for index in 1...ChatPolicy().clientToolCallLimit {
       chat.send(.toolCallStarted(request, ToolCall(id: ToolCallID("t\(index)"), name: "calc", execution: .client)))
     }
     #expect(chat.state.streamingReply?.toolCalls.count == 10)

@@ -120,3 +120,24 @@ struct MessageIdentityTests {
     #expect(chat.send(.replyDelta(RequestID(epoch: IdentityEpoch(), sequence: 99), "stale")) == [])
   }
 }
+
+@Suite("Overlapping replies")
+struct OverlappingReplyTests {
+  @Test("two replies streaming at once end as exactly two answers, each in the row it was shown in")
+  func twoRepliesAtOnce() {
+    let chat = Chat.existing()
+    let first = chat.userSends("one", id: "c1")
+    let second = chat.userSends("two", id: "c2")
+    chat.send(.replyDelta(first, "Let"))
+    chat.send(.replyDelta(second, "Sure"))  // the second reply takes the stream; the first is kept as it was
+    chat.send(.replyDelta(first, " me check"))
+    chat.send(.replyFinished(second, message: .server("Sure thing.", id: "a2", at: 20)))
+    chat.send(.replyFinished(first, message: .server("Let me check: shipped.", id: "a1", at: 10)))
+
+    let answers = chat.state.messages.filter { $0.role == .assistant }
+    #expect(answers.map(\.text) == ["Let me check: shipped.", "Sure thing."])
+    #expect(answers.allSatisfy { $0.reply == .complete })
+    #expect(answers.map(\.clientID) == ["reply-\(first)", "reply-\(second)"], "stable row IDs")
+    #expect(chat.state.requests.isEmpty)
+  }
+}
