@@ -123,6 +123,8 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// included, is clamped into 0…1, NaN counting as 1).
   case connectionLost(RequestID, ChatError, at: Date, jitter: Double)
   case ticketCreated(RequestID, TicketReceipt)
+  /// The app-side tool run by this request ended: its result, or the error the agent is told about.
+  case toolRan(RequestID, ToolCall.Outcome)
   /// The server stored the read cursor sent with this request.
   case readCursorSaved(RequestID)
   case attachmentProgress(ClientMessageID, AttachmentID, Double)

@@ -24,6 +24,13 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// Tell the server the user has read up to `upTo`. Coalesced: one in flight at a time, and the newest
   /// cursor goes out when it completes. Report `readCursorSaved` or `requestFailed`.
   case submitReadCursor(RequestID, ConversationID, upTo: ServerMessageID)
+  /// Run the app-side tool `call` with the handler the host registered under its name, giving up after
+  /// `deadline` seconds. Report `toolRan` with the outcome (a missing or throwing handler, or a timeout, is a
+  /// failed outcome the agent is told about, never a hang).
+  case runTool(RequestID, ToolCall, deadline: Double)
+  /// Send the outcome of the app-side tool call `call` to the backend, for the reply streamed by `reply`.
+  /// Report `requestSucceeded` or `requestFailed`.
+  case submitToolResult(RequestID, ConversationID, reply: RequestID, ToolCallID, ToolCall.Outcome)
   /// Ask the host's credential provider for a fresh credential after an authorization failure. Report
   /// `credentialsRefreshed`, or `requestFailed` when none can be had (the state then shows
   /// `needsCredentials`). Asked at most once per failure: a failure right after a refresh is surfaced.

@@ -111,6 +111,10 @@ extension ChatError {
     public static let invalidAction: Code = "INVALID_ACTION"
     /// The work was stopped on purpose (for example the user stopped a reply); not a failure to retry.
     public static let cancelled: Code = "CANCELLED"
+    /// The agent asked the app to run a tool it has no handler for.
+    public static let toolNotFound: Code = "TOOL_NOT_FOUND"
+    /// An app-side tool handler threw.
+    public static let toolFailed: Code = "TOOL_FAILED"
     /// The backend does not offer this feature; retrying does not help.
     public static let unsupported: Code = "UNSUPPORTED"
     /// A backend URL is not HTTPS (and not a loopback address); a configuration error, never retried.
@@ -130,7 +134,7 @@ extension ChatError {
       .creditLimitReached, .agentUnavailable, .toolResultTooLarge, .toolLoopLimit, .unauthorized, .emptyMessage,
       .tooManyAttachments, .attachmentTooLarge, .invalidPageSize, .unknownMessage, .invalidEvent,
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
-      .eventForOtherConversation, .chatUnavailable,
+      .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed,
     ]
   }
 

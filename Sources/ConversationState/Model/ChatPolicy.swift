@@ -31,6 +31,9 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   public var clientToolCallLimit: Int
   /// UTF-8 bytes a tool result's JSON may have (default 20,000); a larger one is `TOOL_RESULT_TOO_LARGE`.
   public var maximumToolResultBytes: Int
+  /// Seconds an app-side tool handler may run (default 25, on the runtime's clock); a later result is
+  /// reported to the agent as a `TIMEOUT` error instead.
+  public var toolDeadline: Double
   /// Seconds a typing indicator lasts without a refresh (default 6), counted on the local clock.
   public var typingLifetime: Double
   /// Waits between reconnect attempts (default 1 s doubling to 30 s, full jitter).
@@ -49,7 +52,8 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     maximumAttachments: Int = 4, maximumAttachmentBytes: Int = 8 * 1024 * 1024,
     allowedAttachmentTypes: Set<String>? = nil, maximumTextLength: Int = 10_000,
     historyPageSizes: ClosedRange<Int> = 1...100, listPageSizes: ClosedRange<Int> = 1...100,
-    clientToolCallLimit: Int = 10, maximumToolResultBytes: Int = 20_000, typingLifetime: Double = 6,
+    clientToolCallLimit: Int = 10, maximumToolResultBytes: Int = 20_000, toolDeadline: Double = 25,
+    typingLifetime: Double = 6,
     reconnectBackoff: Backoff = Backoff(base: 1, cap: 30), syncBackoff: Backoff = Backoff(base: 2, cap: 60),
     echoMatchWindow: Double = 300, pollInterval: Double? = nil
   ) {
@@ -61,6 +65,7 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     self.listPageSizes = listPageSizes
     self.clientToolCallLimit = clientToolCallLimit
     self.maximumToolResultBytes = maximumToolResultBytes
+    self.toolDeadline = toolDeadline
     self.typingLifetime = typingLifetime
     self.reconnectBackoff = reconnectBackoff
     self.syncBackoff = syncBackoff

@@ -48,6 +48,9 @@ extension ConversationState {
     for (requestID, purpose) in requests {
       if requestID.epoch != epoch { violations.append("request \(requestID) of an old epoch is still in flight") }
       if requestID.sequence > requestSequence { violations.append("request \(requestID) is ahead of the counter") }
+      if case .tool(let call, let reply) = purpose, requests[reply] == nil {
+        violations.append("tool call \(call) runs for reply \(reply), which is no longer in flight")
+      }
       if purpose == .history && history.loadingRequest != requestID {
         violations.append("history request \(requestID) is in flight but history.loadingRequest is not it")
       }

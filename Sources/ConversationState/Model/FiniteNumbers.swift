@@ -89,7 +89,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .replyStarted(_, _, let at, _), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
     case .requestFailed(_, _, let at, _): return at.hasOnlyFiniteNumbers
     case .toolCallStarted(_, let call): return call.hasOnlyFiniteNumbers
-    case .toolCallFinished(_, _, let outcome): return outcome.hasOnlyFiniteNumbers
+    case .toolCallFinished(_, _, let outcome), .toolRan(_, let outcome): return outcome.hasOnlyFiniteNumbers
     case .historyLoaded(_, let page): return page.messages.hasOnlyFiniteNumbers
     case .syncLoaded(_, let messages, _): return messages.hasOnlyFiniteNumbers
     case .realtime(_, let event, _, let receivedAt):
@@ -114,7 +114,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
-      .readCursorSaved, .conversationDescribed:
+      .readCursorSaved, .conversationDescribed, .toolRan:
       return false
     }
   }

@@ -20,6 +20,10 @@ public enum PendingRequest: Hashable, Sendable, Codable {
   case readCursor(ServerMessageID)
   /// Getting a fresh credential from the host.
   case credentials
+  /// Running the app-side tool call `call` of the reply streamed by `reply`.
+  case tool(ToolCallID, reply: RequestID)
+  /// Sending the result of the app-side tool call to the backend.
+  case toolResult(ToolCallID)
   /// A reply streaming over the realtime connection (no request of ours carries it); it ends with its
   /// finish, or is interrupted when the connection goes.
   case realtimeReply(ServerMessageID)
@@ -29,7 +33,7 @@ public enum PendingRequest: Hashable, Sendable, Codable {
     switch self {
     case .send, .regenerate, .rating, .feedback, .ticket: return true
     case .history: return true
-    case .sync, .connect, .readCursor, .credentials, .realtimeReply: return false
+    case .sync, .connect, .readCursor, .credentials, .realtimeReply, .tool, .toolResult: return false
     }
   }
 }

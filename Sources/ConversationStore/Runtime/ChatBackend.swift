@@ -58,6 +58,11 @@ public protocol ChatBackend: Sendable {
   /// Like `messages(in:after:)`, saying whether the server has more after these; the store then asks again
   /// from the newest it has. The default calls `messages(in:after:)` and says there is no more.
   func catchUp(in conversation: ConversationID, after: ServerMessageID?) async throws -> CatchUpPage
+  /// Sends the outcome of the app-side tool call `call` (a result, or the error the agent should see) for
+  /// the reply streamed on the request `reply`. The default throws `unsupported`.
+  func submitToolResult(
+    _ outcome: ToolCall.Outcome, for call: ToolCallID, in conversation: ConversationID, reply: RequestID
+  ) async throws
   /// Stores the user's read position (`upTo` and everything before it is read). The default does nothing:
   /// read state then stays on this device.
   func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws
@@ -157,4 +162,10 @@ extension ChatBackend {
   }
   /// By default, nothing: the read position stays on this device.
   public func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws {}
+  /// By default, throws an `unsupported` error.
+  public func submitToolResult(
+    _ outcome: ToolCall.Outcome, for call: ToolCallID, in conversation: ConversationID, reply: RequestID
+  ) async throws {
+    throw ChatError.unsupported("app-side tools")
+  }
 }

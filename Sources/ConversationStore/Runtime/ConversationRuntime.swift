@@ -15,8 +15,13 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// none can be had. Called at most once per failure: the reducer never asks twice in a row.
   public typealias CredentialProvider = @Sendable () async throws -> Void
 
+  /// Runs an app-side tool: its JSON arguments in, its JSON result out; throw to report a failure to the
+  /// agent. Cancelled when the reply stops, the user signs out or the store closes.
+  public typealias ToolHandler = @Sendable (JSONValue) async throws -> JSONValue
+
   private let backend: any ChatBackend
   private let refreshCredentials: CredentialProvider?
+  private let tools: [String: ToolHandler]
   private let requests = CancellableRegistry<RequestID>()
   private let timers = CancellableRegistry<TimerID>()
   private let signals = CancellableRegistry<String>()
@@ -24,9 +29,12 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// A runtime whose requests go to `backend`; the store it is given to calls `close()`. `credentials`,
   /// when given, is asked for a fresh credential after an authorization failure before the state shows
   /// `needsCredentials`.
-  public init(backend: any ChatBackend, credentials: CredentialProvider? = nil) {
+  ///
+  /// `tools` are the app-side tools the agent may call, by name.
+  public init(backend: any ChatBackend, credentials: CredentialProvider? = nil, tools: [String: ToolHandler] = [:]) {
     self.backend = backend
     refreshCredentials = credentials
+    self.tools = tools
   }
 
   /// Tasks still running: requests (the realtime connection included) and timers.
@@ -118,6 +126,20 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
           return .credentialsRefreshed
         }
       }
+    case .runTool(let requestID, let call, let deadline):
+      let handler = tools[call.name]
+      let clock = store.clock
+      requests.run(requestID) {
+        let outcome = await Self.run(call, handler, deadline: deadline, clock: clock)
+        if !Task.isCancelled { store.send(.toolRan(requestID, outcome)) }
+      }
+    case .submitToolResult(let requestID, let conversationID, let reply, let callID, let outcome):
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          try await backend.submitToolResult(outcome, for: callID, in: conversationID, reply: reply)
+          return .requestSucceeded(requestID)
+        }
+      }
     case .connectRealtime(let requestID, let conversationID):
       requests.run(requestID) { await Self.listen(backend.realtime(conversation: conversationID), requestID, store) }
     }
@@ -163,6 +185,35 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       if !Task.isCancelled { store.send(result) }
     } catch {
       if let error = chatError(error) { store.fail(requestID, error) }
+    }
+  }
+
+  /// Runs a tool handler against its deadline: a missing handler, one that throws and one that runs past the
+  /// deadline all become a failed outcome the agent is told about, never a hang.
+  private static func run(_ call: ToolCall, _ handler: ToolHandler?, deadline: Double, clock: any ChatClock) async
+    -> ToolCall.Outcome
+  {
+    guard let handler else {
+      return .failed(ChatError(.toolNotFound, "This app has no tool named \(call.name)."))
+    }
+    return await withTaskGroup(of: ToolCall.Outcome?.self) { group in
+      group.addTask {
+        do {
+          return .succeeded(try await handler(call.input))
+        } catch let error as ChatError {
+          return .failed(error)
+        } catch {
+          return Task.isCancelled ? nil : .failed(ChatError(.toolFailed, "The tool \(call.name) failed: \(error)"))
+        }
+      }
+      group.addTask {
+        guard (try? await clock.sleep(seconds: deadline)) != nil else { return nil }
+        return .failed(ChatError(.timeout, "The tool \(call.name) did not finish within \(deadline) seconds."))
+      }
+      // The first to finish wins; a nil means "cancelled", which only happens when the whole run is.
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first ?? .failed(ChatError(.cancelled, "The tool \(call.name) was stopped."))
     }
   }
 

@@ -22,14 +22,22 @@ extension Store where R == ConversationReducer {
   /// store.sendMessage("Where is my order?")
   /// ```
   ///
-  /// `policy` sets the limits and timings (`ChatPolicy`); `credentials` refreshes an expired credential.
+  /// `policy` sets the limits and timings (`ChatPolicy`); `credentials` refreshes an expired credential;
+  /// `tools` are the app-side tools the agent may call, by name:
+  ///
+  /// ```swift
+  /// let store = ChatStore(backend: MyServer(), tools: [
+  ///   "lookupOrder": { arguments in try await orders.lookup(arguments["id"]) }
+  /// ])
+  /// ```
   public convenience init(
     _ state: ConversationState = ConversationState(), policy: ChatPolicy = ChatPolicy(), backend: any ChatBackend,
-    environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil
+    environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil,
+    tools: [String: ConversationRuntime<R>.ToolHandler] = [:]
   ) {
     self.init(
       state, reducer: ConversationReducer(policy: policy), backend: backend, environment: environment,
-      credentials: credentials)
+      credentials: credentials, tools: tools)
   }
 }
 
@@ -40,11 +48,12 @@ extension Store where R: ConversationReducing {
   /// failure) before the state shows `needsCredentials`.
   public convenience init(
     _ state: ConversationState = ConversationState(), reducer: R, backend: any ChatBackend,
-    environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil
+    environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil,
+    tools: [String: ConversationRuntime<R>.ToolHandler] = [:]
   ) {
     self.init(
       initialState: state, reducer: reducer, environment: environment,
-      runtime: ConversationRuntime<R>(backend: backend, credentials: credentials))
+      runtime: ConversationRuntime<R>(backend: backend, credentials: credentials, tools: tools))
   }
 
   /// Sends a message, with a new client ID and the current time from the store's environment.

@@ -177,6 +177,11 @@ struct FuzzSession {
       return .readCursorSaved(requestID)
     case .credentials:
       return .credentialsRefreshed
+    case .tool:
+      return .toolRan(
+        requestID, chance(70) ? .succeeded(["order": "1042", "status": "shipped"]) : .failed(anyError()))
+    case .toolResult:
+      return .requestSucceeded(requestID)
     case .realtimeReply(let serverID):
       let event: RealtimeEvent =
         chance(70)

@@ -7,7 +7,7 @@ extension ConversationReducer {
     _ requestID: RequestID, _ error: ChatError, at: Date?, jitter: Double, _ state: inout ConversationState
   ) -> [ConversationEffect] {
     guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
-    var effects = followServerStatus(error, &state)
+    var effects = cancelTools(of: requestID, &state) + followServerStatus(error, &state)
     if error.isAuthorizationFailure && purpose != .credentials {
       if case .send(let clientID) = purpose, state.streamingReply?.requestID != requestID {
         // Held, not failed: it goes out once the credential is fixed.
@@ -86,6 +86,16 @@ extension ConversationReducer {
     case .credentials:
       return credentialsUnavailable(error, &state)
 
+    case .tool:
+      // A tool's failure arrives as `toolRan(.failed)`; a bare failure of its request is reported the same way.
+      state.requests[requestID] = purpose
+      return toolRan(requestID, .failed(error), &state)
+
+    case .toolResult:
+      // The agent will not get this result; its reply ends (or times out) on the server's side.
+      state.backgroundError = error
+      return []
+
     case .realtimeReply:
       // Nothing of ours carries such a reply; a failure reported for it ends it as interrupted.
       if let reply = state.streamingReply, reply.requestID == requestID { interrupt(reply, error, &state) }
@@ -134,6 +144,11 @@ extension ConversationReducer {
       return readCursorSaved(requestID, &state)
     case .realtimeReply:
       return streamClosed(requestID, &state)
+    case .toolResult:
+      state.requests[requestID] = nil
+      return []
+    case .tool:
+      return []
     case .history, .sync, .connect, .credentials, nil:
       // These succeed with a payload (`historyLoaded`, `syncLoaded`, `connectionOpened`,
       // `credentialsRefreshed`); a bare success carries nothing to apply and keeps them in flight.

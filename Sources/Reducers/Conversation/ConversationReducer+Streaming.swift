@@ -64,9 +64,12 @@ extension ConversationReducer {
         state.requests[requestID] = nil
         interrupt(reply, error, &state)
         state.userError = error
-        return [.cancel(requestID)]
+        return [.cancel(requestID)] + cancelTools(of: requestID, &state)
       }
       reply.toolCalls.append(call)
+      state.streamingReply = reply
+      state.agentActivity = .runningTool(call.name)
+      return runTool(call, reply: requestID, &state)
     }
     state.streamingReply = reply
     state.agentActivity = .runningTool(call.name)
@@ -97,6 +100,7 @@ extension ConversationReducer {
     _ requestID: RequestID, _ message: Message, userMessageID: ServerMessageID?, _ state: inout ConversationState
   ) -> [ConversationEffect] {
     guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    let effects = cancelTools(of: requestID, &state)
     let reply = state.streamingReply?.requestID == requestID ? state.streamingReply : nil
     if reply != nil { state.streamingReply = nil }
     if case .send(let clientID) = purpose, let sent = state.messages[clientID: clientID] {
@@ -130,12 +134,13 @@ extension ConversationReducer {
     }
     commitIncoming(final, &state)
     state.agentActivity = .idle
-    return []
+    return effects
   }
 
   /// A stream closed without a finish: the reply so far is kept as interrupted and may be regenerated.
   func streamClosed(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    let tools = cancelTools(of: requestID, &state)
     let error = ChatError(.incompleteStream, "The reply stopped before it was finished.")
     if let reply = state.streamingReply, reply.requestID == requestID {
       interrupt(reply, error, &state)
@@ -144,7 +149,7 @@ extension ConversationReducer {
       failOutgoing(clientID, error, &state)
     }
     state.agentActivity = .idle
-    return dispatchPendingMessages(&state)
+    return tools + dispatchPendingMessages(&state)
   }
 
   func stopReply(_ state: inout ConversationState) -> [ConversationEffect] {
@@ -152,7 +157,7 @@ extension ConversationReducer {
     state.requests[reply.requestID] = nil
     interrupt(reply, ChatError(.cancelled, "Stopped."), &state)
     state.agentActivity = .idle
-    return [.cancel(reply.requestID)]
+    return [.cancel(reply.requestID)] + cancelTools(of: reply.requestID, &state)
   }
 
   func regenerate(_ answerID: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {

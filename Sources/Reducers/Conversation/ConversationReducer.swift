@@ -111,6 +111,7 @@ public struct ConversationReducer: Reducer {
       credentialsProven(&state)
       return []
     case .readCursorSaved(let requestID): return readCursorSaved(requestID, &state)
+    case .toolRan(let requestID, let outcome): return toolRan(requestID, outcome, &state)
     case .attachmentProgress(let clientID, let attachmentID, let fraction):
       return updateAttachment(clientID, attachmentID, progress: fraction, url: nil, &state)
     case .attachmentUploaded(let clientID, let attachmentID, let url):
