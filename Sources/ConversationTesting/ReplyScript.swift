@@ -13,6 +13,7 @@ import Foundation
 /// | `<wait 1.5>` | 1.5 more seconds pass before the next piece |
 /// | `<tool NAME>` / `<tool NAME client>` | the agent calls a tool (server-executed unless `client`) |
 /// | `<result NAME JSON>` | that tool's result, e.g. `<result lookup {"status":"shipped"}>` |
+/// | `<ask NAME JSON>` | the agent asks the app to run tool `NAME` with these arguments, and waits for the result |
 /// | `<error STATUS CODE>` / `<error 429 RATE_LIMITED retry-after=2>` | the send itself fails; first piece only |
 ///
 /// Every piece arrives one `interval` after the one before it (see `ScriptedBackend`). A reply without
@@ -28,6 +29,9 @@ public struct ReplyScript: Equatable, Sendable {
     case toolCall(name: String, execution: ToolCall.Execution)
     /// The tool `name` returned this JSON.
     case toolResult(name: String, JSONValue)
+    /// The agent asks the app to run tool `name` with `arguments`; the reply goes on once the app's result
+    /// arrives (`ChatBackend.submitToolResult`).
+    case ask(name: String, arguments: JSONValue)
     /// The server finishes the reply with a message carrying the whole text.
     case finish
     /// The stream closes without finishing, leaving the reply interrupted.
@@ -89,6 +93,10 @@ public struct ReplyScript: Equatable, Sendable {
     case "tool":
       guard words.count >= 2 else { throw fail("expected <tool NAME> or <tool NAME client>") }
       return .toolCall(name: words[1], execution: words.count == 3 && words[2] == "client" ? .client : .server)
+    case "ask":
+      guard words.count == 3 else { throw fail("expected <ask NAME JSON>") }
+      guard let json = try? JSONValue(parsing: words[2]) else { throw fail("the arguments are not valid JSON") }
+      return .ask(name: words[1], arguments: json)
     case "result":
       guard words.count == 3 else { throw fail("expected <result NAME JSON>") }
       guard let json = try? JSONValue(parsing: words[2]) else { throw fail("the result is not valid JSON") }

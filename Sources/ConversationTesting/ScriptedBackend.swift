@@ -19,6 +19,9 @@ public final class ScriptedBackend: ChatBackend {
     var conversationPages: [ConversationPage]
     var sends = 0
     var tickets = 0
+    /// Results the app submitted for `<ask …>` calls, by call.
+    var toolResults: [ToolCallID: ToolCall.Outcome] = [:]
+    var toolWaiters: [ToolCallID: CheckedContinuation<ToolCall.Outcome?, Never>] = [:]
   }
 
   private let clock: any ChatClock
@@ -104,6 +107,12 @@ public final class ScriptedBackend: ChatBackend {
               continuation.yield(.toolCall(ToolCall(id: ToolCallID(name), name: name, execution: execution)))
             case .toolResult(let name, let json):
               continuation.yield(.toolResult(ToolCallID(name), .succeeded(json)))
+            case .ask(let name, let arguments):
+              let callID = ToolCallID("\(name)-\(number)")
+              continuation.yield(
+                .toolCall(ToolCall(id: callID, name: name, input: arguments, execution: .client)))
+              guard let outcome = await self.result(of: callID) else { throw CancellationError() }
+              continuation.yield(.toolResult(callID, outcome))
             case .finish:
               let message = Message(
                 clientID: ClientMessageID("s-\(number)-a"), serverID: ServerMessageID("s-\(number)-a"),
@@ -126,6 +135,37 @@ public final class ScriptedBackend: ChatBackend {
         }
       }
       continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// What the app submitted for each `<ask …>` call so far.
+  public var submittedToolResults: [ToolCallID: ToolCall.Outcome] { script.withLock { $0.toolResults } }
+
+  /// Records the app's result and lets the waiting reply go on.
+  public func submitToolResult(
+    _ outcome: ToolCall.Outcome, for call: ToolCallID, in conversation: ConversationID, reply: RequestID
+  ) async throws {
+    let waiter = script.withLock { script in
+      script.toolResults[call] = outcome
+      return script.toolWaiters.removeValue(forKey: call)
+    }
+    waiter?.resume(returning: outcome)
+  }
+
+  /// Waits for the app's result of `call`; nil when the reply's task is cancelled first.
+  private func result(of call: ToolCallID) async -> ToolCall.Outcome? {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<ToolCall.Outcome?, Never>) in
+        let ready = script.withLock { script -> ToolCall.Outcome?? in
+          if let outcome = script.toolResults[call] { return .some(outcome) }
+          if Task.isCancelled { return .some(nil) }
+          script.toolWaiters[call] = continuation
+          return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+      }
+    } onCancel: {
+      script.withLock { $0.toolWaiters.removeValue(forKey: call) }?.resume(returning: nil)
     }
   }
 

@@ -78,3 +78,16 @@ extension JSONValue {
     return (try? encoder.encode(self).count) ?? Int.max
   }
 }
+
+extension JSONValue {
+  /// The value under `key` of an object; nil for a missing key or a value that is not an object.
+  ///
+  /// ```swift
+  /// let arguments: JSONValue = ["id": 1042]
+  /// arguments["id"]  // .number(1042)
+  /// ```
+  public subscript(key: String) -> JSONValue? {
+    guard case .object(let fields) = self else { return nil }
+    return fields[key]
+  }
+}
