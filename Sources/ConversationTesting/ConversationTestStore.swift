@@ -52,7 +52,8 @@ public enum ConversationEffects {
     case .sendMessage(let id, _), .regenerate(let id, _, _, _), .fetchHistory(let id, _, _, _),
       .fetchMessagesAfter(let id, _, _), .submitRating(let id, _, _, _), .submitFeedback(let id, _, _, _),
       .connectRealtime(let id, _), .createTicket(let id, _, _), .submitReadCursor(let id, _, _),
-      .refreshCredentials(let id), .runTool(let id, _, _), .submitToolResult(let id, _, _, _, _):
+      .refreshCredentials(let id), .runTool(let id, _, _), .submitToolResult(let id, _, _, _, _),
+      .uploadAttachment(let id, _, _):
       return id
     case .cancel, .sendTypingSignal, .startTimer, .cancelTimer:
       return nil

@@ -22,6 +22,9 @@ public final class ScriptedBackend: ChatBackend {
     /// Results the app submitted for `<ask …>` calls, by call.
     var toolResults: [ToolCallID: ToolCall.Outcome] = [:]
     var toolWaiters: [ToolCallID: CheckedContinuation<ToolCall.Outcome?, Never>] = [:]
+    /// File names whose next upload fails once.
+    var failingUploads: Set<String> = []
+    var uploads: [String] = []
   }
 
   private let clock: any ChatClock
@@ -129,6 +132,40 @@ public final class ScriptedBackend: ChatBackend {
               throw error
             }
           }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// File names uploaded so far, in order (one entry per upload the runtime really made).
+  public var uploadedFiles: [String] { script.withLock { $0.uploads } }
+
+  /// Makes the next upload of `filename` fail with a retryable network error.
+  public func failNextUpload(of filename: String) {
+    script.withLock { _ = $0.failingUploads.insert(filename) }
+  }
+
+  /// Stores an attachment in two steps on the clock (half, then all of it) at
+  /// `https://files.example/<filename>`, unless `failNextUpload(of:)` asked for a failure.
+  public func upload(_ attachment: AttachmentUpload) -> AsyncThrowingStream<UploadEvent, any Error> {
+    let clock = clock
+    let interval = interval
+    let fails = script.withLock { script in
+      script.uploads.append(attachment.filename)
+      return script.failingUploads.remove(attachment.filename) != nil
+    }
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        do {
+          try await clock.sleep(seconds: interval)
+          continuation.yield(.progress(0.5))
+          try await clock.sleep(seconds: interval)
+          if fails { throw ChatError(.network, "The upload of \(attachment.filename) failed.") }
+          continuation.yield(.stored(URL(string: "https://files.example/\(attachment.filename)")!))
           continuation.finish()
         } catch {
           continuation.finish(throwing: error)

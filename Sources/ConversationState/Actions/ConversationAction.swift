@@ -123,6 +123,10 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// included, is clamped into 0…1, NaN counting as 1).
   case connectionLost(RequestID, ChatError, at: Date, jitter: Double)
   case ticketCreated(RequestID, TicketReceipt)
+  /// The upload of this request moved on to `fraction` (0…1) of its bytes; progress never moves back.
+  case uploadProgressed(RequestID, Double)
+  /// The upload of this request finished: the file is stored at `url`.
+  case uploadFinished(RequestID, URL)
   /// The app-side tool run by this request ended: its result, or the error the agent is told about.
   case toolRan(RequestID, ToolCall.Outcome)
   /// The server stored the read cursor sent with this request.

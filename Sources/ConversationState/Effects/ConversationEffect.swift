@@ -24,6 +24,10 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// Tell the server the user has read up to `upTo`. Coalesced: one in flight at a time, and the newest
   /// cursor goes out when it completes. Report `readCursorSaved` or `requestFailed`.
   case submitReadCursor(RequestID, ConversationID, upTo: ServerMessageID)
+  /// Upload `attachment` (its `source`) of the waiting message `message`. Report `uploadProgressed` as it
+  /// goes and `uploadFinished` with the stored file's URL, or `requestFailed`. The message is sent once
+  /// every attachment is uploaded.
+  case uploadAttachment(RequestID, ClientMessageID, MessageAttachment)
   /// Run the app-side tool `call` with the handler the host registered under its name, giving up after
   /// `deadline` seconds. Report `toolRan` with the outcome (a missing or throwing handler, or a timeout, is a
   /// failed outcome the agent is told about, never a hang).

@@ -111,6 +111,8 @@ extension ChatError {
     public static let invalidAction: Code = "INVALID_ACTION"
     /// The work was stopped on purpose (for example the user stopped a reply); not a failure to retry.
     public static let cancelled: Code = "CANCELLED"
+    /// An attachment's bytes are gone (held in memory by a run of the app that ended); attach it again.
+    public static let attachmentUnavailable: Code = "ATTACHMENT_UNAVAILABLE"
     /// The agent asked the app to run a tool it has no handler for.
     public static let toolNotFound: Code = "TOOL_NOT_FOUND"
     /// An app-side tool handler threw.
@@ -134,7 +136,7 @@ extension ChatError {
       .creditLimitReached, .agentUnavailable, .toolResultTooLarge, .toolLoopLimit, .unauthorized, .emptyMessage,
       .tooManyAttachments, .attachmentTooLarge, .invalidPageSize, .unknownMessage, .invalidEvent,
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
-      .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed,
+      .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed, .attachmentUnavailable,
     ]
   }
 

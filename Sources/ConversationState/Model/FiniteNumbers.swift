@@ -94,12 +94,12 @@ extension ConversationAction: FiniteNumberChecking {
     case .syncLoaded(_, let messages, _): return messages.hasOnlyFiniteNumbers
     case .realtime(_, let event, _, let receivedAt):
       return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
-    case .attachmentProgress(_, _, let fraction): return fraction.isFinite
+    case .attachmentProgress(_, _, let fraction), .uploadProgressed(_, let fraction): return fraction.isFinite
     case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
-      .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed:
+      .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished:
       return true
     }
   }
@@ -114,7 +114,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
-      .readCursorSaved, .conversationDescribed, .toolRan:
+      .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished:
       return false
     }
   }

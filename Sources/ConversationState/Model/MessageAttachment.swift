@@ -2,6 +2,10 @@ public import Foundation
 
 /// A file attached to a message the user sends.
 ///
+/// Give it a `source` and the store uploads it before the message goes out (one upload effect per
+/// attachment; progress only moves forward; a failed upload fails the message, retryable, and a retry
+/// uploads only what is not uploaded yet).
+///
 /// A message holds at most `ChatPolicy.maximumAttachments` of them, each at most
 /// `ChatPolicy.maximumAttachmentBytes`; the reducer refuses more with a typed error and keeps the draft.
 public struct MessageAttachment: Identifiable, Hashable, Sendable, Codable {
@@ -18,12 +22,17 @@ public struct MessageAttachment: Identifiable, Hashable, Sendable, Codable {
   public var uploadProgress: Double
   /// Where the uploaded file lives; set once the upload finished.
   public var url: URL?
+  /// Where its bytes are until it is uploaded. An attachment with a source and no `url` is uploaded by the
+  /// store's runtime before its message is sent; one without a source is sent as it is (the host uploaded
+  /// it, or the server takes metadata only).
+  public var source: AttachmentSource?
 
   /// An attachment as picked, before its upload starts (`uploadProgress` 0, no `url`).
   public init(
     id: AttachmentID, filename: String, contentType: String, byteSize: Int, uploadProgress: Double = 0,
-    url: URL? = nil
+    url: URL? = nil, source: AttachmentSource? = nil
   ) {
+    self.source = source
     self.id = id
     self.filename = filename
     self.contentType = contentType

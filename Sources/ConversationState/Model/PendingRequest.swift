@@ -20,6 +20,8 @@ public enum PendingRequest: Hashable, Sendable, Codable {
   case readCursor(ServerMessageID)
   /// Getting a fresh credential from the host.
   case credentials
+  /// Uploading an attachment of a message that waits for it.
+  case upload(ClientMessageID, AttachmentID)
   /// Running the app-side tool call `call` of the reply streamed by `reply`.
   case tool(ToolCallID, reply: RequestID)
   /// Sending the result of the app-side tool call to the backend.
@@ -34,6 +36,7 @@ public enum PendingRequest: Hashable, Sendable, Codable {
     case .send, .regenerate, .rating, .feedback, .ticket: return true
     case .history: return true
     case .sync, .connect, .readCursor, .credentials, .realtimeReply, .tool, .toolResult: return false
+    case .upload: return true
     }
   }
 }

@@ -58,6 +58,10 @@ public protocol ChatBackend: Sendable {
   /// Like `messages(in:after:)`, saying whether the server has more after these; the store then asks again
   /// from the newest it has. The default calls `messages(in:after:)` and says there is no more.
   func catchUp(in conversation: ConversationID, after: ServerMessageID?) async throws -> CatchUpPage
+  /// Stores an attachment's bytes and streams its progress, then the stored file's URL (`.stored`). The
+  /// runtime calls it once per distinct content (by SHA-256), before the message is sent. The default
+  /// fails with `unsupported`.
+  func upload(_ attachment: AttachmentUpload) -> AsyncThrowingStream<UploadEvent, any Error>
   /// Sends the outcome of the app-side tool call `call` (a result, or the error the agent should see) for
   /// the reply streamed on the request `reply`. The default throws `unsupported`.
   func submitToolResult(
@@ -167,5 +171,9 @@ extension ChatBackend {
     _ outcome: ToolCall.Outcome, for call: ToolCallID, in conversation: ConversationID, reply: RequestID
   ) async throws {
     throw ChatError.unsupported("app-side tools")
+  }
+  /// By default, a stream that fails at once with an `unsupported` error.
+  public func upload(_ attachment: AttachmentUpload) -> AsyncThrowingStream<UploadEvent, any Error> {
+    AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("attachment uploads")) }
   }
 }

@@ -22,6 +22,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   private let backend: any ChatBackend
   private let refreshCredentials: CredentialProvider?
   private let tools: [String: ToolHandler]
+  private let uploads = UploadDeduplicator()
   private let requests = CancellableRegistry<RequestID>()
   private let timers = CancellableRegistry<TimerID>()
   private let signals = CancellableRegistry<String>()
@@ -124,6 +125,32 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
           }
           try await provider()
           return .credentialsRefreshed
+        }
+      }
+    case .uploadAttachment(let requestID, _, let attachment):
+      let uploads = uploads
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          guard let source = attachment.source else {
+            throw ChatError(.invalidAction, "\(attachment.filename) has nothing to upload.")
+          }
+          if case .memory(let bytes) = source, bytes.data.isEmpty, attachment.byteSize > 0 {
+            throw ChatError(.attachmentUnavailable, "\(attachment.filename) is no longer in memory; attach it again.")
+          }
+          let hash = try source.contentHash()
+          let upload = AttachmentUpload(
+            source: source, contentType: attachment.contentType, filename: attachment.filename,
+            byteSize: attachment.byteSize, contentHash: hash)
+          let url = try await uploads.url(of: hash) {
+            for try await event in backend.upload(upload) {
+              switch event {
+              case .progress(let fraction): store.send(.uploadProgressed(requestID, fraction))
+              case .stored(let url): return url
+              }
+            }
+            throw ChatError(.network, "The upload of \(attachment.filename) ended without a stored file.")
+          }
+          return .uploadFinished(requestID, url)
         }
       }
     case .runTool(let requestID, let call, let deadline):

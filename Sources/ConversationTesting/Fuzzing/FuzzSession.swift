@@ -89,7 +89,8 @@ struct FuzzSession {
       attachments = (0..<count).map { index in
         MessageAttachment(
           id: AttachmentID("a\(index)"), filename: "f\(index).png", contentType: "image/png",
-          byteSize: chance(20) ? 9 * 1024 * 1024 : 1_000)
+          byteSize: chance(20) ? 9 * 1024 * 1024 : 1_000,
+          source: chance(60) ? .file(URL(fileURLWithPath: "/tmp/f\(index).png")) : nil)
       }
     }
     let text = chance(8) ? " " : "hello \(counter)"
@@ -177,6 +178,12 @@ struct FuzzSession {
       return .readCursorSaved(requestID)
     case .credentials:
       return .credentialsRefreshed
+    case .upload:
+      switch int(0..<3) {
+      case 0: return .uploadProgressed(requestID, pick([0.5, 0.25, 1, 2, .nan])!)
+      case 1: return .uploadFinished(requestID, URL(string: "https://files.example/\(fresh("f"))")!)
+      default: return .requestFailed(requestID, anyError(), at: now, jitter: jitter())
+      }
     case .tool:
       return .toolRan(
         requestID, chance(70) ? .succeeded(["order": "1042", "status": "shipped"]) : .failed(anyError()))

@@ -86,6 +86,12 @@ extension ConversationReducer {
     case .credentials:
       return credentialsUnavailable(error, &state)
 
+    case .upload(let clientID, _):
+      // The message cannot go out without it: failed, retryable; a retry uploads only what is not stored.
+      failOutgoing(clientID, error, &state)
+      state.userError = error
+      return []
+
     case .tool:
       // A tool's failure arrives as `toolRan(.failed)`; a bare failure of its request is reported the same way.
       state.requests[requestID] = purpose
@@ -147,7 +153,7 @@ extension ConversationReducer {
     case .toolResult:
       state.requests[requestID] = nil
       return []
-    case .tool:
+    case .tool, .upload:
       return []
     case .history, .sync, .connect, .credentials, nil:
       // These succeed with a payload (`historyLoaded`, `syncLoaded`, `connectionOpened`,

@@ -84,7 +84,7 @@ extension ConversationReducer {
     state.resentAfterReload.remove(clientID)
     if intoDraft { state.draft = message.text }
     state.userError = nil
-    return []
+    return cancelUploads(of: clientID, &state)
   }
 
   /// Sends waiting messages in order, while the connection, the credential, a rate limit and the
@@ -100,6 +100,11 @@ extension ConversationReducer {
     }
     var effects: [ConversationEffect] = []
     for message in state.messages.outgoing where message.delivery == .pending {
+      // Attachments first: the message goes out once every one is stored.
+      if !attachmentsToUpload(message).isEmpty {
+        effects += startUploads(message, &state)
+        continue
+      }
       if state.conversationID == nil && state.requests.values.contains(where: \.isSend) { break }
       // Sent again after CONVERSATION_CHANGED: only once the reloaded history is in.
       if state.history.isLoadingHistory && state.resentAfterReload.contains(message.clientID) { continue }

@@ -112,6 +112,8 @@ public struct ConversationReducer: Reducer {
       return []
     case .readCursorSaved(let requestID): return readCursorSaved(requestID, &state)
     case .toolRan(let requestID, let outcome): return toolRan(requestID, outcome, &state)
+    case .uploadProgressed(let requestID, let fraction): return uploadProgressed(requestID, fraction, &state)
+    case .uploadFinished(let requestID, let url): return uploadFinished(requestID, url, &state)
     case .attachmentProgress(let clientID, let attachmentID, let fraction):
       return updateAttachment(clientID, attachmentID, progress: fraction, url: nil, &state)
     case .attachmentUploaded(let clientID, let attachmentID, let url):
