@@ -46,6 +46,9 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// Seconds between polls for new messages while the realtime connection is down (default nil: no
   /// polling; one common protocol polls every second).
   public var pollInterval: Double?
+  /// How a streaming reply's text is shown (`StreamingReply.presentedText`): as it arrives (default), at a
+  /// steady pace, or only once finished. The state keeps the full text either way.
+  public var replyPresentation: ReplyPresentation
 
   /// The defaults described on each setting.
   public init(
@@ -55,8 +58,9 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     clientToolCallLimit: Int = 10, maximumToolResultBytes: Int = 20_000, toolDeadline: Double = 25,
     typingLifetime: Double = 6,
     reconnectBackoff: Backoff = Backoff(base: 1, cap: 30), syncBackoff: Backoff = Backoff(base: 2, cap: 60),
-    echoMatchWindow: Double = 300, pollInterval: Double? = nil
+    echoMatchWindow: Double = 300, pollInterval: Double? = nil, replyPresentation: ReplyPresentation = .stream
   ) {
+    self.replyPresentation = replyPresentation
     self.maximumAttachments = maximumAttachments
     self.maximumAttachmentBytes = maximumAttachmentBytes
     self.allowedAttachmentTypes = allowedAttachmentTypes
@@ -110,4 +114,18 @@ public struct Backoff: Hashable, Sendable, Codable {
     for _ in 0..<Int(exponent) { result *= 2 }
     return result
   }
+}
+
+/// How a streaming reply's text is presented to the user.
+public enum ReplyPresentation: Hashable, Sendable, Codable {
+  /// Every delta shows at once.
+  case stream
+  /// Text is released at a steady pace, driven by the store's clock, however bursty the network is. The
+  /// pace counts UTF-8 bytes (one per Latin letter; a CJK character counts three).
+  case paced(bytesPerSecond: Double)
+  /// Nothing shows until the reply is finished; then the whole answer appears.
+  case instant
+
+  /// Seconds between two releases of paced text.
+  public static let paceTick: Double = 0.05
 }

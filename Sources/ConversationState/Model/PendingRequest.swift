@@ -53,4 +53,6 @@ public enum TimerID: Hashable, Sendable, Codable {
   case rateLimitOver
   /// Poll for new messages while the realtime connection is down (`ChatPolicy.pollInterval`).
   case poll
+  /// Release the next part of a paced reply's text.
+  case pace
 }

@@ -25,6 +25,8 @@ public struct StreamingReply: Equatable, Sendable, Codable {
   /// The server's ID of the message this reply will become, when the server named it at the start; realtime
   /// events about the reply find it by this ID.
   public var serverID: ServerMessageID?
+  /// How many UTF-8 bytes of `text` are shown, for paced and instant presentation; nil: all of it.
+  public var presentedUTF8Count: Int?
 
   /// A reply that has just started: no text and no tool calls yet.
   public init(
@@ -43,4 +45,11 @@ public struct StreamingReply: Equatable, Sendable, Codable {
 
   /// Client-executed tool calls so far, which `ChatPolicy.clientToolCallLimit` bounds.
   public var clientToolCallCount: Int { toolCalls.count { $0.execution == .client } }
+
+  /// The text to show now: all of it while streaming as it arrives, the released part when paced, nothing
+  /// until finished when instant (`ChatPolicy.replyPresentation`). Never splits a character.
+  public var presentedText: String {
+    guard let presented = presentedUTF8Count else { return text.string }
+    return text.substring(fromUTF8: 0, toUTF8: presented)
+  }
 }

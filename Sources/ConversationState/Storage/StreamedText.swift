@@ -56,6 +56,34 @@ public struct StreamedText: Sendable {
     utf8Count += bytes.count
   }
 
+  /// The text between two UTF-8 offsets, `start` included: O(end - start). Offsets are rounded down to the
+  /// start of a character's bytes, so a cut never splits one. A host that kept the `utf8Count` of its
+  /// previous snapshot reads just what was appended since: `text.substring(fromUTF8: previousCount)`.
+  public func substring(fromUTF8 start: Int, toUTF8 end: Int? = nil) -> String {
+    let upper = boundary(atOrBefore: min(end ?? utf8Count, utf8Count))
+    let lower = boundary(atOrBefore: min(max(0, start), upper))
+    guard upper > lower else { return "" }
+    return String(unsafeUninitializedCapacity: upper - lower) { buffer in
+      storage.copy(from: lower, length: upper - lower, into: buffer.baseAddress!)
+      return upper - lower
+    }
+  }
+
+  /// The largest offset at or before `offset` where a character's bytes start (or the end of the text).
+  private func boundary(atOrBefore offset: Int) -> Int {
+    guard offset > 0, offset < utf8Count else { return max(0, offset) }
+    // UTF-8 continuation bytes look like 0b10xxxxxx; a character's bytes start at any other. At most three
+    // steps back.
+    var position = offset
+    var byte: UInt8 = 0
+    while position > 0 {
+      storage.copy(from: position, length: 1, into: &byte)
+      if byte & 0xC0 != 0x80 { break }
+      position -= 1
+    }
+    return position
+  }
+
   /// The text as a `String`: O(length). Read it to render, not on every delta.
   public var string: String {
     guard utf8Count > 0 else { return "" }
@@ -183,12 +211,18 @@ private final class TextStorage: @unchecked Sendable {
   }
 
   func copy(length: Int, into destination: UnsafeMutablePointer<UInt8>) {
-    var position = 0
-    while position < length {
+    copy(from: 0, length: length, into: destination)
+  }
+
+  /// Copies `length` bytes starting at `start`: O(length), whatever `start` is.
+  func copy(from start: Int, length: Int, into destination: UnsafeMutablePointer<UInt8>) {
+    var position = start
+    while position < start + length {
       let block = Self.block(containing: position)
-      let run = Swift.min(length - position, block.size)
-      (destination + position).update(
-        from: address(ofBlock: block.index, size: block.size, creating: false), count: run)
+      let offset = position - block.start
+      let run = Swift.min(start + length - position, block.size - offset)
+      (destination + (position - start)).update(
+        from: address(ofBlock: block.index, size: block.size, creating: false) + offset, count: run)
       position += run
     }
   }

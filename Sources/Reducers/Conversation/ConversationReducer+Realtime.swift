@@ -78,19 +78,18 @@ extension ConversationReducer {
         let at = receivedAt ?? state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
         let effects = realtimeReplyStarted(serverID, agent: nil, at: at, &state)
         guard state.streamingReply?.serverID == serverID else { return effects }
-        state.streamingReply?.text.append(delta)
-        state.agentActivity = .generating
-        return effects
+        return effects + appendDelta(delta, &state)
       }
-      state.streamingReply?.text.append(delta)
-      if state.agentActivity != .generating { state.agentActivity = .generating }
-      return []
+      return appendDelta(delta, &state)
 
     case .replyFinished(let serverID, let message):
       if let reply = state.streamingReply, reply.serverID == serverID {
         var final = message
         final.serverID = serverID
-        return replyFinished(reply.requestID, final, userMessageID: nil, &state)
+        // A send's (or regeneration's) stream that carried the start is over too: stop listening to it.
+        let carriedByRequest = state.requests[reply.requestID]?.isRealtimeReply == false
+        let effects = replyFinished(reply.requestID, final, userMessageID: nil, &state)
+        return carriedByRequest ? [.cancel(reply.requestID)] + effects : effects
       }
       // Finished without (or after) its stream here: it lands as a message like any other.
       var final = message
@@ -149,6 +148,8 @@ extension ConversationReducer {
       return dispatchPendingMessages(&state)
     case .poll:
       return poll(&state)
+    case .pace:
+      return releasePacedText(&state)
     }
   }
 
@@ -181,5 +182,16 @@ extension ConversationReducer {
     if state.streamingReply?.serverID == serverID || state.messages[serverID: serverID] != nil { return [] }
     let requestID = state.beginRequest(.realtimeReply(serverID))
     return replyStarted(requestID, agent, at, replyID: serverID, &state)
+  }
+
+  /// Shows the next part of a paced reply; the timer goes on while there is more to show.
+  func releasePacedText(_ state: inout ConversationState) -> [ConversationEffect] {
+    guard case .paced(let bytesPerSecond) = policy.replyPresentation, let reply = state.streamingReply,
+      let presented = reply.presentedUTF8Count
+    else { return [] }
+    let step = max(1, Int(bytesPerSecond * ReplyPresentation.paceTick))
+    let next = min(reply.text.utf8Count, presented + step)
+    state.streamingReply?.presentedUTF8Count = next
+    return next < reply.text.utf8Count ? [.startTimer(.pace, seconds: ReplyPresentation.paceTick)] : []
   }
 }

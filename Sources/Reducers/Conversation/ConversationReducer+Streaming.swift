@@ -30,6 +30,7 @@ extension ConversationReducer {
     state.streamingReply = StreamingReply(
       requestID: requestID, clientID: ClientMessageID("reply-\(requestID)"), agent: agent, startedAt: startedAt,
       replacing: replacing, serverID: replyID)
+    if policy.replyPresentation != .stream { state.streamingReply?.presentedUTF8Count = 0 }
     state.agentActivity = .thinking
     return []
   }
@@ -46,9 +47,7 @@ extension ConversationReducer {
     let at = state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
     let effects = replyStarted(requestID, nil, at, &state)
     guard state.streamingReply?.requestID == requestID else { return effects }
-    state.streamingReply?.text.append(delta)
-    state.agentActivity = .generating
-    return effects
+    return effects + appendDelta(delta, &state)
   }
 
   func toolCallStarted(_ requestID: RequestID, _ call: ToolCall, _ state: inout ConversationState)
@@ -201,6 +200,11 @@ extension ConversationReducer {
 }
 
 extension PendingRequest {
+  var isRealtimeReply: Bool {
+    if case .realtimeReply = self { return true }
+    return false
+  }
+
   var isRegeneration: Bool {
     if case .regenerate = self { return true }
     return false

@@ -30,9 +30,7 @@ public struct ConversationReducer: Reducer {
     // number to check.
     if case .replyDelta(let requestID, let delta) = action {
       guard state.streamingReply?.requestID == requestID else { return deltaWithoutStart(requestID, delta, &state) }
-      state.streamingReply?.text.append(delta)
-      if state.agentActivity != .generating { state.agentActivity = .generating }
-      return []
+      return appendDelta(delta, &state)
     }
     guard action.hasOnlyFiniteNumbers else {
       let message = "A time or number in \(action.caseName) is not finite; ignored."
@@ -126,5 +124,20 @@ public struct ConversationReducer: Reducer {
   func refuse(_ code: ChatError.Code, _ message: String, _ state: inout ConversationState) -> [ConversationEffect] {
     state.userError = ChatError(code, message)
     return []
+  }
+
+  /// Appends a delta to the streaming reply: O(delta). A paced reply starts its release timer when its
+  /// shown text has caught up (the timer runs only while there is text to release).
+  @inline(__always)
+  func appendDelta(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard case .paced = policy.replyPresentation else {
+      state.streamingReply?.text.append(delta)
+      if state.agentActivity != .generating { state.agentActivity = .generating }
+      return []
+    }
+    let caughtUp = state.streamingReply?.presentedUTF8Count == state.streamingReply?.text.utf8Count
+    state.streamingReply?.text.append(delta)
+    if state.agentActivity != .generating { state.agentActivity = .generating }
+    return caughtUp && !delta.isEmpty ? [.startTimer(.pace, seconds: ReplyPresentation.paceTick)] : []
   }
 }

@@ -1,4 +1,5 @@
 import ConversationState
+import ConversationTesting
 import Foundation
 import Testing
 
@@ -62,5 +63,31 @@ struct StreamedTextTests {
     let data = try JSONEncoder().encode(text)
     #expect(String(decoding: data, as: UTF8.self) == "\"streamed\"")
     #expect(try JSONDecoder().decode(StreamedText.self, from: data) == text)
+  }
+
+  @Test("what was appended since a snapshot reads in O(delta), never splitting a character, across blocks")
+  func substringSince() {
+    var random = SplitMix64(seed: 3)
+    var text = StreamedText()
+    var reference = ""
+    let pieces = ["a", "é", "👋🏽", "日本", " ", "long piece of text "]
+    for _ in 0..<20_000 {
+      let piece = pieces[Int.random(in: 0..<pieces.count, using: &random)]
+      let before = text.utf8Count
+      text.append(piece)
+      reference += piece
+      #expect(text.substring(fromUTF8: before) == piece)
+    }
+    let bytes = Array(reference.utf8)
+    for _ in 0..<300 {
+      let start = Int.random(in: 0...bytes.count, using: &random)
+      let end = Int.random(in: start...bytes.count, using: &random)
+      var lower = start
+      while lower > 0 && lower < bytes.count && bytes[lower] & 0xC0 == 0x80 { lower -= 1 }
+      var upper = end
+      while upper > 0 && upper < bytes.count && bytes[upper] & 0xC0 == 0x80 { upper -= 1 }
+      let expected = upper > lower ? String(decoding: bytes[lower..<upper], as: UTF8.self) : ""
+      #expect(text.substring(fromUTF8: start, toUTF8: end) == expected)
+    }
   }
 }

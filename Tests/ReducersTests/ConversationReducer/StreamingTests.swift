@@ -111,9 +111,11 @@ struct StreamingTests {
     }
     #expect(chat.state.streamingReply?.toolCalls.count == 10)
 
+    let runningTools = chat.state.requests.keys.filter { $0 != request }.sorted { $0.sequence < $1.sequence }
+    #expect(runningTools.count == 10, "each client call runs its handler")
     let effects = chat.send(.toolCallStarted(request, ToolCall(id: "t11", name: "calc", execution: .client)))
 
-    #expect(effects == [.cancel(request)])
+    #expect(effects == [.cancel(request)] + runningTools.map(ConversationEffect.cancel), "the reply and its tools stop")
     #expect(chat.state.streamingReply == nil)
     #expect(chat.state.userError?.code == .toolLoopLimit)
     #expect(chat.state.messages.last?.toolCalls.count == 10, "the calls made so far are kept")
