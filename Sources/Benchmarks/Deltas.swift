@@ -30,6 +30,38 @@ enum DeltaWorkloads {
     }
   }
 
+  /// The same deltas as `store`, arriving over the realtime connection (keyed by the reply's server ID,
+  /// checked against the live connection and stamped with the local time) instead of on a send's stream.
+  static func realtime(history: Int, deltas: Int) -> Workload {
+    var connected = Conversations.history(history)
+    let connection = connected.beginRequest(.connect)
+    connected.connection = .connected
+    let base = connected
+    return Workload(name: "delta.realtime.h\(label(history))") {
+      let store = Store(initialState: base, reducer: ConversationReducer())
+      let subscriber = LatestSnapshotSubscriber(store)
+      let at = Conversations.start.addingTimeInterval(2_000_000)
+      let nanoseconds = Harness.time {
+        var turn = 0
+        var remaining = deltas
+        while remaining > 0 {
+          let reply = ServerMessageID("rt\(turn)")
+          store.send(
+            .realtime("bench", .replyStarted(reply, agent: nil, at: at), connection: connection, receivedAt: at))
+          for _ in 0..<min(deltasPerReply, remaining) {
+            store.send(.realtime("bench", .replyDelta(reply, delta), connection: connection, receivedAt: at))
+          }
+          remaining -= deltasPerReply
+          let answer = Message(clientID: "x", role: .assistant, text: "answer", createdAt: at)
+          store.send(.realtime("bench", .replyFinished(reply, answer), connection: connection, receivedAt: at))
+          turn += 1
+        }
+      }
+      await subscriber.finish(at: store.version)
+      return (deltas, nanoseconds)
+    }
+  }
+
   /// The same deltas applied in place to a plain array of message structs: no store, no snapshot.
   static func bare(history: Int, deltas: Int) -> Workload {
     let base = (0..<history).map { Conversations.message($0) }

@@ -66,6 +66,7 @@ struct RatioTarget {
     RatioTarget(numerator: "delta.store.h100k", denominator: "delta.store.h100", limit: 1.25, atMost: true),
     RatioTarget(numerator: "delta.store.reply1m", denominator: "delta.store.reply1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "delta.store.h10k", denominator: "delta.bare.h10k", limit: 5, atMost: true),
+    RatioTarget(numerator: "delta.realtime.h10k", denominator: "delta.store.h10k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "delta.naive.h10k", denominator: "delta.store.h10k", limit: 1_000, atMost: false),
     RatioTarget(numerator: "page.merge.h100k", denominator: "page.merge.h1k", limit: 2, atMost: true),
     RatioTarget(numerator: "fanout.s8", denominator: "fanout.s1", limit: 2, atMost: true),

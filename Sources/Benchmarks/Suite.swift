@@ -10,6 +10,7 @@ enum Suite {
         DeltaWorkloads.store(history: 100, deltas: 100_000 / scale),
         DeltaWorkloads.store(history: 10_000, deltas: 100_000 / scale),
         DeltaWorkloads.store(history: 100_000, deltas: 100_000 / scale),
+        DeltaWorkloads.realtime(history: 10_000, deltas: 100_000 / scale),
         DeltaWorkloads.naive(history: 10_000, deltas: 2_000 / scale),
         DeltaWorkloads.longReply(bytes: 1_000, deltas: 20_000 / scale, name: "delta.store.reply1k"),
         DeltaWorkloads.longReply(bytes: 1_000_000, deltas: 20_000 / scale, name: "delta.store.reply1m"),

@@ -79,7 +79,7 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   // MARK: Backend events
 
   /// The server accepted a send: the confirmed message (same client ID) and the conversation it is in.
-  case sendAccepted(RequestID, confirmed: Message, conversationID: ConversationID)
+  indirect case sendAccepted(RequestID, confirmed: Message, conversationID: ConversationID)
   /// A request failed. What that means depends on the request: a send fails its message, a stream
   /// interrupts its reply, a rating rolls back. The runtime supplies `at` (the local clock: a rate limit's
   /// `retryAfter` counts from it) and `jitter` in 0…1 (it spreads the retry of background work such as a
@@ -96,14 +96,14 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// reply will become, lets the reply continue over the realtime connection without a duplicate.
   case replyStarted(RequestID, agent: AgentInfo?, at: Date, replyID: ServerMessageID? = nil)
   case replyDelta(RequestID, String)
-  case toolCallStarted(RequestID, ToolCall)
+  indirect case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
   /// The reply finished; `message` is the server's version of it. `userMessageID` is the server ID of the
   /// user's message it answers, for servers that give it only here.
-  case replyFinished(RequestID, message: Message, userMessageID: ServerMessageID? = nil)
+  indirect case replyFinished(RequestID, message: Message, userMessageID: ServerMessageID? = nil)
   /// The stream closed without `replyFinished`: the reply is kept as interrupted (`INCOMPLETE_STREAM`).
   case replyEnded(RequestID)
-  case historyLoaded(RequestID, HistoryPage)
+  indirect case historyLoaded(RequestID, HistoryPage)
   /// Messages missed while disconnected (after the last confirmed one). `hasMore` says the server has
   /// more after these; the store then asks again, from the newest it now has.
   case syncLoaded(RequestID, [Message], hasMore: Bool = false)
@@ -154,8 +154,8 @@ public struct OutgoingMessage: Hashable, Sendable, Codable {
 /// What the realtime connection delivers for one conversation.
 public enum RealtimeEvent: Equatable, Sendable, Codable {
   /// A new message, from anyone; an echo of the user's own send carries its client ID.
-  case messageCreated(Message)
-  case messageEdited(Message)
+  indirect case messageCreated(Message)
+  indirect case messageEdited(Message)
   case messageDeleted(ServerMessageID)
   /// The transcript of a voice or image message replaces its stand-in text.
   case transcript(ServerMessageID, text: String)
@@ -167,9 +167,9 @@ public enum RealtimeEvent: Equatable, Sendable, Codable {
   case feedbackOffered(FeedbackPrompt)
   /// An agent's reply, streamed over the realtime connection rather than on a send request, began. `reply`
   /// is the server's ID of the message it will become; `at` is the sender's clock.
-  case replyStarted(ServerMessageID, agent: AgentInfo?, at: Date)
+  indirect case replyStarted(ServerMessageID, agent: AgentInfo?, at: Date)
   /// The next piece of the reply `reply`, which began over realtime or on a send whose start named it.
   case replyDelta(ServerMessageID, String)
   /// The reply `reply` is complete; `message` is the server's copy of it.
-  case replyFinished(ServerMessageID, Message)
+  indirect case replyFinished(ServerMessageID, Message)
 }

@@ -65,6 +65,9 @@ extension ConversationState {
     case .idle, .closed, .reconnecting:
       if connections != 0 { violations.append("the connection is \(connection) but a connect request is in flight") }
     }
+    if let connection = streamingReply?.connection, requests[connection] != .connect {
+      violations.append("the streaming reply's connection \(connection) is not the live one")
+    }
     if let reply = streamingReply, requests[reply.requestID] == nil {
       violations.append("the streaming reply's request \(reply.requestID) is not in flight")
     }

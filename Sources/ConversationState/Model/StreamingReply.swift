@@ -25,6 +25,9 @@ public struct StreamingReply: Equatable, Sendable, Codable {
   /// The server's ID of the message this reply will become, when the server named it at the start; realtime
   /// events about the reply find it by this ID.
   public var serverID: ServerMessageID?
+  /// For a reply streaming over the realtime connection, the request of the connection that carries it.
+  /// Losing that connection interrupts the reply, so while this is set that connection is the live one.
+  public var connection: RequestID?
   /// How many UTF-8 bytes of `text` are shown, for paced and instant presentation; nil: all of it.
   public var presentedUTF8Count: Int?
 

@@ -89,10 +89,7 @@ extension ConversationReducer {
   private func dropConnectionRequests(except kept: RequestID?, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
-    if let reply = state.streamingReply, case .realtimeReply = state.requests[reply.requestID] {
-      state.requests[reply.requestID] = nil
-      interrupt(reply, ChatError(.incompleteStream, "The connection dropped while this reply was streaming."), &state)
-    }
+    interruptRealtimeReply(&state)
     let abandoned = state.requests.filter { $0.value == .connect || $0.value == .sync }.map(\.key)
     for requestID in abandoned { state.requests[requestID] = nil }
     return abandoned.filter { $0 != kept }.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)
@@ -103,5 +100,13 @@ extension ConversationReducer {
     let participants = state.typing.keys.sorted()
     state.typing = [:]
     return participants.map { .cancelTimer(.typingExpiry($0)) }
+  }
+
+  /// A reply streaming over the connection cannot go on without it: it is kept, interrupted, under its
+  /// server ID, so its finished copy replaces it when the connection is back.
+  func interruptRealtimeReply(_ state: inout ConversationState) {
+    guard let reply = state.streamingReply, case .realtimeReply = state.requests[reply.requestID] else { return }
+    state.requests[reply.requestID] = nil
+    interrupt(reply, ChatError(.incompleteStream, "The connection dropped while this reply was streaming."), &state)
   }
 }

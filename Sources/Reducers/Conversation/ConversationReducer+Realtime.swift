@@ -69,14 +69,14 @@ extension ConversationReducer {
       return statusChanged(to: status, &state)
 
     case .replyStarted(let serverID, let agent, let at):
-      return realtimeReplyStarted(serverID, agent: agent, at: receivedAt ?? at, &state)
+      return realtimeReplyStarted(serverID, agent: agent, at: receivedAt ?? at, connection: connection, &state)
 
     case .replyDelta(let serverID, let delta):
       // The realtime hot path: O(delta), like a delta on a send's stream.
       guard state.streamingReply?.serverID == serverID else {
         // Many servers send no start: the first delta starts the reply.
         let at = receivedAt ?? state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
-        let effects = realtimeReplyStarted(serverID, agent: nil, at: at, &state)
+        let effects = realtimeReplyStarted(serverID, agent: nil, at: at, connection: connection, &state)
         guard state.streamingReply?.serverID == serverID else { return effects }
         return effects + appendDelta(delta, &state)
       }
@@ -176,12 +176,14 @@ extension ConversationReducer {
 
   /// A reply that streams over the realtime connection. One that continues a send's reply (the send's start
   /// named the same server ID), or one already finished, changes nothing.
-  func realtimeReplyStarted(_ serverID: ServerMessageID, agent: AgentInfo?, at: Date, _ state: inout ConversationState)
-    -> [ConversationEffect]
-  {
+  func realtimeReplyStarted(
+    _ serverID: ServerMessageID, agent: AgentInfo?, at: Date, connection: RequestID?, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
     if state.streamingReply?.serverID == serverID || state.messages[serverID: serverID] != nil { return [] }
     let requestID = state.beginRequest(.realtimeReply(serverID))
-    return replyStarted(requestID, agent, at, replyID: serverID, &state)
+    let effects = replyStarted(requestID, agent, at, replyID: serverID, &state)
+    if state.streamingReply?.requestID == requestID { state.streamingReply?.connection = connection }
+    return effects
   }
 
   /// Shows the next part of a paced reply; the timer goes on while there is more to show.

@@ -70,6 +70,7 @@ extension ConversationReducer {
 
     case .connect:
       // Connection failures carry time and jitter as `connectionLost`; a bare failure closes it.
+      interruptRealtimeReply(&state)
       state.connection = .closed
       state.backgroundError = error
       return []

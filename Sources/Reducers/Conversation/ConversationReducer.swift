@@ -32,6 +32,15 @@ public struct ConversationReducer: Reducer {
       guard state.streamingReply?.requestID == requestID else { return deltaWithoutStart(requestID, delta, &state) }
       return appendDelta(delta, &state)
     }
+    // The same hot path for a delta arriving over the live connection (anything else takes the long way).
+    // A reply that streams over a connection is interrupted when that connection goes, so matching the
+    // reply's connection proves the connection live without a look-up.
+    if case .realtime(let conversationID, .replyDelta(let serverID, let delta), let connection, _) = action,
+      state.streamingReply?.serverID == serverID, state.streamingReply?.connection == connection,
+      connection != nil, conversationID == state.conversationID
+    {
+      return appendDelta(delta, &state)
+    }
     guard action.hasOnlyFiniteNumbers else {
       let message = "A time or number in \(action.caseName) is not finite; ignored."
       if action.isUserIntent {
