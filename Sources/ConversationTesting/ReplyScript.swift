@@ -14,6 +14,7 @@ import Foundation
 /// | `<tool NAME>` / `<tool NAME client>` | the agent calls a tool (server-executed unless `client`) |
 /// | `<result NAME JSON>` | that tool's result, e.g. `<result lookup {"status":"shipped"}>` |
 /// | `<ask NAME JSON>` | the agent asks the app to run tool `NAME` with these arguments, and waits for the result |
+/// | `<realtime>` | first piece only: the reply streams over the realtime connection, not on the send |
 /// | `<error STATUS CODE>` / `<error 429 RATE_LIMITED retry-after=2>` | the send itself fails; first piece only |
 ///
 /// Every piece arrives one `interval` after the one before it (see `ScriptedBackend`). A reply without
@@ -32,6 +33,9 @@ public struct ReplyScript: Equatable, Sendable {
     /// The agent asks the app to run tool `name` with `arguments`; the reply goes on once the app's result
     /// arrives (`ChatBackend.submitToolResult`).
     case ask(name: String, arguments: JSONValue)
+    /// The reply's text and finish go over the realtime connection (keyed by the reply's server ID, named
+    /// in the send's start), as servers that stream replies on their socket do.
+    case viaRealtime
     /// The server finishes the reply with a message carrying the whole text.
     case finish
     /// The stream closes without finishing, leaving the reply interrupted.
@@ -93,6 +97,9 @@ public struct ReplyScript: Equatable, Sendable {
     case "tool":
       guard words.count >= 2 else { throw fail("expected <tool NAME> or <tool NAME client>") }
       return .toolCall(name: words[1], execution: words.count == 3 && words[2] == "client" ? .client : .server)
+    case "realtime":
+      guard isFirst else { throw fail("<realtime> says where the whole reply streams, so it must come first") }
+      return .viaRealtime
     case "ask":
       guard words.count == 3 else { throw fail("expected <ask NAME JSON>") }
       guard let json = try? JSONValue(parsing: words[2]) else { throw fail("the arguments are not valid JSON") }

@@ -22,6 +22,9 @@ public final class ScriptedBackend: ChatBackend {
     /// Results the app submitted for `<ask …>` calls, by call.
     var toolResults: [ToolCallID: ToolCall.Outcome] = [:]
     var toolWaiters: [ToolCallID: CheckedContinuation<ToolCall.Outcome?, Never>] = [:]
+    /// Open realtime connections, to stream `<realtime>` replies on.
+    var sockets: [Int: AsyncThrowingStream<RealtimeUpdate, any Error>.Continuation] = [:]
+    var nextSocket = 0
     /// File names whose next upload fails once.
     var failingUploads: Set<String> = []
     var uploads: [String] = []
@@ -71,7 +74,9 @@ public final class ScriptedBackend: ChatBackend {
     let confirmed = Message(
       clientID: payload.clientID, serverID: ServerMessageID("s-\(number)-q"), role: .user, text: payload.text,
       createdAt: clock.now(), attachments: payload.attachments)
-    return play(reply, number: number, accepted: .accepted(confirmed, conversationID: conversationID))
+    return play(
+      reply, number: number, accepted: .accepted(confirmed, conversationID: conversationID),
+      conversationID: conversationID)
   }
 
   /// Plays the next queued reply ("OK." when none is left), the same as for a send but with no confirmation.
@@ -82,10 +87,16 @@ public final class ScriptedBackend: ChatBackend {
       script.sends += 1
       return (script.sends, script.replies.isEmpty ? try! ReplyScript("OK.") : script.replies.removeFirst())
     }
-    return play(reply, number: number, accepted: nil)
+    return play(reply, number: number, accepted: nil, conversationID: conversation)
   }
 
-  private func play(_ reply: ReplyScript, number: Int, accepted: ReplyEvent?)
+  /// Sends `event` on every open realtime connection.
+  private func broadcast(_ event: RealtimeEvent, in conversationID: ConversationID) {
+    let sockets = script.withLock { Array($0.sockets.values) }
+    for socket in sockets { socket.yield(.event(conversationID, event)) }
+  }
+
+  private func play(_ reply: ReplyScript, number: Int, accepted: ReplyEvent?, conversationID: ConversationID)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     let clock = clock
@@ -96,11 +107,18 @@ public final class ScriptedBackend: ChatBackend {
         do {
           if case .fail(let error) = reply.steps.first { throw error }
           if let accepted { continuation.yield(accepted) }
-          continuation.yield(.started(agent: agent))
+          let replyID = ServerMessageID("s-\(number)-a")
+          let viaRealtime = reply.steps.first == .viaRealtime
+          continuation.yield(.started(agent: agent, replyID: viaRealtime ? replyID : nil))
           var text = ""
           for step in reply.steps {
             try await clock.sleep(seconds: interval)
             switch step {
+            case .viaRealtime:
+              break
+            case .delta(let delta) where viaRealtime:
+              text += delta
+              self.broadcast(.replyDelta(replyID, delta), in: conversationID)
             case .delta(let delta):
               text += delta
               continuation.yield(.delta(delta))
@@ -118,9 +136,13 @@ public final class ScriptedBackend: ChatBackend {
               continuation.yield(.toolResult(callID, outcome))
             case .finish:
               let message = Message(
-                clientID: ClientMessageID("s-\(number)-a"), serverID: ServerMessageID("s-\(number)-a"),
+                clientID: ClientMessageID("s-\(number)-a"), serverID: replyID,
                 role: .assistant, text: text, createdAt: clock.now(), reply: .complete, agent: agent)
-              continuation.yield(.finished(message))
+              if viaRealtime {
+                self.broadcast(.replyFinished(replyID, message), in: conversationID)
+              } else {
+                continuation.yield(.finished(message))
+              }
               continuation.finish()
               return
             case .end:
@@ -226,9 +248,17 @@ public final class ScriptedBackend: ChatBackend {
     return AsyncThrowingStream { continuation in
       if let failure {
         continuation.finish(throwing: failure)
-      } else {
-        continuation.yield(.opened)
+        return
       }
+      let socket = script.withLock { script in
+        script.nextSocket += 1
+        script.sockets[script.nextSocket] = continuation
+        return script.nextSocket
+      }
+      continuation.onTermination = { [weak self] _ in
+        _ = self?.script.withLock { $0.sockets.removeValue(forKey: socket) }
+      }
+      continuation.yield(.opened)
     }
   }
 

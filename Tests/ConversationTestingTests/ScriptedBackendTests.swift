@@ -133,3 +133,28 @@ struct ScriptedBackendTests {
     #expect(store.state.messages.map(\.text) == ["old"])
   }
 }
+
+@Suite("Scripted backend: replies over realtime")
+struct ScriptedRealtimeReplyTests {
+  @Test("a <realtime> reply streams over the open connection and lands as one answer")
+  func realtimeReply() async throws {
+    let clock = TestClock()
+    let backend = try ScriptedBackend(clock: clock, replies: ["<realtime>|Hel|lo |there.|<finish>"], interval: 0.1)
+    let store = ChatStore(
+      ConversationState(conversationID: "conv-1"), backend: backend, environment: .deterministic(clock: clock))
+    store.send(.connect)
+    #expect(await clock.run { store.state.connection == .connected })
+    store.sendMessage("Hi")
+    #expect(await clock.run { store.state.streamingReply?.text.string == "Hello " })
+    #expect(store.state.streamingReply?.serverID == "s-1-a", "keyed by the reply's server ID")
+    #expect(await clock.run { store.state.isSettled && store.state.streamingReply == nil })
+    #expect(store.state.messages.map(\.text) == ["Hi", "Hello there."])
+    #expect(store.state.messages.last?.reply == .complete)
+    store.close()
+  }
+
+  @Test("<realtime> must come first")
+  func notation() {
+    #expect(throws: ReplyScript.SyntaxError.self) { try ReplyScript("Hi|<realtime>") }
+  }
+}
