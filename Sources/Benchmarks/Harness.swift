@@ -22,17 +22,24 @@ struct Measurement: Encodable, Sendable {
 }
 
 enum Harness {
-  static func measure(_ workload: Workload, runs: Int) async -> Measurement {
-    _ = await workload.run()  // warm-up: caches, allocator, lazy initialization
-    var perOp: [Double] = []
-    var ops = 0
+  /// Runs every workload once to warm up, then `runs` rounds of every workload in turn, and takes each one's
+  /// median. Interleaving matters on a shared machine: a slow minute slows every workload of that round
+  /// alike, so the ratios the targets compare stay steady even when absolute times drift.
+  static func measure(_ workloads: [Workload], runs: Int) async -> [Measurement] {
+    for workload in workloads { _ = await workload.run() }  // warm-up: caches, allocator, lazy initialization
+    var perOp = [[Double]](repeating: [], count: workloads.count)
+    var ops = [Int](repeating: 0, count: workloads.count)
     for _ in 0..<runs {
-      let result = await workload.run()
-      ops = result.ops
-      perOp.append(Double(result.nanoseconds) / Double(max(result.ops, 1)))
+      for (index, workload) in workloads.enumerated() {
+        let result = await workload.run()
+        ops[index] = result.ops
+        perOp[index].append(Double(result.nanoseconds) / Double(max(result.ops, 1)))
+      }
     }
-    perOp.sort()
-    return Measurement(name: workload.name, nsPerOp: perOp[perOp.count / 2], ops: ops, runs: runs)
+    return workloads.indices.map { index in
+      let sorted = perOp[index].sorted()
+      return Measurement(name: workloads[index].name, nsPerOp: sorted[sorted.count / 2], ops: ops[index], runs: runs)
+    }
   }
 
   /// Times `body` in nanoseconds on the monotonic clock.

@@ -24,15 +24,12 @@ enum Suite {
     return all.filter { filter == nil || $0.name.hasPrefix(filter!) }
   }
 
-  /// Runs `workloads` in order, printing each result to stdout as a JSON line as soon as it is known.
+  /// Measures `workloads` in interleaved rounds, then prints each result to stdout as a JSON line.
   static func measure(_ workloads: [Workload], runs: Int) async -> [Measurement] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
-    var results: [Measurement] = []
-    for workload in workloads {
-      let measurement = await Harness.measure(workload, runs: runs)
-      results.append(measurement)
-      // Written at once, unbuffered, so a long run shows its progress.
+    let results = await Harness.measure(workloads, runs: runs)
+    for measurement in results {
       FileHandle.standardOutput.write(((try? encoder.encode(measurement)) ?? Data()) + Data("\n".utf8))
     }
     return results
