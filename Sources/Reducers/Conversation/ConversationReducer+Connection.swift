@@ -90,9 +90,7 @@ extension ConversationReducer {
     -> [ConversationEffect]
   {
     interruptRealtimeReply(&state)
-    let abandoned = state.requests.filter { $0.value == .connect || $0.value == .sync }.map(\.key)
-    for requestID in abandoned { state.requests[requestID] = nil }
-    return abandoned.filter { $0 != kept }.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)
+    return cancelRequests(except: kept, &state) { $0 == .connect || $0 == .sync }
   }
 
   /// Typing indicators are cleared on disconnect: nobody can be seen typing over a dead connection.

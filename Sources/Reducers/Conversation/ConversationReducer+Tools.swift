@@ -35,11 +35,15 @@ extension ConversationReducer {
 
   /// The reply streamed by `reply` is over: its running tools and unsent results are moot.
   func cancelTools(of reply: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
-    let running = state.requests.filter { request in
-      if case .tool(_, reply) = request.value { return true }
-      return false
-    }.map(\.key).sorted { $0.sequence < $1.sequence }
-    for requestID in running { state.requests[requestID] = nil }
-    return running.map(ConversationEffect.cancel)
+    cancelRequests(&state) { if case .tool(_, reply) = $0 { true } else { false } }
+  }
+
+  /// Forgets the requests in flight that `matches` picks and returns their cancel effects, oldest first.
+  func cancelRequests(
+    except kept: RequestID? = nil, _ state: inout ConversationState, where matches: (PendingRequest) -> Bool
+  ) -> [ConversationEffect] {
+    let picked = state.requests.filter { matches($0.value) }.map(\.key).sorted { $0.sequence < $1.sequence }
+    for requestID in picked { state.requests[requestID] = nil }
+    return picked.filter { $0 != kept }.map(ConversationEffect.cancel)
   }
 }

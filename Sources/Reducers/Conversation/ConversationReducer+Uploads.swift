@@ -54,11 +54,6 @@ extension ConversationReducer {
 
   /// The uploads still running for `clientID`, cancelled (the message was discarded).
   func cancelUploads(of clientID: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
-    let running = state.requests.filter { request in
-      if case .upload(clientID, _) = request.value { return true }
-      return false
-    }.map(\.key).sorted { $0.sequence < $1.sequence }
-    for requestID in running { state.requests[requestID] = nil }
-    return running.map(ConversationEffect.cancel)
+    cancelRequests(&state) { if case .upload(clientID, _) = $0 { true } else { false } }
   }
 }
