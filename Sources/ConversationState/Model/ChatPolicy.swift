@@ -1,3 +1,5 @@
+import Foundation
+
 /// The limits, lifetimes and backoff settings of a conversation, as one value passed to the reducers.
 ///
 /// Every setting has a documented default that fits the common support and agent-chat protocols; change
@@ -104,15 +106,9 @@ public struct Backoff: Hashable, Sendable, Codable {
   /// wait is the safe reading of a broken random source).
   public func delay(attempt: Int, jitter: Double) -> Double {
     let exponent = Double(max(0, min(attempt - 1, 30)))
-    let ceiling = min(cap, base * pow2(exponent))
+    let ceiling = min(cap, base * pow(2, exponent))
     let fraction = jitter.isNaN ? 1 : min(max(jitter, 0), 1)
     return ceiling * fraction
-  }
-
-  private func pow2(_ exponent: Double) -> Double {
-    var result = 1.0
-    for _ in 0..<Int(exponent) { result *= 2 }
-    return result
   }
 }
 

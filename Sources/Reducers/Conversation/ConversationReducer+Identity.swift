@@ -111,13 +111,12 @@ extension ConversationReducer {
   private func cancelAll(_ state: inout ConversationState, keepingConnectionTimers: Bool = false)
     -> [ConversationEffect]
   {
-    var effects = state.requests.keys.sorted { $0.sequence < $1.sequence }.map(ConversationEffect.cancel)
+    var effects = cancelRequests(&state) { _ in true }
     effects += state.typing.keys.sorted().map { .cancelTimer(.typingExpiry($0)) }
     if !keepingConnectionTimers {
       effects += [.cancelTimer(.reconnect), .cancelTimer(.resync), .cancelTimer(.rateLimitOver)]
       if policy.pollInterval != nil { effects.append(.cancelTimer(.poll)) }
     }
-    state.requests = [:]
     return effects
   }
 }
