@@ -40,19 +40,22 @@ enum DeltaWorkloads {
     return Workload(name: "delta.realtime.h\(label(history))") {
       let store = Store(initialState: base, reducer: ConversationReducer())
       let subscriber = LatestSnapshotSubscriber(store)
-      let at = Conversations.start.addingTimeInterval(2_000_000)
       let nanoseconds = Harness.time {
         var turn = 0
         var remaining = deltas
         while remaining > 0 {
-          let reply = ServerMessageID("rt\(turn)")
+          // The same timeline as `store`: each turn's reply starts and finishes later than the previous one.
+          let reply = ServerMessageID("a\(turn)")
+          let at = Conversations.start.addingTimeInterval(1_000_000 + Double(turn) * 10 + 1)
           store.send(
             .realtime("bench", .replyStarted(reply, agent: nil, at: at), connection: connection, receivedAt: at))
           for _ in 0..<min(deltasPerReply, remaining) {
             store.send(.realtime("bench", .replyDelta(reply, delta), connection: connection, receivedAt: at))
           }
           remaining -= deltasPerReply
-          let answer = Message(clientID: "x", role: .assistant, text: "answer", createdAt: at)
+          let answer = Message(
+            clientID: ClientMessageID("a\(turn)"), serverID: reply, role: .assistant, text: "answer \(turn)",
+            createdAt: at.addingTimeInterval(1))
           store.send(.realtime("bench", .replyFinished(reply, answer), connection: connection, receivedAt: at))
           turn += 1
         }

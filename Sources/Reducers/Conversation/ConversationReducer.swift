@@ -26,20 +26,18 @@ public struct ConversationReducer: Reducer {
   public init(policy: ChatPolicy = ChatPolicy()) { self.policy = policy }
 
   public func reduce(into state: inout ConversationState, action: ConversationAction) -> [ConversationEffect] {
-    // The hot path first: a streamed delta is O(delta), touches only the streamed reply, and carries no
-    // number to check.
-    if case .replyDelta(let requestID, let delta) = action {
-      guard state.streamingReply?.requestID == requestID else { return deltaWithoutStart(requestID, delta, &state) }
+    // The hot path first, in one switch: a streamed delta is O(delta), touches only the streamed reply, and
+    // carries no number to check. A delta over the live connection takes the same path: a reply that
+    // streams over a connection is interrupted when that connection goes, so matching the reply's
+    // connection proves the connection live without a look-up. Anything else takes the long way.
+    switch action {
+    case .replyDelta(let requestID, let delta):
+      guard state.isStreamingReply(of: requestID) else { return deltaWithoutStart(requestID, delta, &state) }
       return appendDelta(delta, &state)
-    }
-    // The same hot path for a delta arriving over the live connection (anything else takes the long way).
-    // A reply that streams over a connection is interrupted when that connection goes, so matching the
-    // reply's connection proves the connection live without a look-up.
-    if case .realtime(let conversationID, .replyDelta(let serverID, let delta), let connection, _) = action,
-      state.streamingReply?.serverID == serverID, state.streamingReply?.connection == connection,
-      connection != nil, conversationID == state.conversationID
-    {
+    case .realtime(let conversationID, .replyDelta(let serverID, let delta), let connection, _)
+    where state.isStreamingReply(serverID, over: connection, in: conversationID):
       return appendDelta(delta, &state)
+    default: break
     }
     guard action.hasOnlyFiniteNumbers else {
       let message = "A time or number in \(action.caseName) is not finite; ignored."
