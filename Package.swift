@@ -15,15 +15,18 @@ let package = Package(
     .library(name: "ConversationState", targets: ["ConversationState"]),
     .library(name: "Reducers", targets: ["Reducers"]),
     .library(name: "ConversationStore", targets: ["ConversationStore"]),
+    .library(name: "Persistence", targets: ["Persistence"]),
     .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
     .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
+    .executable(name: "persistence-stress", targets: ["PersistenceStress"]),
   ],
   targets: [
     .target(name: "ConversationState", swiftSettings: strictness),
     .target(name: "Reducers", dependencies: ["ConversationState"], swiftSettings: strictness),
     .target(name: "ConversationStore", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
+    .target(name: "Persistence", dependencies: ["ConversationState"], swiftSettings: strictness),
     .target(
       name: "ConversationTesting",
       dependencies: ["ConversationState", "Reducers", "ConversationStore", "ConversationFixtures"],
@@ -33,9 +36,15 @@ let package = Package(
     .testTarget(
       name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], exclude: ["Conformance"],
       swiftSettings: strictness),
+    .executableTarget(
+      name: "PersistenceStress", dependencies: ["ConversationState", "Persistence"], swiftSettings: strictness),
+    .testTarget(
+      name: "PersistenceTests",
+      dependencies: ["ConversationState", "Persistence", "ConversationTesting", "PersistenceStress"],
+      swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
-      name: "Benchmarks", dependencies: ["ConversationState", "Reducers", "ConversationStore"],
+      name: "Benchmarks", dependencies: ["ConversationState", "Reducers", "ConversationStore", "Persistence"],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState", "ConversationTesting"],

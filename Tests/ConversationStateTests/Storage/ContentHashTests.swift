@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ConversationStore
+@testable import ConversationState
 
 /// A known-answer vector, labelled so that a failure names the vector rather than printing its input.
 struct SHA256Vector: Sendable, CustomTestStringConvertible {

@@ -1,0 +1,106 @@
+public import ConversationState
+public import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One conversation on disk: what was stored when it was opened, and the writer that keeps it current.
+///
+/// Open it with `ScopeStorage.conversation(_:)`, seed a store with `restored` (then send `.relaunched`, which
+/// fails what was sending and interrupts what was streaming), and hand every snapshot to `persist`:
+///
+/// ```swift
+/// let file = try scope.conversation("c42")
+/// let store = ChatStore(file.restored ?? ConversationState(conversationID: "c42"), backend: backend)
+/// store.send(.relaunched)
+/// for await snapshot in store.snapshots() {
+///   try file.persist(snapshot.state, changes: snapshot.changes, at: Date())
+/// }
+/// ```
+///
+/// The file is a journal: each `persist` appends only what changed (a message, the meta, the draft, a chunk
+/// of the streamed reply) and syncs it to disk before returning; when the journal has grown to about twice
+/// what a fresh copy would take, it is rewritten whole by an atomic rename. Streamed text is written at most
+/// every `replyWriteInterval` seconds and when the reply ends, never per delta.
+public final class ConversationFile: Sendable {
+  /// The conversation as stored when this file was opened, nil when there was none (or it was unreadable,
+  /// see `restoreError`). It is what the last run wrote: requests, typing and errors are not stored.
+  public let restored: ConversationState?
+  /// Why the stored conversation could not be read, when it could not: the file was moved aside (never
+  /// deleted; `movedAsideTo` says where) and this conversation starts clean.
+  public let restoreError: PersistenceError?
+  /// Bytes of a torn last write (a kill in the middle of an append) that were dropped when opening: the
+  /// write that was in progress when the app died, never one `persist` had returned from.
+  public let droppedTailBytes: Int
+
+  private let writer: Mutex<ConversationWriter>
+
+  init(directory: String, conversationID: ConversationID?, replyWriteInterval: Double, events: StorageEvents)
+    throws(PersistenceError)
+  {
+    let path = ConversationWriter.path(in: directory, for: conversationID)
+    var restored: ConversationState?
+    var restoreError: PersistenceError?
+    var dropped = 0
+    var loaded: ConversationJournal.Loaded?
+    do throws(PersistenceError) {
+      loaded = try ConversationJournal.load(path)
+    } catch  where error.isUnreadableContent {
+      var reported = error
+      reported.movedAsideTo = try FileSystem.moveAside(path)
+      events.report(.movedAside(kind: error.kind, file: path))
+      restoreError = reported
+    }
+    if let loaded {
+      restored = loaded.state
+      dropped = loaded.droppedTailBytes
+      if dropped > 0 { events.report(.tornTailDropped(file: path, bytes: dropped)) }
+    }
+    self.restored = restored
+    self.restoreError = restoreError
+    self.droppedTailBytes = dropped
+    var writer = ConversationWriter(
+      directory: directory, path: path, replyWriteInterval: replyWriteInterval, events: events)
+    try writer.resume(from: loaded)
+    self.writer = Mutex(writer)
+  }
+
+  /// Writes what changed in `state` since the last call and syncs it to disk; `changes` is the snapshot's
+  /// change set (a reset is fine: the file then works out the change itself, from the last state written).
+  /// `now` is the local clock, used only to space the writes of streamed text.
+  ///
+  /// When this returns, everything in `state` except streamed text newer than `replyWriteInterval` is on disk.
+  /// On a failure nothing already stored is lost; the next call rewrites the file whole.
+  public func persist(_ state: ConversationState, changes: ChangeSet<ClientMessageID>, at now: Date)
+    throws(PersistenceError)
+  {
+    try writer.withLock { writer throws(PersistenceError) in try writer.persist(state, changes: changes, at: now) }
+  }
+
+  /// Writes the streamed text held back by the write interval (from the last state given to `persist`).
+  /// Call it when the app goes to the background or a reply pauses.
+  public func flush(at now: Date) throws(PersistenceError) {
+    try writer.withLock { writer throws(PersistenceError) in try writer.flush(at: now) }
+  }
+
+  /// How many bytes the file has now (for diagnostics and tests).
+  public var fileSize: Int { writer.withLock { $0.fileSize } }
+
+  deinit { writer.withLock { $0.close() } }
+}
+
+extension PersistenceError {
+  /// A failure of what is in a file, as opposed to the system refusing a call: the file is moved aside.
+  var isUnreadableContent: Bool {
+    switch kind {
+    case .corrupt, .unsupportedVersion, .notAFile: return true
+    case .io, .notADirectory, .tooLarge: return false
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import ConversationState
+import Foundation
+
+/// What a conversation file keeps besides its messages, its streamed reply and its draft: the fields that
+/// survive a relaunch. Nothing here is a credential; requests, typing and errors are not kept (they belong
+/// to the run that made them).
+struct ConversationMeta: Equatable, Codable {
+  var conversationID: ConversationID?
+  var title: String?
+  var status: ConversationStatus
+  var history: HistoryPaging
+  var readCursor: ReadCursor?
+  var savedReadCursor: ServerMessageID?
+  var unreadCount: Int
+  var serverUnreadCount: Int?
+  var feedbackMoment: FeedbackMoment?
+  var hasOfferedFeedback: Bool
+  var escalation: Escalation?
+  var identity: UserIdentity?
+  var epoch: IdentityEpoch
+  var requestSequence: UInt64
+  var hasMissedMessagesGap: Bool
+  /// Format version 1 kept the draft here; version 2 keeps it in its own record so a keystroke does not
+  /// rewrite the rest. Read from version-1 files only.
+  var draft: String?
+
+  init(_ state: ConversationState) {
+    conversationID = state.conversationID
+    title = state.title
+    status = state.status
+    history = state.history
+    history.loadingRequest = nil
+    readCursor = state.readCursor
+    savedReadCursor = state.savedReadCursor
+    unreadCount = state.unreadCount
+    serverUnreadCount = state.serverUnreadCount
+    feedbackMoment = state.feedbackMoment
+    hasOfferedFeedback = state.hasOfferedFeedback
+    escalation = state.escalation
+    identity = state.identity
+    epoch = state.epoch
+    requestSequence = state.requestSequence
+    hasMissedMessagesGap = state.hasMissedMessagesGap
+    draft = nil
+  }
+
+  func apply(to state: inout ConversationState) {
+    state.conversationID = conversationID
+    state.title = title
+    state.status = status
+    state.history = history
+    state.readCursor = readCursor
+    state.savedReadCursor = savedReadCursor
+    state.unreadCount = unreadCount
+    state.serverUnreadCount = serverUnreadCount
+    state.feedbackMoment = feedbackMoment
+    state.hasOfferedFeedback = hasOfferedFeedback
+    state.escalation = escalation
+    state.identity = identity
+    state.epoch = epoch
+    state.requestSequence = requestSequence
+    state.hasMissedMessagesGap = hasMissedMessagesGap
+    if let draft { state.draft = draft }
+  }
+}
+
+/// The streamed reply's fields other than its text, which is stored in appended chunks.
+struct ReplyHeader: Equatable, Codable {
+  var requestID: RequestID
+  var clientID: ClientMessageID
+  var toolCalls: [ToolCall]
+  var agent: AgentInfo?
+  var startedAt: Date
+  var replacing: ClientMessageID?
+  var serverID: ServerMessageID?
+
+  init(_ reply: StreamingReply) {
+    requestID = reply.requestID
+    clientID = reply.clientID
+    toolCalls = reply.toolCalls
+    agent = reply.agent
+    startedAt = reply.startedAt
+    replacing = reply.replacing
+    serverID = reply.serverID
+  }
+
+  func reply(text: StreamedText) -> StreamingReply {
+    StreamingReply(
+      requestID: requestID, clientID: clientID, text: text, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
+      replacing: replacing, serverID: serverID)
+  }
+}

@@ -1,0 +1,107 @@
+import ConversationState
+import Foundation
+
+/// Messages in the store's binary layout.
+///
+/// A history is most of what is stored and what a relaunch reads, so the common fields are written directly
+/// (no keys, no text parsing); the rare, nested ones (attachments, tool calls, sources, agent, errors) are
+/// JSON inside the record, present only when set. This is what makes loading a long history several times
+/// faster than decoding it with `JSONDecoder`.
+extension Message {
+  func encode(into writer: inout ByteWriter) {
+    writer.string(clientID.rawValue)
+    writer.optionalString(serverID?.rawValue)
+    writer.string(role.rawValue)
+    writer.optionalString(author?.rawValue)
+    writer.string(text)
+    writer.double(createdAt.timeIntervalSinceReferenceDate)
+    writer.bool(editedAt != nil)
+    if let editedAt { writer.double(editedAt.timeIntervalSinceReferenceDate) }
+    switch delivery {
+    case .pending: writer.byte(0)
+    case .sending: writer.byte(1)
+    case .queued: writer.byte(2)
+    case .sent: writer.byte(3)
+    case .failed(let error):
+      writer.byte(4)
+      writer.blob(JSONBlob.encode(error))
+    }
+    switch reply {
+    case nil: writer.byte(0)
+    case .streaming: writer.byte(1)
+    case .complete: writer.byte(2)
+    case .interrupted(let error):
+      writer.byte(3)
+      writer.blob(JSONBlob.encode(error))
+    }
+    writer.string(rating.rawValue)
+    writer.optionalString(finishReason?.rawValue)
+    writer.bool(isPlaceholderText)
+    // The rare fields, each announced by a bit so a plain message spends one byte on all of them.
+    let rare: UInt8 =
+      (attachments.isEmpty ? 0 : 1) | (agent == nil ? 0 : 2) | (sources.isEmpty ? 0 : 4)
+      | (toolCalls.isEmpty ? 0 : 8) | (usage == nil ? 0 : 16)
+    writer.byte(rare)
+    if !attachments.isEmpty { writer.blob(JSONBlob.encode(attachments)) }
+    if let agent { writer.blob(JSONBlob.encode(agent)) }
+    if !sources.isEmpty { writer.blob(JSONBlob.encode(sources)) }
+    if !toolCalls.isEmpty { writer.blob(JSONBlob.encode(toolCalls)) }
+    if let usage { writer.blob(JSONBlob.encode(usage)) }
+  }
+
+  init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
+    let clientID = ClientMessageID(rawValue: try reader.string())
+    let serverID = try reader.optionalString().map(ServerMessageID.init(rawValue:))
+    guard let role = Role(rawValue: try reader.string()) else { throw ByteReader.Malformed() }
+    let author = try reader.optionalString().map(ParticipantID.init(rawValue:))
+    let text = try reader.string()
+    let createdAt = Date(timeIntervalSinceReferenceDate: try reader.double())
+    let editedAt = try reader.bool() ? Date(timeIntervalSinceReferenceDate: try reader.double()) : nil
+    let delivery: Delivery
+    switch try reader.byte() {
+    case 0: delivery = .pending
+    case 1: delivery = .sending
+    case 2: delivery = .queued
+    case 3: delivery = .sent
+    case 4: delivery = .failed(try JSONBlob.decode(ChatError.self, try reader.blob()))
+    default: throw ByteReader.Malformed()
+    }
+    let reply: ReplyState?
+    switch try reader.byte() {
+    case 0: reply = nil
+    case 1: reply = .streaming
+    case 2: reply = .complete
+    case 3: reply = .interrupted(try JSONBlob.decode(ChatError.self, try reader.blob()))
+    default: throw ByteReader.Malformed()
+    }
+    guard let rating = Rating(rawValue: try reader.string()) else { throw ByteReader.Malformed() }
+    let finishReason = try reader.optionalString().map(FinishReason.init(rawValue:))
+    let isPlaceholderText = try reader.bool()
+    let rare = try reader.byte()
+    guard rare < 32 else { throw ByteReader.Malformed() }
+    self.init(
+      clientID: clientID, serverID: serverID, role: role, author: author, text: text, createdAt: createdAt,
+      editedAt: editedAt, delivery: delivery, reply: reply,
+      attachments: rare & 1 == 0 ? [] : try JSONBlob.decode([MessageAttachment].self, try reader.blob()),
+      rating: rating,
+      agent: rare & 2 == 0 ? nil : try JSONBlob.decode(AgentInfo.self, try reader.blob()),
+      sources: rare & 4 == 0 ? [] : try JSONBlob.decode([KnowledgeSource].self, try reader.blob()),
+      toolCalls: rare & 8 == 0 ? [] : try JSONBlob.decode([ToolCall].self, try reader.blob()),
+      finishReason: finishReason,
+      usage: rare & 16 == 0 ? nil : try JSONBlob.decode(Usage.self, try reader.blob()),
+      isPlaceholderText: isPlaceholderText)
+  }
+}
+
+/// JSON for the small, rare, nested values inside binary records.
+enum JSONBlob {
+  static func encode<Value: Encodable>(_ value: Value) -> [UInt8] {
+    // The values stored are the library's own Codable types, which always encode; an empty blob would fail
+    // to decode and be reported, never silently accepted.
+    (try? [UInt8](JSONEncoder().encode(value))) ?? []
+  }
+
+  static func decode<Value: Decodable>(_ type: Value.Type, _ bytes: [UInt8]) throws(ByteReader.Malformed) -> Value {
+    do { return try JSONDecoder().decode(type, from: Data(bytes)) } catch { throw ByteReader.Malformed() }
+  }
+}

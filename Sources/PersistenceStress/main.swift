@@ -1,0 +1,211 @@
+// persistence-stress <root-dir> <seed>
+//
+// The writer the crash-safety test kills. It opens the store at <root-dir>, resumes from whatever is stored
+// there, and then writes forever (messages, streamed replies, drafts, outbox operations and their completion),
+// deterministically from <seed> and the run number. After each call that returned, which is when what it wrote
+// is durable, it reports it on stdout:
+//
+//   run <n> messages <count> outbox <count>   resumed; IDs of this run start with r<n>-
+//   message <clientID>                         a committed message is durable
+//   outbox <opID>                              an enqueued operation is durable
+//   completing <opID>…                         about to complete these (a kill may or may not keep them)
+//   completed <opID>…                          they are durably gone
+//
+// Each report is one write(2) of less than PIPE_BUF bytes, so a kill never tears one. Anything it finds wrong
+// on resume (a stored file that cannot be read, a message whose text is not the one written) ends it with a
+// non-zero status and the reason on stderr: only SIGKILL is an expected end.
+import ConversationState
+import Foundation
+import Persistence
+
+/// Text fixed by an ID alone, so a reader can check every stored message byte for byte: the ID, a colon, then
+/// a length and an alphabet (ASCII, accents, emoji, CJK, newlines) picked by the ID's hash. One in eight is
+/// a few kilobytes, so the journal grows to its compaction threshold in a long run.
+public enum StressText {
+  public static func expected(for id: String) -> String {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3 }
+    let count = hash % 8 == 0 ? 1_000 + Int((hash >> 8) % 4_000) : Int((hash >> 8) % 160)
+    let alphabet: [Character] = ["a", "b", "é", "😀", " ", "\n", "z", "中", "👩‍👩‍👧"]
+    var text = id + ":"
+    for index in 0..<count { text.append(alphabet[(index + Int(hash >> 40)) % alphabet.count]) }
+    return text
+  }
+}
+
+/// SplitMix64: small, fast and the same everywhere, so a seed replays a run.
+private struct SplitMix64 {
+  var state: UInt64
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var value = state
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
+  }
+
+  /// A number in 0..<bound.
+  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
+
+private func report(_ lines: [String]) {
+  let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
+  var written = 0
+  while written < bytes.count {
+    let count = bytes.withUnsafeBytes { write(1, $0.baseAddress! + written, $0.count - written) }
+    if count < 0 && errno == EINTR { continue }
+    if count <= 0 { exit(5) }  // the reader is gone
+    written += count
+  }
+}
+
+private func fail(_ reason: String) -> Never {
+  FileHandle.standardError.write(Data("persistence-stress: \(reason)\n".utf8))
+  exit(3)
+}
+
+private struct Stress {
+  let file: ConversationFile
+  let outbox: Outbox
+  var state: ConversationState
+  var random: SplitMix64
+  let run: UInt64
+  var step = 0
+
+  /// Logical message times: increasing within a run and across runs.
+  var now: Date { Date(timeIntervalSince1970: 1_750_000_000 + Double(run) * 10_000_000 + Double(step)) }
+
+  mutating func nextID(_ kind: String) -> String {
+    step += 1
+    return "r\(run)-\(kind)\(step)"
+  }
+
+  /// Half the time the exact change set, else a reset (the file then diffs against what it last wrote).
+  mutating func changes(inserted id: ClientMessageID) -> ChangeSet<ClientMessageID> {
+    random.below(2) == 0 ? ChangeSet(inserted: [id]) : .reset
+  }
+
+  mutating func commitMessage() throws(PersistenceError) {
+    let id = nextID("m")
+    let message = Message(
+      clientID: ClientMessageID(id), serverID: ServerMessageID("s-\(id)"), role: .user,
+      text: StressText.expected(for: id), createdAt: now, delivery: .sent)
+    state.messages.commit(message)
+    try file.persist(state, changes: changes(inserted: message.clientID), at: Date())
+    report(["message \(id)"])
+  }
+
+  mutating func streamReply() throws(PersistenceError) {
+    let id = nextID("a")
+    state.streamingReply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: UInt64(step)), clientID: ClientMessageID(id),
+      startedAt: now)
+    try file.persist(state, changes: ChangeSet(), at: Date())
+    var rest = Substring(StressText.expected(for: id))
+    while !rest.isEmpty {
+      let delta = rest.prefix(1 + random.below(40))
+      rest = rest.dropFirst(delta.count)
+      state.streamingReply!.text.append(String(delta))
+      try file.persist(state, changes: ChangeSet(), at: Date())
+    }
+    try finishReply()
+  }
+
+  /// Commits the streamed reply as a message with its whole text (the text it was always going to have).
+  mutating func finishReply() throws(PersistenceError) {
+    guard let reply = state.streamingReply else { return }
+    let id = reply.clientID
+    state.messages.commit(
+      Message(
+        clientID: id, serverID: ServerMessageID("s-\(id.rawValue)"), role: .assistant,
+        text: StressText.expected(for: id.rawValue), createdAt: reply.startedAt, delivery: .sent, reply: .complete))
+    state.streamingReply = nil
+    try file.persist(state, changes: changes(inserted: id), at: Date())
+    report(["message \(id)"])
+  }
+
+  mutating func editDraft() throws(PersistenceError) {
+    state.draft = random.below(4) == 0 ? "" : StressText.expected(for: "draft-\(random.below(1_000))")
+    try file.persist(state, changes: ChangeSet(), at: Date())
+  }
+
+  mutating func enqueue() throws(PersistenceError) {
+    let id = nextID("op")
+    let kind: OutboxOperation.Kind
+    switch random.below(3) {
+    case 0: kind = .markRead(upTo: ServerMessageID("s-\(id)"))
+    case 1: kind = .send(OutgoingMessage(clientID: ClientMessageID(id), text: String(id.reversed()), createdAt: now))
+    default: kind = .rateAnswer(ClientMessageID(id), random.below(2) == 0 ? .up : .down)
+    }
+    let evicted = try outbox.enqueue(
+      OutboxOperation(id: OutboxOperationID(rawValue: id), conversationID: "c1", kind: kind, enqueuedAt: Date()),
+      at: Date())
+    // Evictions are not reported; the outbox is kept far below its bounds so there are none.
+    guard evicted.isEmpty else { fail("unexpected eviction of \(evicted.map(\.id))") }
+    report(["outbox \(id)"])
+  }
+
+  /// Uploads a few of the oldest operations; the server accepts some, the rest wait again.
+  mutating func complete() throws(PersistenceError) {
+    // Keep the outbox short so it never reaches its bounds: complete more when it grows.
+    let batch = outbox.markUploading(limit: 1 + random.below(outbox.operations.count > 100 ? 20 : 4))
+    let accepted = batch.filter { _ in random.below(3) != 0 }.map(\.id)
+    outbox.release(batch.map(\.id).filter { !accepted.contains($0) })
+    guard !accepted.isEmpty else { return }
+    let names = accepted.map(\.rawValue).joined(separator: " ")
+    report(["completing \(names)"])
+    try outbox.complete(accepted)
+    report(["completed \(names)"])
+  }
+
+  mutating func act() throws(PersistenceError) {
+    switch random.below(20) {
+    case 0..<7: try commitMessage()
+    case 7..<10: try streamReply()
+    case 10..<11: try editDraft()
+    case 11..<16: try enqueue()
+    default: try complete()
+    }
+  }
+}
+
+private func runStress() throws(PersistenceError) {
+  let arguments = CommandLine.arguments
+  guard arguments.count == 3, let seed = UInt64(arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: persistence-stress <root-dir> <seed>\n".utf8))
+    exit(64)
+  }
+  let storage = try ChatStorage(root: arguments[1])
+  let scope = try storage.scope(StorageScope(workspace: "stress", userID: "u1"))
+  // A short interval so streamed text is written many times per reply, and kills land between chunks.
+  let file = try scope.conversation("c1", replyWriteInterval: 0.002)
+  let outbox = try scope.outbox()
+  if let error = file.restoreError ?? outbox.restoreError { fail("restore failed: \(error)") }
+  var state = file.restored ?? ConversationState(conversationID: "c1")
+  for message in state.messages where message.text != StressText.expected(for: message.clientID.rawValue) {
+    fail("message \(message.clientID) was restored with other text")
+  }
+  if let reply = state.streamingReply,
+    !StressText.expected(for: reply.clientID.rawValue).hasPrefix(reply.text.string)
+  {
+    fail("the streamed reply \(reply.clientID) was restored with other text")
+  }
+  // The run number lives in the stored meta (requestSequence), durable before any ID of this run is used, so
+  // IDs never repeat across runs on one root.
+  let run = state.requestSequence + 1
+  state.requestSequence = run
+  try file.persist(state, changes: ChangeSet(), at: Date())
+  var stress = Stress(
+    file: file, outbox: outbox, state: state, random: SplitMix64(state: seed ^ (run &* 0x9E37_79B9_7F4A_7C15)),
+    run: run)
+  report(["run \(run) messages \(state.messages.count) outbox \(outbox.operations.count)"])
+  try stress.finishReply()  // a reply the last run was streaming when it was killed
+  while true { try stress.act() }
+}
+
+do {
+  try runStress()
+} catch {
+  fail("\(error)")
+}

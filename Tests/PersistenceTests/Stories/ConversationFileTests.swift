@@ -1,0 +1,191 @@
+import ConversationState
+import ConversationTesting
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Persistence
+
+@Suite("Conversation files")
+struct ConversationFileTests {
+  @Test("a conversation written and reopened comes back with its messages, draft, cursors and reply")
+  func roundTrip() throws {
+    // Given a conversation with history, a draft, a read cursor, a title and a reply streaming
+    let root = ScratchRoot()
+    var state = ConversationState.existing(
+      [
+        .server("Hi, how can I help?", id: "s1", at: 1),
+        .confirmed("My order is late", clientID: "c1", serverID: "s2", at: 2),
+      ])
+    state.title = "Late order"
+    state.draft = "It was order 10"
+    state.readCursor = ReadCursor(messageID: "s2", orderKey: state.messages.lastCommitted!.orderKey)
+    state.history.cursor = "page-2"
+    state.history.hasMoreHistory = true
+    _ = state.messages.appendOutgoing(
+      Message(clientID: "c2", role: .user, text: "Anyone?", createdAt: .story(3), delivery: .queued))
+    state.streamingReply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 7), clientID: "r1", text: StreamedText("Let me "),
+      startedAt: .story(4), serverID: "s3")
+
+    // When it is persisted and the file is opened again
+    try root.scope().conversation("conv-1").persist(state, changes: .reset, at: .story(5))
+    let reopened = try root.scope().conversation("conv-1")
+
+    // Then everything the next run needs is there, and nothing of the run that made it
+    let restored = try #require(reopened.restored)
+    #expect(reopened.restoreError == nil)
+    #expect(Array(restored.messages) == Array(state.messages))
+    #expect(restored.draft == "It was order 10")
+    #expect(restored.title == "Late order")
+    #expect(restored.readCursor == state.readCursor)
+    #expect(restored.history.cursor == "page-2" && restored.history.hasMoreHistory)
+    #expect(restored.streamingReply?.text.string == "Let me ")
+    #expect(restored.streamingReply?.serverID == "s3")
+    #expect(restored.requests.isEmpty)
+  }
+
+  @Test("appending one message appends one record: the file grows by that message, whatever the history")
+  func appendDoesNotRewrite() throws {
+    // Given a conversation of 2,000 messages on disk
+    let root = ScratchRoot()
+    let file = try root.scope().conversation("conv-1")
+    var state = ConversationState.existing((0..<2_000).map { .server("message \($0)", id: "s\($0)", at: Double($0)) })
+    try file.persist(state, changes: .reset, at: .story(0))
+    let before = file.fileSize
+
+    // When one confirmed message arrives
+    let old = state
+    state.messages.commit(.server("one more", id: "s-new", at: 5_000))
+    try file.persist(state, changes: state.changes(since: old), at: .story(1))
+
+    // Then the file grew by about one record, and it reads back whole
+    #expect(file.fileSize > before)
+    #expect(file.fileSize - before < 200)
+    let restored = try #require(try root.scope().conversation("conv-1").restored)
+    #expect(restored.messages.committedCount == 2_001)
+    #expect(restored.messages.lastCommitted?.text == "one more")
+  }
+
+  @Test("streamed text is written at most once per interval, and whole when the reply ends")
+  func streamedTextIsCoalesced() throws {
+    // Given a reply streaming into a stored conversation, with a 1-second write interval
+    let root = ScratchRoot()
+    let file = try root.scope().conversation("conv-1", replyWriteInterval: 1)
+    var state = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
+    state.streamingReply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 1), clientID: "r1", startedAt: .story(2))
+    try file.persist(state, changes: .reset, at: .story(10))
+    let afterStart = file.fileSize
+
+    // When 100 deltas arrive within half a second
+    for index in 0..<100 {
+      let old = state
+      state.streamingReply?.text.append("word\(index) ")
+      try file.persist(state, changes: state.changes(since: old), at: .story(10 + Double(index) * 0.005))
+    }
+
+    // Then none of them was written yet
+    #expect(file.fileSize == afterStart)
+
+    // When the interval has passed, one chunk carries all the text so far
+    let old = state
+    state.streamingReply?.text.append("done.")
+    try file.persist(state, changes: state.changes(since: old), at: .story(11.5))
+    let restored = try #require(try root.scope().conversation("conv-1").restored)
+    #expect(restored.streamingReply?.text.string == state.streamingReply?.text.string)
+  }
+
+  @Test("flush writes the text held back by the interval")
+  func flushWritesHeldBackText() throws {
+    let root = ScratchRoot()
+    let file = try root.scope().conversation("conv-1", replyWriteInterval: 60)
+    var state = ConversationState.existing([])
+    state.streamingReply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 1), clientID: "r1", startedAt: .story(2))
+    try file.persist(state, changes: .reset, at: .story(10))
+    state.streamingReply?.text.append("held back")
+    try file.persist(state, changes: .reset, at: .story(11))
+    #expect(try root.scope().conversation("conv-1").restored?.streamingReply?.text.string == "")
+
+    try file.flush(at: .story(12))
+
+    #expect(try root.scope().conversation("conv-1").restored?.streamingReply?.text.string == "held back")
+  }
+
+  @Test("a new conversation moves to its server ID's file once the server created it")
+  func newConversationGetsItsFile() throws {
+    // Given a first message written before the server created the conversation
+    let root = ScratchRoot()
+    let file = try root.scope().conversation(nil)
+    var state = ConversationState()
+    _ = state.messages.appendOutgoing(
+      Message(clientID: "c1", role: .user, text: "Hello", createdAt: .story(1), delivery: .queued))
+    try file.persist(state, changes: .reset, at: .story(1))
+    #expect(try root.scope().conversation(nil).restored?.messages.count == 1)
+
+    // When the server confirms it in conversation conv-9
+    state.conversationID = "conv-9"
+    _ = state.messages.update("c1") { $0.delivery = .sent }
+    try file.persist(state, changes: .reset, at: .story(2))
+
+    // Then it is stored under conv-9, and the "new conversation" slot is empty again
+    #expect(try root.scope().conversation("conv-9").restored?.messages.count == 1)
+    #expect(try root.scope().conversation(nil).restored == nil)
+  }
+
+  @Test("discarded messages stay discarded after a relaunch")
+  func removalIsStored() throws {
+    let root = ScratchRoot()
+    let file = try root.scope().conversation("conv-1")
+    var state = ConversationState.existing([])
+    _ = state.messages.appendOutgoing(
+      Message(
+        clientID: "c1", role: .user, text: "typo", createdAt: .story(1), delivery: .failed(ChatError(.network, ""))))
+    try file.persist(state, changes: .reset, at: .story(1))
+
+    let old = state
+    _ = state.messages.remove("c1")
+    try file.persist(state, changes: state.changes(since: old), at: .story(2))
+
+    #expect(try root.scope().conversation("conv-1").restored?.messages.isEmpty == true)
+  }
+
+  @Test("a journal that has grown to twice its compacted size is rewritten, and still reads back the same")
+  func compaction() throws {
+    // Given a conversation whose one message is edited many times (each edit appends a record)
+    let root = ScratchRoot()
+    let events = EventLog()
+    let scope = try root.storage(onEvent: events.record).scope(StorageScope(workspace: "acme", userID: "u1"))
+    let file = try scope.conversation("conv-1")
+    var state = ConversationState.existing([.server("v0", id: "s1", at: 1)])
+    try file.persist(state, changes: .reset, at: .story(0))
+    let filler = String(repeating: "x", count: 4_000)
+
+    // When 600 edits of 4 KB each have been written (2.4 MB of journal)
+    for edit in 1...600 {
+      let old = state
+      _ = state.messages.update("srv-s1") { $0.text = "v\(edit) \(filler)" }
+      try file.persist(state, changes: state.changes(since: old), at: .story(Double(edit)))
+    }
+
+    // Then the journal was compacted along the way, and the latest edit is what comes back
+    #expect(events.rewrites >= 2)
+    #expect(file.fileSize < 2 * 1_048_576 + 8_192)
+    let restored = try #require(try scope.conversation("conv-1").restored)
+    #expect(restored.messages[clientID: "srv-s1"]?.text == "v600 \(filler)")
+  }
+}
+
+/// Collects storage events for assertions.
+final class EventLog: Sendable {
+  private let events = Mutex<[StorageEvent]>([])
+
+  var record: @Sendable (StorageEvent) -> Void { { event in self.events.withLock { $0.append(event) } } }
+
+  var all: [StorageEvent] { events.withLock { $0 } }
+
+  var rewrites: Int {
+    all.count { if case .rewritten = $0 { return true } else { return false } }
+  }
+}
