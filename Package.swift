@@ -40,7 +40,7 @@ let package = Package(
       name: "PersistenceStress", dependencies: ["ConversationState", "Persistence"], swiftSettings: strictness),
     .testTarget(
       name: "PersistenceTests",
-      dependencies: ["ConversationState", "Persistence", "ConversationTesting", "PersistenceStress"],
+      dependencies: ["ConversationState", "Reducers", "Persistence", "ConversationTesting", "PersistenceStress"],
       swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(

@@ -4,24 +4,42 @@ import Foundation
 enum Suite {
   static func workloads(quick: Bool, filter: String?) -> [Workload] {
     let scale = quick ? 10 : 1
-    let all: [Workload] =
+    // Named up front and built only when selected: building a workload builds its histories (up to 100,000
+    // messages) and its files, which a filtered run should not pay for, nor a profile show.
+    let all: [(name: String, make: () -> Workload)] =
       [
-        DeltaWorkloads.bare(history: 10_000, deltas: 100_000 / scale),
-        DeltaWorkloads.store(history: 100, deltas: 100_000 / scale),
-        DeltaWorkloads.store(history: 10_000, deltas: 100_000 / scale),
-        DeltaWorkloads.store(history: 100_000, deltas: 100_000 / scale),
-        DeltaWorkloads.realtime(history: 10_000, deltas: 100_000 / scale),
-        DeltaWorkloads.naive(history: 10_000, deltas: 2_000 / scale),
-        DeltaWorkloads.longReply(bytes: 1_000, deltas: 20_000 / scale, name: "delta.store.reply1k"),
-        DeltaWorkloads.longReply(bytes: 1_000_000, deltas: 20_000 / scale, name: "delta.store.reply1m"),
-        TimelineWorkloads.pageMerge(history: 1_000, pages: 200 / scale),
-        TimelineWorkloads.pageMerge(history: 100_000, pages: 200 / scale),
-        TimelineWorkloads.sendConfirm(history: 100_000, sends: 5_000 / scale),
-        TimelineWorkloads.fanout(subscribers: 1, deltas: 100_000 / scale),
-        TimelineWorkloads.fanout(subscribers: 8, deltas: 100_000 / scale),
-        TimelineWorkloads.listRealtime(conversations: 10_000, events: 20_000 / scale),
+        ("delta.bare.h10k", { DeltaWorkloads.bare(history: 10_000, deltas: 100_000 / scale) }),
+        ("delta.store.h100", { DeltaWorkloads.store(history: 100, deltas: 100_000 / scale) }),
+        ("delta.store.h10k", { DeltaWorkloads.store(history: 10_000, deltas: 100_000 / scale) }),
+        ("delta.store.h100k", { DeltaWorkloads.store(history: 100_000, deltas: 100_000 / scale) }),
+        ("delta.realtime.h10k", { DeltaWorkloads.realtime(history: 10_000, deltas: 100_000 / scale) }),
+        ("delta.naive.h10k", { DeltaWorkloads.naive(history: 10_000, deltas: 2_000 / scale) }),
+        (
+          "delta.store.reply1k",
+          { DeltaWorkloads.longReply(bytes: 1_000, deltas: 20_000 / scale, name: "delta.store.reply1k") }
+        ),
+        (
+          "delta.store.reply1m",
+          { DeltaWorkloads.longReply(bytes: 1_000_000, deltas: 20_000 / scale, name: "delta.store.reply1m") }
+        ),
+        ("page.merge.h1k", { TimelineWorkloads.pageMerge(history: 1_000, pages: 200 / scale) }),
+        ("page.merge.h100k", { TimelineWorkloads.pageMerge(history: 100_000, pages: 200 / scale) }),
+        ("send.confirm.h100k", { TimelineWorkloads.sendConfirm(history: 100_000, sends: 5_000 / scale) }),
+        ("fanout.s1", { TimelineWorkloads.fanout(subscribers: 1, deltas: 100_000 / scale) }),
+        ("fanout.s8", { TimelineWorkloads.fanout(subscribers: 8, deltas: 100_000 / scale) }),
+        ("list.realtime.c10k", { TimelineWorkloads.listRealtime(conversations: 10_000, events: 20_000 / scale) }),
+        ("persist.append.h1k", { StorageWorkloads.append(history: 1_000, appends: 200 / scale) }),
+        ("persist.append.h100k", { StorageWorkloads.append(history: 100_000, appends: 200 / scale) }),
+        ("load.store.h100k", { StorageWorkloads.load(history: 100_000) }),
+        ("load.jsondecoder.h100k", { StorageWorkloads.jsonDecoder(history: 100_000) }),
+        ("persist.delta.reply1m", { StorageWorkloads.deltaWithPersister(deltas: 20_000 / scale) }),
       ] + Components.all()
-    return all.filter { filter == nil || $0.name.hasPrefix(filter!) }
+    let prefixes = filter?.split(separator: ",").map(String.init)
+    return all.filter { entry in prefixes?.contains { entry.name.hasPrefix($0) } ?? true }.map { entry in
+      let workload = entry.make()
+      precondition(workload.name == entry.name, "workload \(workload.name) listed as \(entry.name)")
+      return workload
+    }
   }
 
   /// Measures `workloads` in interleaved rounds, then prints each result to stdout as a JSON line.

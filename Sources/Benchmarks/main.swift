@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 
-// swift run -c release benchmarks [--quick] [--filter PREFIX]
+// swift run -c release benchmarks [--quick] [--filter PREFIX[,PREFIX...]]
 // stdout: one JSON object per workload, {"name", "ns_per_op", "ops", "runs"}: the median of 5 runs after a
 // warm-up. stderr: a table for people, with the ratio targets.
 
@@ -20,6 +20,7 @@ Task.detached { [workloads] in
   finished.signal()
 }
 finished.wait()
+StorageWorkloads.removeFiles()
 FileHandle.standardError.write(Data(Suite.table(box.measurements, quick: quick).utf8))
 exit(0)
 

@@ -19,8 +19,9 @@ enum ConversationJournal {
       let contents = try RecordFile.read(
         raw, kind: ConversationRecord.fileKind, newestVersion: ConversationRecord.formatVersion, path: path)
       var meta: ConversationMeta?
-      var messages: [Message?] = []
+      var messages: [Message] = []
       var positions: [ClientMessageID: Int] = [:]
+      var removed = Set<Int>()
       var header: ReplyHeader?
       var text = StreamedText()
       var draft: String?
@@ -42,7 +43,7 @@ enum ConversationJournal {
             messages.append(message)
           }
         case .removed(let clientID):
-          if let position = positions.removeValue(forKey: clientID) { messages[position] = nil }
+          if let position = positions.removeValue(forKey: clientID) { removed.insert(position) }
         case .reply(let value, let from, let chunk):
           if from == 0 || header?.clientID != value.clientID { text = StreamedText() }
           guard from == text.utf8Count else { throw .corrupt(path, "record \(index) continues a reply at a gap") }
@@ -58,7 +59,12 @@ enum ConversationJournal {
       var state = ConversationState()
       meta.apply(to: &state)
       if let draft { state.draft = draft }
-      state.messages = MessageList(messages.lazy.compactMap { $0 })
+      // Most files were compacted and hold each message once: then the array goes in as it is.
+      if !removed.isEmpty {
+        let kept = messages.indices.filter { !removed.contains($0) }.map { messages[$0] }
+        messages = kept
+      }
+      state.messages = MessageList(messages)
       state.streamingReply = header.map { $0.reply(text: text) }
       return Loaded(
         state: state, version: contents.version, intactLength: contents.intactLength,
