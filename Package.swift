@@ -40,7 +40,9 @@ let package = Package(
       name: "PersistenceStress", dependencies: ["ConversationState", "Persistence"], swiftSettings: strictness),
     .testTarget(
       name: "PersistenceTests",
-      dependencies: ["ConversationState", "Reducers", "Persistence", "ConversationTesting", "PersistenceStress"],
+      dependencies: [
+        "ConversationState", "Reducers", "ConversationStore", "Persistence", "ConversationTesting", "PersistenceStress",
+      ],
       swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(

@@ -84,13 +84,8 @@ struct ReadmeBindingTests {
 
   @Test("the README shows this file's binding verbatim")
   func readmeShowsThisExample() throws {
-    let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-    let begin = try #require(source.range(of: "// README-BINDING-BEGIN\n"))
-    let end = try #require(source.range(of: "// README-BINDING-END"))
-    let example = String(source[begin.upperBound..<end.lowerBound])
-    let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("README.md")
-    let readme = try String(contentsOf: readmeURL, encoding: .utf8)
-    #expect(readme.contains(example), "README.md's binding example drifted from ReadmeBindingTests.swift; copy it over")
+    #expect(
+      try ReadmeExcerpt(marker: "README-BINDING", in: #filePath).isShown(in: "README.md"),
+      "README.md's binding example drifted from ReadmeBindingTests.swift; copy it over")
   }
 }

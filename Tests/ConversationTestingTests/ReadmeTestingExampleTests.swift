@@ -39,13 +39,8 @@ struct ReadmeTestingExampleTests {
 
   @Test("the README shows the testing example verbatim")
   func readmeShowsIt() throws {
-    let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-    let begin = try #require(source.range(of: "// README-TESTING-BEGIN\n"))
-    let end = try #require(source.range(of: "// README-TESTING-END"))
-    let readme = try String(
-      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
     #expect(
-      readme.contains(source[begin.upperBound..<end.lowerBound]), "README's testing example drifted; copy it over")
+      try ReadmeExcerpt(marker: "README-TESTING", in: #filePath).isShown(in: "README.md"),
+      "README's testing example drifted; copy it over")
   }
 }

@@ -1,4 +1,5 @@
 import ConversationState
+import ConversationTesting
 import Foundation
 import Reducers
 import Testing
@@ -39,13 +40,8 @@ struct ReadmeExampleTests {
 
   @Test("the README shows this file's example verbatim")
   func readmeShowsThisExample() throws {
-    let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-    let begin = try #require(source.range(of: "// README-EXAMPLE-BEGIN\n"))
-    let end = try #require(source.range(of: "// README-EXAMPLE-END"))
-    let example = String(source[begin.upperBound..<end.lowerBound])
-    let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("README.md")
-    let readme = try String(contentsOf: readmeURL, encoding: .utf8)
-    #expect(readme.contains(example), "README.md's reducer example drifted from ReadmeExampleTests.swift; copy it over")
+    #expect(
+      try ReadmeExcerpt(marker: "README-EXAMPLE", in: #filePath).isShown(in: "README.md"),
+      "README.md's reducer example drifted from ReadmeExampleTests.swift; copy it over")
   }
 }

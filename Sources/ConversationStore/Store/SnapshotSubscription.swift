@@ -45,6 +45,8 @@ final class SnapshotSubscription<R: Reducer> where R.State: ChangeTracking & Equ
   private let core: StateLock<StoreCore<R>>
   private let id: UInt64?
   private var delivered: (version: UInt64, state: R.State)?
+  /// The store closed and this subscriber was given the last state it reached: the next call ends.
+  private var hasSeenClose = false
 
   init(core: StateLock<StoreCore<R>>) {
     self.core = core
@@ -54,7 +56,7 @@ final class SnapshotSubscription<R: Reducer> where R.State: ChangeTracking & Equ
   deinit { if let id { core.unregister(id) } }
 
   func next(isolation actor: isolated (any Actor)?) async -> Snapshot<R.State>? {
-    guard let id, !Task.isCancelled else { return finish() }
+    guard let id, !Task.isCancelled, !hasSeenClose else { return finish() }
     guard let previous = delivered else {
       let current = core.withLock { core in core.subscribers.contains(id) ? (core.version, core.state) : nil }
       guard let (version, state) = current else { return finish() }
@@ -65,8 +67,18 @@ final class SnapshotSubscription<R: Reducer> where R.State: ChangeTracking & Equ
     while true {
       await core.waitForVersion(after: seen, subscriber: id)
       // One lock acquisition per wake: membership, version and state are read together.
-      let current = core.withLock { core in core.subscribers.contains(id) ? (core.version, core.state) : nil }
-      guard !Task.isCancelled, let (version, state) = current else { return finish() }
+      let (isSubscribed, version, state) = core.withLock { core in
+        (core.subscribers.contains(id), core.version, core.state)
+      }
+      guard !Task.isCancelled else { return finish() }
+      if !isSubscribed {
+        // The store closed. A subscriber that had not seen its last state gets it once before the end: a
+        // persister must not lose the final writes, nor a UI its final frame.
+        hasSeenClose = true
+        guard version != previous.version, state != previous.state else { return finish() }
+        delivered = (version, state)
+        return Snapshot(version: version, state: state, changes: state.changes(since: previous.state))
+      }
       seen = version
       // Actions that changed nothing (a stale result, a repeated intent) are not worth a frame.
       if state == previous.state { continue }

@@ -118,11 +118,13 @@ public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & E
   ///
   /// Each `for await` (each `makeAsyncIterator()`) is its own subscription, so one sequence can be iterated
   /// by several consumers; an iterator cannot be shared (it is not `Sendable`). The iteration ends when its
-  /// task is cancelled or the store closes, and holds the store's state, not the store.
+  /// task is cancelled or the store closes (after one last snapshot if the subscriber had not yet seen the
+  /// state the store closed with), and holds the store's state, not the store.
   public func snapshots() -> SnapshotSequence<R> { SnapshotSequence(core: core) }
 
   /// Ends the store: the runtime cancels its requests, connections and timers, every snapshot iteration
-  /// ends, and later actions are refused. Results that arrive afterwards are dropped. Idempotent.
+  /// ends (each subscriber first gets the final state if it had not seen it, so a persister writes it), and
+  /// later actions are refused. Results that arrive afterwards are dropped. Idempotent.
   public func close() {
     let waiters = core.withLock { core -> [CheckedContinuation<Void, Never>]? in
       guard !core.isClosed else { return nil }

@@ -49,6 +49,28 @@ struct SnapshotTests {
     #expect(fastSnapshot?.version == 5_001)
   }
 
+  @Test("a subscriber behind when the store closes gets the state it closed with once, then the end")
+  func closeDeliversTheFinalState() async {
+    // Given a subscriber that has seen the first state, and a store that moved on
+    let store = Self.store()
+    var behind = store.snapshots().makeAsyncIterator()
+    var current = store.snapshots().makeAsyncIterator()
+    _ = await behind.next()
+    _ = await current.next()
+    store.send(.realtime("conv-1", .messageCreated(.server("last words", id: "s1", at: 1))))
+    _ = await current.next()
+
+    // When the store closes
+    store.close()
+
+    // Then the one behind gets the final state (a persister writes it), and both iterations end
+    let last = await behind.next()
+    #expect(last?.state.messages.last?.text == "last words")
+    #expect(last?.changes == ChangeSet(inserted: ["srv-s1"]))
+    #expect(await behind.next() == nil)
+    #expect(await current.next() == nil, "one that had seen it gets nothing more")
+  }
+
   @Test("what a waiting subscriber holds does not grow with the actions it misses")
   func boundedMemory() async {
     let store = Self.store()
