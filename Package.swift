@@ -25,7 +25,9 @@ let package = Package(
   targets: [
     .target(name: "ConversationState", swiftSettings: strictness),
     .target(name: "Reducers", dependencies: ["ConversationState"], swiftSettings: strictness),
-    .target(name: "ConversationStore", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
+    .target(
+      name: "ConversationStore", dependencies: ["ConversationState", "Reducers", "Persistence"],
+      swiftSettings: strictness),
     .target(name: "Persistence", dependencies: ["ConversationState"], swiftSettings: strictness),
     .target(
       name: "ConversationTesting",

@@ -52,6 +52,9 @@ public struct ConversationListState: Equatable, Sendable, Codable {
   /// Whether a list request is in flight, for a spinner.
   public var isLoading: Bool { loading != nil }
 
+  /// The app's unread badge: unread messages over every listed conversation.
+  public var unreadTotal: Int { conversations.reduce(0) { $0 + $1.unreadCount } }
+
   /// Mints the next request ID of the current epoch.
   public mutating func nextRequestID() -> RequestID {
     requestSequence += 1

@@ -1,0 +1,29 @@
+public import ConversationState
+public import Persistence
+
+/// How a `ChatClient` is set up; every field has a default.
+public struct ChatClientOptions: Sendable {
+  /// The workspace (app, tenant or agent deployment) whose conversations these are; part of the storage scope.
+  public var workspace: String
+  /// The limits, lifetimes and backoff every conversation store of the client applies.
+  public var policy: ChatPolicy
+  /// Where conversations, the list, drafts and the outbox are kept across launches; nil keeps everything in
+  /// memory (a conversation closed for being idle is then kept in memory until the client goes).
+  public var storage: ChatStorage?
+  /// How many conversation stores stay open when nobody outside the client holds them; beyond it the least
+  /// recently asked-for are closed (their state stays in storage, or in memory) and reopened on demand.
+  public var maximumIdleConversations: Int
+  /// Hears storage failures (a full disk, a file moved aside). The chat goes on in memory meanwhile.
+  public var onStorageError: (@Sendable (PersistenceError) -> Void)?
+
+  public init(
+    workspace: String = "default", policy: ChatPolicy = ChatPolicy(), storage: ChatStorage? = nil,
+    maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil
+  ) {
+    self.workspace = workspace
+    self.policy = policy
+    self.storage = storage
+    self.maximumIdleConversations = maximumIdleConversations
+    self.onStorageError = onStorageError
+  }
+}

@@ -1,0 +1,83 @@
+import ConversationState
+import Foundation
+import Persistence
+import Reducers
+
+/// Follows one conversation store of a client: persists each snapshot to the conversation's file and tells the
+/// list what happened in the conversation (a message sent or received, the conversation read or created).
+///
+/// The file sits in a slot the client can empty (sign-out: nothing more may reach the old user's scope) or
+/// swap (a guest upgraded to an account: the conversation moves to the account's scope).
+final class ConversationFollower: Sendable {
+  let file: StateLock<ConversationFile?>
+  private let task: StateLock<Task<Void, Never>?>
+
+  init(
+    store: ChatStore, file: ConversationFile?, list: ConversationListStore, clock: any ChatClock,
+    onStorageError: (@Sendable (PersistenceError) -> Void)?,
+    onCreated: @escaping @Sendable (ConversationID) -> Void
+  ) {
+    self.file = StateLock(file)
+    self.task = StateLock(nil)
+    let slot = self.file
+    let snapshots = store.snapshots()
+    let task = Task {
+      var previous: ConversationState?
+      for await snapshot in snapshots {
+        let state = snapshot.state
+        do {
+          try slot.withLock { file in try file?.persist(state, changes: snapshot.changes, at: clock.now()) }
+        } catch let error as PersistenceError {
+          onStorageError?(error)
+        } catch {}
+        if let previous {
+          Self.report(from: previous, to: state, changes: snapshot.changes, to: list, at: clock.now(), onCreated)
+        }
+        previous = state
+      }
+      do {
+        try slot.withLock { file in try file?.flush(at: clock.now()) }
+      } catch let error as PersistenceError {
+        onStorageError?(error)
+      } catch {}
+    }
+    self.task.withLock { $0 = task }
+  }
+
+  /// Waits until the store closed and the last snapshot was written.
+  func finished() async { await task.withLock { $0 }?.value }
+
+  /// What the list learns from one step of an open conversation. Messages count once: the client's list
+  /// bridge skips message events of conversations that are open, which are reported from here.
+  private static func report(
+    from previous: ConversationState, to state: ConversationState, changes: ChangeSet<ClientMessageID>,
+    to list: ConversationListStore, at now: Date, _ onCreated: @Sendable (ConversationID) -> Void
+  ) {
+    guard let id = state.conversationID else { return }
+    if previous.conversationID == nil {
+      onCreated(id)
+      list.send(
+        .realtime(.conversationCreated(ConversationSummary(id: id, title: state.title, lastActivityAt: now))))
+    }
+    if !changes.isReset {
+      // New rows: the user's message as soon as it is written, anyone else's once committed (a streamed
+      // reply is a row before it is a message, so its commit counts, not its first delta).
+      var arrived: [Message] = []
+      for clientID in changes.inserted.union(changes.updated) {
+        guard let message = state.messages[clientID: clientID] else { continue }
+        let before = previous.messages[clientID: clientID]
+        if message.role == .user ? before == nil : message.isCommitted && before?.isCommitted != true {
+          arrived.append(message)
+        }
+      }
+      arrived.sort { $0.createdAt < $1.createdAt }
+      for message in arrived {
+        list.send(
+          .realtime(.messageCreated(id, preview: message.text, role: message.role, at: message.createdAt)))
+      }
+    }
+    if state.status != previous.status { list.send(.realtime(.statusChanged(id, state.status))) }
+    if let title = state.title, title != previous.title { list.send(.realtime(.titleChanged(id, title))) }
+    if state.unreadCount == 0 && previous.unreadCount > 0 { list.send(.markRead(id)) }
+  }
+}

@@ -1,0 +1,105 @@
+import ConversationTesting
+import Foundation
+import Testing
+
+@testable import ConversationStore
+
+@Suite("ChatClient storage", .timeLimit(.minutes(1)))
+struct ChatClientStorageTests {
+  @Test("after a restart the conversation, its draft and the message written offline come back, and it goes out")
+  func restartRestores() async throws {
+    // Given a signed-in user whose connection dropped, with a draft and a message written meanwhile
+    let root = TemporaryRoot()
+    let user = UserIdentity(userID: "u-1042")
+    do {
+      let harness = try await ClientHarness.start(identity: user, root: root.path)
+      let chat = harness.client.conversation("c1")
+      _ = await chat.state(where: { $0.connection == .connected })
+      harness.socket.yield(.event("c1", .messageCreated(.server("How can I help?", id: "s1", at: 1))))
+      _ = await chat.state(where: { $0.messages.count == 1 })
+      harness.socket.finish(throwing: ChatError(.network, "tunnel"))
+      _ = await chat.state(where: { $0.connection.isOffline })
+      chat.sendMessage("Written in the tunnel")
+      chat.send(.setDraft("and one more th"))
+      _ = await chat.state(where: { $0.draft == "and one more th" })
+
+      // When the app is killed (the client goes, everything written)
+      await harness.client.close()
+    }
+
+    // Then a new client on the same storage shows it all, and the waiting message goes out once connected
+    var harness = try await ClientHarness.start(identity: user, root: root.path)
+    let chat = harness.client.conversation("c1")
+    #expect(chat.state.draft == "and one more th")
+    #expect(chat.state.messages.map(\.text) == ["How can I help?", "Written in the tunnel"])
+    try await harness.answerCatchUp()
+    let (payload, _) = try await harness.nextSend()
+    #expect(payload.text == "Written in the tunnel")
+    #expect(payload.conversationID == "c1")
+    await harness.client.close()
+  }
+
+  @Test("after sign-out nothing of the user is visible, in the stores or in storage; signing in again brings it back")
+  func signOutIsolates() async throws {
+    // Given user A with a conversation that has a message, stored
+    let root = TemporaryRoot()
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "alice"), root: root.path)
+    let client = harness.client
+    let alices = client.conversation("c1")
+    _ = await alices.state(where: { $0.connection == .connected })
+    harness.socket.yield(.event("c1", .messageCreated(.server("Alice's secret order", id: "s1", at: 1))))
+    _ = await alices.state(where: { $0.messages.count == 1 })
+
+    // When A signs out
+    client.signOut()
+
+    // Then the store A's screen held is cleared and closed, and the anonymous user finds nothing of A
+    #expect(alices.isClosed)
+    #expect(alices.state.messages.isEmpty)
+    #expect(client.identity == nil)
+    #expect(client.conversation("c1").state.messages.isEmpty)
+    #expect(client.list.state.conversations.isEmpty)
+
+    // When B signs in, B finds nothing of A either
+    client.identify(UserIdentity(userID: "bob"))
+    #expect(client.conversation("c1").state.messages.isEmpty)
+
+    // And when A signs in again, A's conversation is restored from A's scope
+    client.identify(UserIdentity(userID: "alice"))
+    #expect(client.conversation("c1").state.messages.map(\.text) == ["Alice's secret order"])
+    await client.close()
+  }
+
+  @Test("a guest who signs up keeps the conversation, which from then on is stored as the account's")
+  func upgradeKeepsTheChat() async throws {
+    // Given an anonymous user chatting
+    let root = TemporaryRoot()
+    let account = UserIdentity(userID: "new-account")
+    do {
+      let harness = try await ClientHarness.start(root: root.path)
+      let chat = harness.client.conversation("c1")
+      _ = await chat.state(where: { $0.connection == .connected })
+      harness.socket.yield(.event("c1", .messageCreated(.server("Welcome!", id: "s1", at: 1))))
+      _ = await chat.state(where: { $0.messages.count == 1 })
+
+      // When they sign up keeping the conversation
+      harness.client.identify(account, keepingGuestConversation: true)
+
+      // Then the same store goes on, as the account, with its messages
+      #expect(harness.client.conversation("c1") === chat)
+      #expect(!chat.isClosed)
+      _ = await chat.state(where: { $0.identity == account })
+      #expect(chat.state.messages.map(\.text) == ["Welcome!"])
+      chat.send(.setDraft("now as a member"))
+      _ = await chat.state(where: { $0.draft == "now as a member" })
+      await harness.client.close()
+    }
+
+    // And the account's storage has it after a restart
+    let harness = try await ClientHarness.start(identity: account, root: root.path)
+    let restored = harness.client.conversation("c1").state
+    #expect(restored.messages.map(\.text) == ["Welcome!"])
+    #expect(restored.draft == "now as a member")
+    await harness.client.close()
+  }
+}

@@ -1,0 +1,80 @@
+import ConversationTesting
+import Foundation
+import Testing
+
+@testable import ConversationStore
+
+/// A client on a `ControlledBackend`, with its shared realtime connection opened and answered.
+struct ClientHarness {
+  let client: ChatClient
+  let backend: ControlledBackend
+  var calls: AsyncStream<ControlledBackend.Call>.Iterator
+  let socket: ControlledBackend.RealtimeStream
+
+  static func start(
+    identity: UserIdentity? = nil, root: String? = nil, maximumIdle: Int = 8, opened: Bool = true
+  ) async throws -> ClientHarness {
+    let backend = ControlledBackend()
+    var calls = backend.calls.makeAsyncIterator()
+    let storage = try root.map { try ChatStorage(root: $0) }
+    let client = ChatClient(
+      backend: backend, identity: identity,
+      options: ChatClientOptions(workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle),
+      environment: .deterministic())
+    guard case .realtime(nil, let socket) = await calls.next() else {
+      throw HarnessError(description: "the client did not open its realtime connection first")
+    }
+    if opened { socket.yield(.opened) }
+    return ClientHarness(client: client, backend: backend, calls: calls, socket: socket)
+  }
+
+  /// The next call, which must be a send.
+  mutating func nextSend() async throws -> (SendPayload, ControlledBackend.ReplyStream) {
+    guard case .send(let payload, let reply) = await calls.next() else {
+      throw HarnessError(description: "expected a send")
+    }
+    return (payload, reply)
+  }
+
+  /// The next call, which must be a catch-up after a reconnect; answered with `missed`.
+  mutating func answerCatchUp(_ missed: [Message] = []) async throws {
+    guard case .messagesAfter(_, _, let answer) = await calls.next() else {
+      throw HarnessError(description: "expected a catch-up request")
+    }
+    answer.resume(returning: missed)
+  }
+
+  /// Answers the first list load with `rows`.
+  mutating func loadList(_ rows: [ConversationSummary]) async throws {
+    client.list.send(.load(pageSize: 20))
+    guard case .conversations(_, _, let page) = await calls.next() else {
+      throw HarnessError(description: "expected a conversation page request")
+    }
+    page.resume(returning: ConversationPage(conversations: rows, nextCursor: nil, hasMore: false))
+    _ = await client.list.state(where: { $0.conversations.count == rows.count })
+  }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+  let description: String
+}
+
+/// A temporary storage root, deleted when dropped.
+final class TemporaryRoot {
+  let path = NSTemporaryDirectory() + "chat-client-" + UUID().uuidString
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+extension ConversationSummary {
+  /// A row last active `seconds` into a day before the test clock starts, so anything happening in a test is newer.
+  static func row(_ id: ConversationID, at seconds: Double, unread: Int = 0) -> ConversationSummary {
+    ConversationSummary(
+      id: id, title: "Conversation \(id)", lastActivityAt: Date(timeIntervalSince1970: 1_735_000_000 + seconds),
+      unreadCount: unread)
+  }
+}
+
+extension ConversationList {
+  /// The row at the top of the list.
+  var top: ConversationSummary? { first { _ in true } }
+}
