@@ -2,5 +2,5 @@
 // actions, effects, errors), the pure reducers and storage, which stay in modules of their own so that they
 // can be used, and tested, without a runtime.
 @_exported public import ConversationState
-@_exported public import Reducers
 @_exported public import Persistence
+@_exported public import Reducers

@@ -7,6 +7,8 @@
 //
 //   run <n> messages <count> outbox <count>   resumed; IDs of this run start with r<n>-
 //   message <clientID>                         a committed message is durable
+//   removing <clientID>…                       about to drop these oldest messages (the history stays short)
+//   removed <clientID>…                        they are durably gone
 //   outbox <opID>                              an enqueued operation is durable
 //   completing <opID>…                         about to complete these (a kill may or may not keep them)
 //   completed <opID>…                          they are durably gone
@@ -108,6 +110,7 @@ private struct Stress {
       rest = rest.dropFirst(delta.count)
       state.streamingReply!.text.append(String(delta))
       try file.persist(state, changes: ChangeSet(), at: Date())
+      usleep(UInt32(random.below(1_000)))  // tokens arrive over time: kills land mid-reply, chunks get written
     }
     try finishReply()
   }
@@ -123,6 +126,19 @@ private struct Stress {
     state.streamingReply = nil
     try file.persist(state, changes: changes(inserted: id), at: Date())
     report(["message \(id)"])
+  }
+
+  /// Drops the oldest messages, as an app does when it keeps only the recent part of a long conversation; keeps
+  /// the time each run spends reading the history back bounded. The list is rebuilt, so the file gets either
+  /// the removals as a change set or, with a reset, a whole rewrite by atomic rename.
+  mutating func trimHistory() throws(PersistenceError) {
+    let dropped = state.messages.prefix(1 + random.below(150)).map(\.clientID)
+    state.messages = MessageList(state.messages.dropFirst(dropped.count))
+    let names = dropped.map(\.rawValue).joined(separator: " ")
+    report(["removing \(names)"])
+    let changes: ChangeSet<ClientMessageID> = random.below(2) == 0 ? ChangeSet(removed: Set(dropped)) : .reset
+    try file.persist(state, changes: changes, at: Date())
+    report(["removed \(names)"])
   }
 
   mutating func editDraft() throws(PersistenceError) {
@@ -160,6 +176,7 @@ private struct Stress {
   }
 
   mutating func act() throws(PersistenceError) {
+    if state.messages.count > 400 { return try trimHistory() }
     switch random.below(20) {
     case 0..<7: try commitMessage()
     case 7..<10: try streamReply()
