@@ -41,6 +41,8 @@ public final class ControlledBackend: ChatBackend {
     case feedback(Rating, comment: String?, CheckedContinuation<Void, any Error>)
     /// A support ticket request; resume with a receipt or an error.
     case ticket(TicketDraft, CheckedContinuation<TicketReceipt, any Error>)
+    /// A batch of the durable outbox (`ChatClient` with storage); answer with a receipt or an error.
+    case uploadOutbox(OutboxBatch, CheckedContinuation<OutboxReceipt, any Error>)
   }
 
   /// Every call, in the order the runtime made it.
@@ -48,12 +50,16 @@ public final class ControlledBackend: ChatBackend {
   private let log: AsyncStream<Call>.Continuation
   /// Typing signals sent, latest last.
   private let typingSignals = StateLock<[Bool]>([])
+  private let uploads = StateLock(0)
 
   /// A backend with no calls yet; every call the runtime makes is then listed on `calls`.
   public init() { (calls, log) = AsyncStream.makeStream() }
 
   /// Typing signals the runtime sent, oldest first; these need no answer, so they do not appear on `calls`.
   public var sentTypingSignals: [Bool] { typingSignals.withLock { $0 } }
+
+  /// How many outbox batches the runtime has uploaded so far (retries included).
+  public var outboxUploadCount: Int { uploads.withLock { $0 } }
 
   /// Lists the send on `calls` and returns the stream the test answers on.
   public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
@@ -113,6 +119,12 @@ public final class ControlledBackend: ChatBackend {
   /// Lists the ticket on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
     try await withCheckedThrowingContinuation { log.yield(.ticket(draft, $0)) }
+  }
+
+  /// Lists the batch on `calls` and waits until the test resumes it. The test must resume it exactly once.
+  public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
+    uploads.withLock { $0 += 1 }
+    return try await withCheckedThrowingContinuation { log.yield(.uploadOutbox(batch, $0)) }
   }
 }
 

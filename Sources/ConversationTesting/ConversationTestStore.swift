@@ -55,17 +55,21 @@ public enum ConversationEffects {
       .refreshCredentials(let id), .runTool(let id, _, _), .submitToolResult(let id, _, _, _, _),
       .uploadAttachment(let id, _, _):
       return id
-    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer:
+    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .enqueueOutbox:
       return nil
     }
   }
 
-  /// A request waits until the reducer no longer has it in flight; a timer waits until it fires, is
+  /// A request waits until the reducer no longer has it in flight; a hand-over to the outbox until the outbox
+  /// reported it stored or refused; a timer waits until it fires, is
   /// cancelled or is started again; everything else is done once emitted.
   public static func isOutstanding(
     _ effect: ConversationEffect, in state: ConversationState, since: [TestStore<ConversationReducer>.Step]
   ) -> Bool {
     if let requestID = requestID(of: effect) { return state.requests[requestID] != nil }
+    if case .enqueueOutbox(let operation) = effect, case .send(let outgoing) = operation.kind {
+      return state.outboxRecording.contains(outgoing.clientID)
+    }
     guard case .startTimer(let timer, _) = effect else { return false }
     for step in since {
       if case .timerFired(timer, _) = step.action { return false }

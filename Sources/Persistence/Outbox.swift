@@ -1,3 +1,4 @@
+public import ConversationState
 public import Foundation
 import Synchronization
 
@@ -67,6 +68,31 @@ public final class Outbox: Sendable {
   /// The server has these: they leave the outbox durably.
   public func complete(_ ids: [OutboxOperationID]) throws(PersistenceError) {
     try journal.withLock { journal throws(PersistenceError) in try journal.remove(Set(ids)) }
+  }
+
+  /// The batch to upload next: the one already in flight (the same ID, sequence numbers and operations, so
+  /// a retry after a lost response or a crash is safe), or a new one of up to `limit` (at most 100) of the
+  /// oldest operations, numbered from the epoch's counter and recorded on disk before it is returned. nil
+  /// when nothing waits. `makeID` names a new batch.
+  public func beginBatch(limit: Int = 100, makeID: () -> String) throws(PersistenceError) -> OutboxBatch? {
+    try journal.withLock { journal throws(PersistenceError) in try journal.beginBatch(limit: limit, id: makeID()) }
+  }
+
+  /// The server has batch `id` (it accepted it, or answered that it is a duplicate): its operations leave
+  /// durably, and the next batch is numbered after them.
+  public func finishBatch(_ id: String) throws(PersistenceError) {
+    try journal.withLock { journal throws(PersistenceError) in try journal.finishBatch(id) }
+  }
+
+  /// Drops everything queued and starts a new epoch whose sequence numbers start at 1: what a sign-out
+  /// does, so the previous identity's queue never goes out as the next one's.
+  public func clear() throws(PersistenceError) {
+    try journal.withLock { journal throws(PersistenceError) in try journal.clear() }
+  }
+
+  /// The epoch batches are numbered in, and the sequence number the next new batch starts at.
+  public var sequencing: (epoch: UInt64, nextSequence: Int) {
+    journal.withLock { ($0.counter.epoch, $0.counter.nextSequence) }
   }
 
   /// Drops what has waited longer than the age bound (`now` is the device clock).

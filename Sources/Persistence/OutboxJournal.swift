@@ -1,3 +1,4 @@
+import ConversationState
 import Foundation
 
 #if canImport(Glibc)
@@ -8,8 +9,8 @@ import Foundation
   import Darwin
 #endif
 
-/// The outbox's file and its in-memory mirror: a journal of "queued" and "gone" records, rewritten whole
-/// when most of it is gone.
+/// The outbox's file and its in-memory mirror: a journal of what was queued, what is gone, which batch is
+/// being uploaded, and the epoch's sequence counter; rewritten whole when most of it is gone.
 struct OutboxJournal {
   static let kind = "OUTB"
   static let version: UInt32 = 1
@@ -20,11 +21,31 @@ struct OutboxJournal {
     var bytes: Int
   }
 
+  /// The batch being uploaded, kept on disk so that a retry after a crash sends it again unchanged.
+  struct InFlight: Codable {
+    var id: String
+    var epoch: UInt64
+    var firstSequence: Int
+    var operations: [OutboxOperationID]
+  }
+
+  struct Counter: Codable {
+    var epoch: UInt64
+    var nextSequence: Int
+  }
+
+  private enum Record: UInt8 {
+    case queued = 1
+    case gone, batch, batchDone, counter
+  }
+
   let path: String
   let limits: OutboxLimits
   let events: StorageEvents
   private(set) var operations: [Entry] = []
   var uploading: Set<OutboxOperationID> = []
+  private(set) var counter = Counter(epoch: 0, nextSequence: 1)
+  private(set) var inFlight: InFlight?
   private(set) var droppedTailBytes = 0
   private var totalBytes = 0
   private var descriptor: Int32 = -1
@@ -42,25 +63,17 @@ struct OutboxJournal {
     let intact = try bytes.withRawBytes { (raw) throws(PersistenceError) -> Int in
       let contents = try RecordFile.read(raw, kind: Self.kind, newestVersion: Self.version, path: path)
       for (index, range) in contents.records.enumerated() {
-        let payload = Array(raw[range])
-        switch payload.first {
-        case 1:
-          do {
-            let operation = try JSONBlob.decode(OutboxOperation.self, Array(payload.dropFirst()))
-            operations.append(Entry(operation: operation, bytes: payload.count - 1))
-          } catch {
-            throw .corrupt(path, "record \(index) does not decode")
-          }
-        case 2:
-          let id = OutboxOperationID(rawValue: String(decoding: payload.dropFirst(), as: UTF8.self))
-          operations.removeAll { $0.operation.id == id }
-        default: throw .corrupt(path, "record \(index) has an unknown type")
+        do {
+          try apply(Array(raw[range]))
+        } catch {
+          throw .corrupt(path, "record \(index) does not decode")
         }
       }
       return contents.intactLength
     }
     droppedTailBytes = bytes.count - intact
     totalBytes = operations.reduce(0) { $0 + $1.bytes }
+    uploading = Set(inFlight?.operations ?? [])
     if droppedTailBytes > 0 {
       events.report(.tornTailDropped(file: path, bytes: droppedTailBytes))
       guard truncate(path, off_t(intact)) == 0 else { throw .io("truncate", path: path) }
@@ -69,24 +82,44 @@ struct OutboxJournal {
     liveSize = intact
   }
 
+  private mutating func apply(_ payload: [UInt8]) throws(ByteReader.Malformed) {
+    guard let first = payload.first, let record = Record(rawValue: first) else { throw ByteReader.Malformed() }
+    let body = Array(payload.dropFirst())
+    switch record {
+    case .queued:
+      operations.append(Entry(operation: try JSONBlob.decode(OutboxOperation.self, body), bytes: body.count))
+    case .gone:
+      let id = OutboxOperationID(rawValue: String(decoding: body, as: UTF8.self))
+      operations.removeAll { $0.operation.id == id }
+    case .batch:
+      inFlight = try JSONBlob.decode(InFlight.self, body)
+    case .batchDone:
+      guard let batch = inFlight, batch.id == String(decoding: body, as: UTF8.self) else { return }
+      counter.nextSequence = batch.firstSequence + batch.operations.count
+      inFlight = nil
+    case .counter:
+      counter = try JSONBlob.decode(Counter.self, body)
+    }
+  }
+
   mutating func enqueue(_ operation: OutboxOperation, at now: Date) throws(PersistenceError) -> [OutboxEviction] {
-    let payload = [1] + JSONBlob.encode(operation)
-    let size = payload.count - 1
+    let body = JSONBlob.encode(operation)
     let pinned = operations.reduce(into: (count: 0, bytes: 0)) { pinned, entry in
       if uploading.contains(entry.operation.id) {
         pinned.count += 1
         pinned.bytes += entry.bytes
       }
     }
-    guard pinned.count + 1 <= limits.maximumOperations, pinned.bytes + size <= limits.maximumBytes else {
+    guard pinned.count + 1 <= limits.maximumOperations, pinned.bytes + body.count <= limits.maximumBytes else {
       throw PersistenceError(
-        .tooLarge, path: path, detail: "\(size) bytes do not fit beside the \(pinned.count) operations being uploaded")
+        .tooLarge, path: path,
+        detail: "\(body.count) bytes do not fit beside the \(pinned.count) operations being uploaded")
     }
     var frames: [UInt8] = []
-    RecordFile.frame(payload, into: &frames)
+    RecordFile.frame([Record.queued.rawValue] + body, into: &frames)
     try append(frames)
-    operations.append(Entry(operation: operation, bytes: size))
-    totalBytes += size
+    operations.append(Entry(operation: operation, bytes: body.count))
+    totalBytes += body.count
     return try evict(at: now, keeping: operation.id)
   }
 
@@ -99,11 +132,64 @@ struct OutboxJournal {
     return batch
   }
 
+  /// The batch to upload: the one in flight (unchanged, for a retry), or a new one of the oldest waiting
+  /// operations, recorded on disk before it is returned.
+  mutating func beginBatch(limit: Int, id: String) throws(PersistenceError) -> OutboxBatch? {
+    if let batch = inFlight {
+      let byID = Dictionary(operations.map { ($0.operation.id, $0.operation) }, uniquingKeysWith: { first, _ in first })
+      return OutboxBatch(
+        id: batch.id, epoch: batch.epoch, firstSequence: batch.firstSequence,
+        operations: batch.operations.compactMap { byID[$0] })
+    }
+    let chosen = operations.prefix(max(1, min(limit, 100))).map(\.operation)
+    guard !chosen.isEmpty else { return nil }
+    let batch = InFlight(
+      id: id, epoch: counter.epoch, firstSequence: counter.nextSequence, operations: chosen.map(\.id))
+    var frames: [UInt8] = []
+    RecordFile.frame([Record.batch.rawValue] + JSONBlob.encode(batch), into: &frames)
+    try append(frames)
+    inFlight = batch
+    uploading.formUnion(batch.operations)
+    return OutboxBatch(id: id, epoch: batch.epoch, firstSequence: batch.firstSequence, operations: chosen)
+  }
+
+  /// The server has the batch `id` (accepted, or a duplicate of one it accepted): its operations leave and the
+  /// sequence counter moves past them.
+  mutating func finishBatch(_ id: String) throws(PersistenceError) {
+    guard let batch = inFlight, batch.id == id else { return }
+    var frames: [UInt8] = []
+    for operation in batch.operations {
+      RecordFile.frame([Record.gone.rawValue] + Array(operation.rawValue.utf8), into: &frames)
+    }
+    RecordFile.frame([Record.batchDone.rawValue] + Array(id.utf8), into: &frames)
+    try append(frames)
+    let gone = Set(batch.operations)
+    totalBytes -= operations.filter { gone.contains($0.operation.id) }.reduce(0) { $0 + $1.bytes }
+    operations.removeAll { gone.contains($0.operation.id) }
+    uploading.subtract(gone)
+    counter.nextSequence = batch.firstSequence + batch.operations.count
+    inFlight = nil
+    if fileSize > 4 * max(liveSize, 64 * 1024) { try rewrite() }
+  }
+
+  /// Drops every operation and the batch in flight, and starts a new epoch whose sequence numbers start at 1
+  /// (a sign-out: the old identity's queue must not be uploaded as the next one's).
+  mutating func clear() throws(PersistenceError) {
+    operations = []
+    uploading = []
+    inFlight = nil
+    totalBytes = 0
+    counter = Counter(epoch: counter.epoch + 1, nextSequence: 1)
+    try rewrite()
+  }
+
   mutating func remove(_ ids: Set<OutboxOperationID>) throws(PersistenceError) {
     let present = operations.filter { ids.contains($0.operation.id) }
     guard !present.isEmpty else { return }
     var frames: [UInt8] = []
-    for entry in present { RecordFile.frame([2] + Array(entry.operation.id.rawValue.utf8), into: &frames) }
+    for entry in present {
+      RecordFile.frame([Record.gone.rawValue] + Array(entry.operation.id.rawValue.utf8), into: &frames)
+    }
     try append(frames)
     operations.removeAll { ids.contains($0.operation.id) }
     uploading.subtract(ids)
@@ -112,7 +198,7 @@ struct OutboxJournal {
   }
 
   /// Drops the oldest operations not being uploaded until every bound holds; `keeping` (the operation just
-  /// queued) goes last, and only if nothing else can.
+  /// queued) is never chosen.
   mutating func evict(at now: Date, keeping: OutboxOperationID?) throws(PersistenceError) -> [OutboxEviction] {
     var evictions: [OutboxEviction] = []
     var count = operations.count
@@ -145,12 +231,17 @@ struct OutboxJournal {
     fileSize += frames.count
   }
 
-  /// Writes the waiting operations to a fresh file and renames it over the journal.
+  /// Writes the counter, the waiting operations and the batch in flight to a fresh file and renames it over
+  /// the journal.
   private mutating func rewrite() throws(PersistenceError) {
     if descriptor >= 0 { FileSystem.closeFile(descriptor) }
     descriptor = -1
     var bytes = RecordFile.header(kind: Self.kind, version: Self.version)
-    for entry in operations { RecordFile.frame([1] + JSONBlob.encode(entry.operation), into: &bytes) }
+    RecordFile.frame([Record.counter.rawValue] + JSONBlob.encode(counter), into: &bytes)
+    for entry in operations {
+      RecordFile.frame([Record.queued.rawValue] + JSONBlob.encode(entry.operation), into: &bytes)
+    }
+    if let inFlight { RecordFile.frame([Record.batch.rawValue] + JSONBlob.encode(inFlight), into: &bytes) }
     try FileSystem.writeAtomically(bytes, to: path)
     descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
     guard descriptor >= 0 else { throw .io("open", path: path) }

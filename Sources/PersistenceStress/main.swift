@@ -132,7 +132,7 @@ private struct Stress {
   /// the time each run spends reading the history back bounded. The list is rebuilt, so the file gets either
   /// the removals as a change set or, with a reset, a whole rewrite by atomic rename.
   mutating func trimHistory() throws(PersistenceError) {
-    let dropped = state.messages.prefix(1 + random.below(150)).map(\.clientID)
+    let dropped = state.messages.prefix(1 + random.below(100)).map(\.clientID)
     state.messages = MessageList(state.messages.dropFirst(dropped.count))
     let names = dropped.map(\.rawValue).joined(separator: " ")
     report(["removing \(names)"])
@@ -176,7 +176,7 @@ private struct Stress {
   }
 
   mutating func act() throws(PersistenceError) {
-    if state.messages.count > 400 { return try trimHistory() }
+    if state.messages.count > 200 { return try trimHistory() }
     switch random.below(20) {
     case 0..<7: try commitMessage()
     case 7..<10: try streamReply()

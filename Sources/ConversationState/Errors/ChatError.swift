@@ -130,7 +130,12 @@ extension ChatError {
     /// Chat is not available right now (a disabled state the UI shows, not a failure to retry).
     public static let chatUnavailable: Code = "CHAT_UNAVAILABLE"
 
-    static let transient: Set<Code> = [.rateLimited, .providerError, .incompleteStream, .network, .timeout]
+    /// The device could not store something it had to keep (a full disk, an unwritable data folder); trying
+    /// again can work once space is freed.
+    public static let storageFailed: Code = "STORAGE_FAILED"
+    static let transient: Set<Code> = [
+      .rateLimited, .providerError, .incompleteStream, .network, .timeout, .storageFailed,
+    ]
     static let permanent: Set<Code> = [
       .agentNotFound, .invalidIdentity, .conversationNotFound, .conversationNotOngoing, .conversationChanged,
       .creditLimitReached, .agentUnavailable, .toolResultTooLarge, .toolLoopLimit, .unauthorized, .emptyMessage,

@@ -51,6 +51,10 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// How a streaming reply's text is shown (`StreamingReply.presentedText`): as it arrives (default), at a
   /// steady pace, or only once finished. The state keeps the full text either way.
   public var replyPresentation: ReplyPresentation
+  /// Where a message written while offline waits: in the conversation until the connection is back
+  /// (default), or in a durable outbox, uploaded in ordered batches (`.outbox`, what `ChatClient` uses with
+  /// storage: the store emits `enqueueOutbox` and the message shows `queued` once it is on disk).
+  public var offlineDelivery: OfflineDelivery
 
   /// The defaults described on each setting.
   public init(
@@ -60,9 +64,11 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     clientToolCallLimit: Int = 10, maximumToolResultBytes: Int = 20_000, toolDeadline: Double = 25,
     typingLifetime: Double = 6,
     reconnectBackoff: Backoff = Backoff(base: 1, cap: 30), syncBackoff: Backoff = Backoff(base: 2, cap: 60),
-    echoMatchWindow: Double = 300, pollInterval: Double? = nil, replyPresentation: ReplyPresentation = .stream
+    echoMatchWindow: Double = 300, pollInterval: Double? = nil, replyPresentation: ReplyPresentation = .stream,
+    offlineDelivery: OfflineDelivery = .waitInConversation
   ) {
     self.replyPresentation = replyPresentation
+    self.offlineDelivery = offlineDelivery
     self.maximumAttachments = maximumAttachments
     self.maximumAttachmentBytes = maximumAttachmentBytes
     self.allowedAttachmentTypes = allowedAttachmentTypes
@@ -87,6 +93,15 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     guard let slash = type.firstIndex(of: "/") else { return false }
     return allowed.contains(type[..<slash] + "/*")
   }
+}
+
+/// Where messages written offline wait (see `ChatPolicy.offlineDelivery`).
+public enum OfflineDelivery: Hashable, Sendable, Codable {
+  /// As `pending` in the conversation; each goes out on its own send request when the connection is back.
+  case waitInConversation
+  /// In the durable outbox (messages of conversations the server has created): `pending` until the runtime
+  /// reports it stored, then `queued`; the outbox uploads it and the server's copy confirms it.
+  case outbox
 }
 
 /// Exponential backoff with full jitter: attempt `n` waits `jitter × min(cap, base × 2^(n-1))` seconds.

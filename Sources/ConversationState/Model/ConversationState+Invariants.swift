@@ -31,9 +31,15 @@ extension ConversationState {
         }
         previousKey = message.orderKey
       }
+      if outboxRecording.contains(message.clientID) && message.delivery != .pending {
+        violations.append("\(message.clientID) is being stored in the outbox but is \(message.delivery)")
+      }
       if message.delivery == .sending && !requests.values.contains(.send(message.clientID)) {
         violations.append("\(message.clientID) is sending but no send request is in flight for it")
       }
+    }
+    for clientID in outboxRecording where messages[clientID: clientID] == nil {
+      violations.append("\(clientID) is being stored in the outbox but is not in the conversation")
     }
     violations += requestViolations()
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count

@@ -61,6 +61,8 @@ public struct ConversationState: Equatable, Sendable, Codable {
   public var serverUnreadCount: Int?
   /// The read cursor the server has stored, so a move of the cursor is sent only when it is newer.
   public var savedReadCursor: ServerMessageID?
+  /// Messages handed to the durable outbox (`enqueueOutbox`) that it has not yet reported stored.
+  public var outboxRecording: Set<ClientMessageID>
 
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil
@@ -96,6 +98,7 @@ public struct ConversationState: Equatable, Sendable, Codable {
     resentAfterReload = []
     serverUnreadCount = nil
     savedReadCursor = nil
+    outboxRecording = []
   }
 
   /// The unread count to show on a badge: the server's when it knows of more than are loaded here.

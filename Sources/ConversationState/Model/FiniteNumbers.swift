@@ -99,7 +99,8 @@ extension ConversationAction: FiniteNumberChecking {
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
-      .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished:
+      .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished,
+      .outboxRecorded, .outboxRejected:
       return true
     }
   }
@@ -114,7 +115,8 @@ extension ConversationAction: FiniteNumberChecking {
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
-      .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished:
+      .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
+      .outboxRejected:
       return false
     }
   }

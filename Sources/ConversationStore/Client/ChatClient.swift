@@ -38,6 +38,10 @@ public final class ChatClient: Sendable {
   private let tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler]
   private let registry: StateLock<ClientRegistry>
   private let listTasks: StateLock<[Task<Void, Never>]>
+  /// The durable outbox of the scope in use (nil without storage).
+  private let outbox: StateLock<Outbox?>
+  private let uploader: StateLock<OutboxUploader?>
+  private let policy: ChatPolicy
 
   /// A client for `identity` (nil: the anonymous user of this installation) talking to `backend`.
   /// `credentials` is called when the server says the credential expired (see `ConversationRuntime`);
@@ -49,6 +53,10 @@ public final class ChatClient: Sendable {
     tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler] = [:]
   ) {
     self.options = options
+    var policy = options.policy
+    // With storage, what is written offline waits in the durable outbox and goes out in ordered batches.
+    if options.storage != nil { policy.offlineDelivery = .outbox }
+    self.policy = policy
     self.environment = environment
     self.credentials = credentials
     self.tools = tools
@@ -65,19 +73,31 @@ public final class ChatClient: Sendable {
     list = ConversationListStore(
       restoredList ?? ConversationListState(), backend: self.backend, environment: environment)
     registry.listEpoch = list.state.epoch
+    outbox = StateLock(Self.openOutbox(registry.scope, options))
+    uploader = StateLock(nil)
     self.registry = StateLock(registry)
     listTasks = StateLock([])
     let lock = self.registry
     let tasks = [
       ListBridge.routeRealtime(
         hub: hub, list: list, backoff: options.policy.reconnectBackoff, environment: environment,
-        isOpen: { id in lock.withLock { $0.open[id] != nil } }),
+        isOpen: { id in lock.withLock { $0.open[id] != nil } },
+        onOpened: { [weak self] in self?.kickUploader() }),
       ListBridge.persist(
         list: list,
         target: { epoch in lock.withLock { $0.listEpoch == epoch ? $0.scope?.conversationList : nil } },
         onStorageError: options.onStorageError),
     ]
     listTasks.withLock { $0 = tasks }
+    let hub = hub
+    let outbox = outbox
+    let started = OutboxUploader(
+      backend: self.backend, environment: environment, outbox: { outbox.withLock { $0 } },
+      isOnline: { hub.isOpen },
+      refused: { [weak self] from, operation, error in self?.refused(operation, error, from: from) },
+      onStorageError: options.onStorageError)
+    uploader.withLock { $0 = started }
+    started.kick()
   }
 
   /// Who is signed in; nil for the anonymous user of this installation.
@@ -88,6 +108,12 @@ public final class ChatClient: Sendable {
 
   /// How many times the backend's realtime connection was opened (one per client, again after it dropped).
   var realtimeConnectionsOpened: Int { hub.connectionsOpened }
+
+  /// How many operations wait in the outbox of the scope in use.
+  var outboxOperationCount: Int { outbox.withLock { $0 }?.operations.count ?? 0 }
+
+  /// The outbox's epoch and next sequence number.
+  var outboxSequencing: (epoch: UInt64, nextSequence: Int)? { outbox.withLock { $0 }?.sequencing }
 
   /// The IDs of the conversation stores open now (for diagnostics and tests).
   public var openConversationIDs: Set<ConversationID> { registry.withLock { Set($0.open.keys) } }
@@ -131,6 +157,7 @@ public final class ChatClient: Sendable {
   /// conversation resumes what was waiting for it.
   public func credentialsRefreshed() {
     for store in registry.withLock({ $0.allStores }) { store.send(.credentialsRefreshed) }
+    kickUploader()
   }
 
   /// Closes every store, the connection and the list, and returns once every snapshot has been written.
@@ -145,6 +172,7 @@ public final class ChatClient: Sendable {
       return (registry.allOpen, listTasks.withLock { $0 })
     }
     for conversation in opened { conversation.store.close() }
+    await uploader.withLock { $0 }?.stop()
     hub.close()
     list.close()
     for task in tasks { task.cancel() }
@@ -153,6 +181,37 @@ public final class ChatClient: Sendable {
   }
 
   // MARK: -
+
+  private func kickUploader() { uploader.withLock { $0 }?.kick() }
+
+  /// The server refused an operation of `from` (still the outbox in use): its message fails with the reason.
+  private func refused(_ operation: OutboxOperation, _ error: ChatError, from: Outbox) {
+    guard outbox.withLock({ $0 === from }), case .send(let outgoing) = operation.kind,
+      let id = operation.conversationID
+    else { return }
+    conversation(id).send(.outboxRejected(outgoing.clientID, error))
+  }
+
+  private static func openOutbox(_ scope: ScopeStorage?, _ options: ChatClientOptions) -> Outbox? {
+    guard let scope else { return nil }
+    do {
+      let outbox = try scope.outbox()
+      if let error = outbox.restoreError { options.onStorageError?(error) }
+      return outbox
+    } catch {
+      options.onStorageError?(error)
+      return nil
+    }
+  }
+
+  /// Stores an operation the reducer handed to the outbox; durable when it returns.
+  private func record(_ operation: OutboxOperation) throws {
+    guard let outbox = outbox.withLock({ $0 }) else {
+      throw ChatError(.storageFailed, "There is no outbox to keep this in.")
+    }
+    try outbox.enqueue(operation, at: environment.clock.now())
+    kickUploader()
+  }
 
   private static func openScope(_ identity: UserIdentity?, _ options: ChatClientOptions) -> ScopeStorage? {
     guard let storage = options.storage else { return nil }
@@ -180,9 +239,15 @@ public final class ChatClient: Sendable {
     } else if let id {
       restored = registry.parked.removeValue(forKey: id)
     }
+    let runtime = ConversationRuntime<ConversationReducer>(
+      backend: backend, credentials: credentials, tools: tools,
+      outbox: { [weak self] operation in
+        guard let self else { throw ChatError(.storageFailed, "The client is gone.") }
+        try self.record(operation)
+      })
     let store = ChatStore(
-      restored ?? ConversationState(conversationID: id, identity: registry.identity), policy: options.policy,
-      backend: backend, environment: environment, credentials: credentials, tools: tools)
+      initialState: restored ?? ConversationState(conversationID: id, identity: registry.identity),
+      reducer: ConversationReducer(policy: policy), environment: environment, runtime: runtime)
     if restored != nil { store.send(.relaunched) }
     if registry.isClosed { store.close() }
     let lock = self.registry
@@ -223,11 +288,32 @@ public final class ChatClient: Sendable {
         store.close()
       }
     }
+    switchOutbox(to: registry.withLock { $0.scope }, carryingOver: kept)
     if !kept {
       list.send(.identityChanged)
       let epoch = list.state.epoch
       registry.withLock { $0.listEpoch = epoch }
       hub.reset()
+    }
+    kickUploader()
+  }
+
+  /// The new scope's outbox replaces the old one. A sign-out or switch drops the old queue (its epoch ends;
+  /// the next starts at sequence 1); an upgrade carries the guest's queue over to the account.
+  private func switchOutbox(to scope: ScopeStorage?, carryingOver: Bool) {
+    let next = Self.openOutbox(scope, options)
+    let previous = outbox.withLock { current in
+      defer { current = next }
+      return current
+    }
+    guard let previous, previous !== next else { return }
+    do throws(PersistenceError) {
+      if carryingOver, let next {
+        for operation in previous.operations { try next.enqueue(operation, at: environment.clock.now()) }
+      }
+      try previous.clear()
+    } catch {
+      options.onStorageError?(error)
     }
   }
 }

@@ -10,7 +10,7 @@ enum ListBridge {
   /// reconnect backoff when the connection drops.
   static func routeRealtime(
     hub: RealtimeHub, list: ConversationListStore, backoff: Backoff, environment: StoreEnvironment,
-    isOpen: @escaping @Sendable (ConversationID) -> Bool
+    isOpen: @escaping @Sendable (ConversationID) -> Bool, onOpened: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
     Task {
       var failures = 0
@@ -19,6 +19,7 @@ enum ListBridge {
           for try await update in hub.subscribe(nil) {
             guard case .event(let id, let event) = update else {
               failures = 0
+              onOpened()
               continue
             }
             if case .messageCreated = event, isOpen(id) { continue }

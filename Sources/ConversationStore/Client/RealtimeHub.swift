@@ -31,6 +31,9 @@ final class RealtimeHub: Sendable {
 
   init(backend: any ChatBackend) { self.backend = backend }
 
+  /// Whether the backend's connection is live now.
+  var isOpen: Bool { connection.withLock { $0.isOpen } }
+
   /// How many times the backend's connection was opened (for tests: reconnects are once per client).
   var connectionsOpened: Int { connection.withLock { Int($0.generation) } }
 

@@ -63,4 +63,6 @@ struct SharedRealtimeBackend: ChatBackend {
   func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
     try await backend.createTicket(draft, from: conversation)
   }
+
+  func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt { try await backend.uploadOutbox(batch) }
 }

@@ -83,6 +83,11 @@ public protocol ChatBackend: Sendable {
   func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws
   /// Hands the user over to a human by opening a support ticket, from `conversation` when there is one.
   func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt
+  /// Uploads a batch of what the user did offline (`ChatClient` with storage sends these): apply the
+  /// operations in sequence order, once per batch ID (answer `isDuplicate` for an ID already applied), and
+  /// list the ones refused. Throw for a failure of the whole batch; it is retried unchanged with backoff
+  /// (never after an authorization failure). The default throws `unsupported`.
+  func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt
 }
 
 /// What a send or regeneration stream carries.
@@ -166,6 +171,11 @@ extension ChatBackend {
   }
   /// By default, nothing: the read position stays on this device.
   public func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws {}
+
+  /// By default, throws an `unsupported` error.
+  public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
+    throw ChatError.unsupported("offline outbox upload")
+  }
   /// By default, throws an `unsupported` error.
   public func submitToolResult(
     _ outcome: ToolCall.Outcome, for call: ToolCallID, in conversation: ConversationID, reply: RequestID

@@ -19,9 +19,14 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// agent. Cancelled when the reply stops, the user signs out or the store closes.
   public typealias ToolHandler = @Sendable (JSONValue) async throws -> JSONValue
 
+  /// Stores an operation in the durable outbox and returns once it is on disk (see
+  /// `ChatPolicy.offlineDelivery`); throws when it cannot. `ChatClient` supplies one over its storage.
+  public typealias OutboxRecorder = @Sendable (OutboxOperation) throws -> Void
+
   private let backend: any ChatBackend
   private let refreshCredentials: CredentialProvider?
   private let tools: [String: ToolHandler]
+  private let outbox: OutboxRecorder?
   private let uploads = UploadDeduplicator()
   private let requests = CancellableRegistry<RequestID>()
   private let timers = CancellableRegistry<TimerID>()
@@ -31,11 +36,16 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// when given, is asked for a fresh credential after an authorization failure before the state shows
   /// `needsCredentials`.
   ///
-  /// `tools` are the app-side tools the agent may call, by name.
-  public init(backend: any ChatBackend, credentials: CredentialProvider? = nil, tools: [String: ToolHandler] = [:]) {
+  /// `tools` are the app-side tools the agent may call, by name. `outbox` stores what the reducer hands to
+  /// the outbox; without one such a message fails with `UNSUPPORTED`.
+  public init(
+    backend: any ChatBackend, credentials: CredentialProvider? = nil, tools: [String: ToolHandler] = [:],
+    outbox: OutboxRecorder? = nil
+  ) {
     self.backend = backend
     refreshCredentials = credentials
     self.tools = tools
+    self.outbox = outbox
   }
 
   /// Tasks still running: requests (the realtime connection included) and timers.
@@ -59,6 +69,20 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   private func perform(_ effect: ConversationEffect, _ store: StoreSink<R>) {
     let backend = backend
     switch effect {
+    case .enqueueOutbox(let operation):
+      // On the performing thread, in effect order: the outbox keeps sends in the order they were written.
+      guard case .send(let outgoing) = operation.kind else { return }
+      guard let outbox else {
+        store.send(.outboxRejected(outgoing.clientID, ChatError(.unsupported, "This store has no outbox.")))
+        return
+      }
+      do {
+        try outbox(operation)
+        store.send(.outboxRecorded(outgoing.clientID))
+      } catch {
+        store.send(
+          .outboxRejected(outgoing.clientID, ChatError(.storageFailed, "The message could not be kept: \(error)")))
+      }
     case .sendMessage(let requestID, let payload):
       requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }
     case .regenerate(let requestID, let conversationID, let prompt, let answer):

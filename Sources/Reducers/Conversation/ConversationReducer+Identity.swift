@@ -100,6 +100,8 @@ extension ConversationReducer {
     state.failedSyncAttempts = 0
     state.retryableAt = nil
     state.acceptedRatings = [:]
+    // A hand-over to the outbox that had not been confirmed died with the run: the message waits again.
+    state.outboxRecording = []
     // A refresh that was in flight died with the run; the next authorization failure asks again.
     if state.credentials == .refreshing || state.credentials == .refreshed { state.credentials = .valid }
     state.userError = nil

@@ -76,8 +76,10 @@ extension ConversationReducer {
       return refuse(.unknownMessage, "There is no message \(clientID) to remove.", &state)
     }
     switch message.delivery {
-    case .failed, .pending: break
-    case .sending, .queued, .sent:
+    case .failed,
+      .pending where !state.outboxRecording.contains(clientID):
+      break
+    case .pending, .sending, .queued, .sent:
       return refuse(.invalidAction, "Only a failed or waiting message can be removed.", &state)
     }
     _ = state.messages.remove(clientID)
@@ -93,13 +95,15 @@ extension ConversationReducer {
   /// Before the conversation exists only one send may be in flight: the first send creates it, and a
   /// second one sent alongside would create another.
   func dispatchPendingMessages(_ state: inout ConversationState) -> [ConversationEffect] {
-    guard !state.connection.isOffline, state.status.acceptsMessages, state.retryableAt == nil else { return [] }
+    if state.connection.isOffline { return handToOutbox(&state) }
+    guard state.status.acceptsMessages, state.retryableAt == nil else { return [] }
     switch state.credentials {
     case .valid, .refreshed: break
     case .refreshing, .needed: return []
     }
     var effects: [ConversationEffect] = []
-    for message in state.messages.outgoing where message.delivery == .pending {
+    for message in state.messages.outgoing
+    where message.delivery == .pending && !state.outboxRecording.contains(message.clientID) {
       // Attachments first: the message goes out once every one is stored.
       if !attachmentsToUpload(message).isEmpty {
         effects += startUploads(message, &state)

@@ -32,10 +32,10 @@ struct ChatClientStorageTests {
     let chat = harness.client.conversation("c1")
     #expect(chat.state.draft == "and one more th")
     #expect(chat.state.messages.map(\.text) == ["How can I help?", "Written in the tunnel"])
-    try await harness.answerCatchUp()
-    let (payload, _) = try await harness.nextSend()
-    #expect(payload.text == "Written in the tunnel")
-    #expect(payload.conversationID == "c1")
+    #expect(chat.state.messages[1].delivery == .queued, "kept in the durable outbox")
+    let (batch, answer) = try await harness.nextBatch()
+    #expect(batch.operations.map(\.conversationID) == ["c1"])
+    answer.resume(returning: OutboxReceipt())
     await harness.client.close()
   }
 

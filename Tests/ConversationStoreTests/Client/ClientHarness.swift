@@ -10,6 +10,7 @@ struct ClientHarness {
   let backend: ControlledBackend
   var calls: AsyncStream<ControlledBackend.Call>.Iterator
   let socket: ControlledBackend.RealtimeStream
+  let clock: TestClock
 
   static func start(
     identity: UserIdentity? = nil, root: String? = nil, maximumIdle: Int = 8, opened: Bool = true
@@ -17,20 +18,31 @@ struct ClientHarness {
     let backend = ControlledBackend()
     var calls = backend.calls.makeAsyncIterator()
     let storage = try root.map { try ChatStorage(root: $0) }
+    let clock = TestClock()
     let client = ChatClient(
       backend: backend, identity: identity,
       options: ChatClientOptions(workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle),
-      environment: .deterministic())
+      environment: .deterministic(clock: clock))
     guard case .realtime(nil, let socket) = await calls.next() else {
       throw HarnessError(description: "the client did not open its realtime connection first")
     }
     if opened { socket.yield(.opened) }
-    return ClientHarness(client: client, backend: backend, calls: calls, socket: socket)
+    return ClientHarness(client: client, backend: backend, calls: calls, socket: socket, clock: clock)
+  }
+
+  /// The next call other than a catch-up after a reconnect (answered with nothing missed on the way: the
+  /// order of a catch-up and other calls is up to the runtime).
+  mutating func nextCall() async -> ControlledBackend.Call? {
+    while let call = await calls.next() {
+      guard case .messagesAfter(_, _, let answer) = call else { return call }
+      answer.resume(returning: [])
+    }
+    return nil
   }
 
   /// The next call, which must be a send.
   mutating func nextSend() async throws -> (SendPayload, ControlledBackend.ReplyStream) {
-    guard case .send(let payload, let reply) = await calls.next() else {
+    guard case .send(let payload, let reply) = await nextCall() else {
       throw HarnessError(description: "expected a send")
     }
     return (payload, reply)
@@ -42,6 +54,14 @@ struct ClientHarness {
       throw HarnessError(description: "expected a catch-up request")
     }
     answer.resume(returning: missed)
+  }
+
+  /// The next call, which must be an outbox batch upload.
+  mutating func nextBatch() async throws -> (OutboxBatch, CheckedContinuation<OutboxReceipt, any Error>) {
+    guard case .uploadOutbox(let batch, let answer) = await nextCall() else {
+      throw HarnessError(description: "expected an outbox batch")
+    }
+    return (batch, answer)
   }
 
   /// Answers the first list load with `rows`.

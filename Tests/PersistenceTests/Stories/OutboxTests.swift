@@ -106,4 +106,64 @@ struct OutboxTests {
     let evicted = try outbox.enqueue(Self.markRead("op-2", at: 2), at: .story(2))
     #expect(evicted == [OutboxEviction(id: "op-1", reason: .count)])
   }
+
+  @Test("batches are numbered without gaps from 1, and a batch in flight is the same batch after a restart")
+  func batchesAreSequenced() throws {
+    // Given three queued operations
+    let root = ScratchRoot()
+    let outbox = try root.scope().outbox()
+    for index in 1...3 {
+      try outbox.enqueue(Self.markRead("op-\(index)", at: Double(index)), at: .story(Double(index)))
+    }
+
+    // When a batch of two starts and the app dies before the answer
+    let first = try #require(try outbox.beginBatch(limit: 2, makeID: { "batch-A" }))
+    #expect(first.numbered.map(\.sequence) == [1, 2])
+    let reopened = try root.scope().outbox()
+
+    // Then the next run sends the very same batch again, and only then the rest, numbered on
+    let again = try #require(try reopened.beginBatch(limit: 2, makeID: { "batch-B" }))
+    #expect(again == first)
+    try reopened.finishBatch("batch-A")
+    let next = try #require(try reopened.beginBatch(limit: 2, makeID: { "batch-C" }))
+    #expect(next.id == "batch-C")
+    #expect(next.firstSequence == 3)
+    #expect(next.operations.map(\.id) == ["op-3"])
+    try reopened.finishBatch("batch-C")
+    #expect(try reopened.beginBatch(limit: 2, makeID: { "batch-D" }) == nil)
+    #expect(try root.scope().outbox().sequencing.nextSequence == 4)
+  }
+
+  @Test("clearing (a sign-out) drops the queue and starts a new epoch at sequence 1")
+  func clearStartsANewEpoch() throws {
+    let root = ScratchRoot()
+    let outbox = try root.scope().outbox()
+    try outbox.enqueue(Self.markRead("op-1", at: 1), at: .story(1))
+    let batch = try #require(try outbox.beginBatch(makeID: { "batch-A" }))
+    try outbox.finishBatch(batch.id)
+    try outbox.enqueue(Self.markRead("op-2", at: 2), at: .story(2))
+
+    try outbox.clear()
+
+    let reopened = try root.scope().outbox()
+    #expect(reopened.operations.isEmpty)
+    #expect(reopened.sequencing.epoch == 1)
+    #expect(reopened.sequencing.nextSequence == 1)
+    try reopened.enqueue(Self.markRead("op-3", at: 3), at: .story(3))
+    #expect(try reopened.beginBatch(makeID: { "batch-B" })?.firstSequence == 1)
+  }
+
+  @Test("operations in a batch in flight are never evicted")
+  func batchIsPinned() throws {
+    let root = ScratchRoot()
+    let outbox = try root.scope().outbox(limits: OutboxLimits(maximumOperations: 2))
+    try outbox.enqueue(Self.markRead("op-1", at: 1), at: .story(1))
+    _ = try outbox.beginBatch(makeID: { "batch-A" })
+    try outbox.enqueue(Self.markRead("op-2", at: 2), at: .story(2))
+
+    let evicted = try outbox.enqueue(Self.markRead("op-3", at: 3), at: .story(3))
+
+    #expect(evicted == [OutboxEviction(id: "op-2", reason: .count)])
+    #expect(outbox.operations.map(\.id) == ["op-1", "op-3"])
+  }
 }

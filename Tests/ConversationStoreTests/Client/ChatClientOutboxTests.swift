@@ -1,0 +1,165 @@
+import ConversationTesting
+import Foundation
+import Testing
+
+@testable import ConversationStore
+
+@Suite("ChatClient outbox", .timeLimit(.minutes(1)))
+struct ChatClientOutboxTests {
+  /// A signed-in user with storage, in conversation c1, offline, who wrote `texts`; returns once each
+  /// message shows queued (on disk).
+  static func writtenOffline(_ texts: [String], root: TemporaryRoot) async throws -> ClientHarness {
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1"), root: root.path)
+    let chat = harness.client.conversation("c1")
+    _ = await chat.state(where: { $0.connection == .connected })
+    harness.socket.finish(throwing: ChatError(.network, "tunnel"))
+    _ = await chat.state(where: { $0.connection.isOffline })
+    for text in texts { chat.sendMessage(text) }
+    let count = texts.count
+    _ = await chat.state(where: { state in state.messages.outgoing.filter { $0.delivery == .queued }.count == count })
+    return harness
+  }
+
+  /// Opens the shared connection again after it dropped (the stores reconnect on their backoff timers).
+  static func reconnect(_ harness: inout ClientHarness) async throws -> ControlledBackend.RealtimeStream {
+    harness.clock.advance(by: 60)
+    while true {
+      switch await harness.nextCall() {
+      case .realtime(nil, let socket):
+        socket.yield(.opened)
+        return socket
+      case nil: throw HarnessError(description: "no reconnect")
+      default: continue
+      }
+    }
+  }
+
+  /// Moves virtual time forward a second at a time, letting tasks run in between, until cancelled.
+  static func tick(_ clock: TestClock) -> Task<Void, Never> {
+    Task {
+      while !Task.isCancelled {
+        clock.advance(by: 1)
+        try? await Task.sleep(nanoseconds: 2_000_000)
+      }
+    }
+  }
+
+  @Test("after a restart the messages written offline go out in one batch, numbered 1, 2, and are confirmed")
+  func restartThenOneBatch() async throws {
+    // Given two messages written offline, and the app killed
+    let root = TemporaryRoot()
+    do {
+      let harness = try await Self.writtenOffline(["first", "second"], root: root)
+      await harness.client.close()
+    }
+
+    // When the app starts again (online)
+    var harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1"), root: root.path)
+    let chat = harness.client.conversation("c1")
+    #expect(chat.state.messages.outgoing.map(\.delivery) == [.queued, .queued])
+
+    // Then both go out in one batch with contiguous sequence numbers from 1
+    let (batch, answer) = try await harness.nextBatch()
+    #expect(batch.numbered.map(\.sequence) == [1, 2])
+    #expect(batch.epoch == 0)
+    let texts = batch.operations.map { operation -> String in
+      guard case .send(let outgoing) = operation.kind else { return "?" }
+      return outgoing.text
+    }
+    #expect(texts == ["first", "second"])
+    answer.resume(returning: OutboxReceipt())
+
+    // And the server's copies confirm them
+    for (index, operation) in batch.operations.enumerated() {
+      guard case .send(let outgoing) = operation.kind else { continue }
+      let copy = Message.server(outgoing.text, id: "s\(index)", role: .user, at: 10, clientID: outgoing.clientID)
+      harness.socket.yield(.event("c1", .messageCreated(copy)))
+    }
+    let confirmed = await chat.state(where: { $0.messages.outgoing.isEmpty })
+    #expect(confirmed?.messages.map(\.text) == ["first", "second"])
+    await harness.client.close()
+  }
+
+  @Test("a batch whose answer was lost is sent again with the same ID after the backoff; a duplicate counts as done")
+  func lostResponseIsRetriedSafely() async throws {
+    // Given a message written offline, and the connection back
+    let root = TemporaryRoot()
+    var harness = try await Self.writtenOffline(["only once"], root: root)
+    _ = try await Self.reconnect(&harness)
+
+    // When the first upload's answer is lost
+    let (first, lost) = try await harness.nextBatch()
+    lost.resume(throwing: ChatError(.network, "connection reset"))
+
+    // Then after 30 s × jitter (0.5 here) the same batch goes again, and "duplicate" settles it
+    let lostAt = harness.clock.now()
+    let ticking = Self.tick(harness.clock)
+    let (again, answer) = try await harness.nextBatch()
+    ticking.cancel()
+    #expect(again == first)
+    #expect(harness.clock.now().timeIntervalSince(lostAt) >= 15)
+    answer.resume(returning: OutboxReceipt(isDuplicate: true))
+    let client = harness.client
+    #expect(await waitUntil { client.outboxOperationCount == 0 })
+    await harness.client.close()
+  }
+
+  @Test("an operation the server refuses fails its message with a typed error")
+  func rejectionFailsTheMessage() async throws {
+    let root = TemporaryRoot()
+    var harness = try await Self.writtenOffline(["too late"], root: root)
+    _ = try await Self.reconnect(&harness)
+    let (batch, answer) = try await harness.nextBatch()
+
+    let operation = try #require(batch.operations.first)
+    answer.resume(
+      returning: OutboxReceipt(rejections: [OutboxRejection(operationID: operation.id, reason: .conversationNotOngoing)]
+      ))
+
+    let chat = harness.client.conversation("c1")
+    let failed = await chat.state(where: { state in
+      if case .failed = state.messages.outgoing.first?.delivery { return true }
+      return false
+    })
+    guard case .failed(let error) = failed?.messages.outgoing.first?.delivery else {
+      Issue.record("the refused message did not fail")
+      return
+    }
+    #expect(error.code == .conversationNotOngoing)
+    await harness.client.close()
+  }
+
+  @Test("an authorization failure is not retried until the credential is refreshed")
+  func authorizationFailureWaits() async throws {
+    let root = TemporaryRoot()
+    var harness = try await Self.writtenOffline(["needs a token"], root: root)
+    _ = try await Self.reconnect(&harness)
+    let (first, refused) = try await harness.nextBatch()
+    refused.resume(throwing: ChatError(.unauthorized, "expired", status: 401))
+
+    // Five minutes pass: nothing is sent again
+    _ = await harness.clock.run(step: 1, limit: 300) { false }
+    #expect(harness.backend.outboxUploadCount == 1)
+    harness.client.credentialsRefreshed()
+
+    // Then only the refresh sends it again, unchanged
+    let (again, answer) = try await harness.nextBatch()
+    #expect(again == first)
+    answer.resume(returning: OutboxReceipt())
+    await harness.client.close()
+  }
+
+  @Test("sign-out drops the old user's queue; the next user's batches start again at 1")
+  func signOutDropsTheQueue() async throws {
+    let root = TemporaryRoot()
+    let harness = try await Self.writtenOffline(["alice's words"], root: root)
+
+    harness.client.identify(UserIdentity(userID: "bob"))
+
+    #expect(harness.client.outboxOperationCount == 0)
+    #expect(harness.client.outboxSequencing?.nextSequence == 1)
+    let alice = try ChatStorage(root: root.path).scope(StorageScope(workspace: "acme", userID: "u-1")).outbox()
+    #expect(alice.operations.isEmpty, "nothing of Alice's is left to upload as anyone")
+    await harness.client.close()
+  }
+}
