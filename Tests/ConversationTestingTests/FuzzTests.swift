@@ -24,6 +24,20 @@ struct FuzzTests {
     }
   }
 
+  @Test("with the durable outbox, sessions keep every invariant too, and the outbox's answers come up")
+  func outboxSessionsKeepInvariants() {
+    let policy = ChatPolicy(offlineDelivery: .outbox)
+    for seed in Self.firstSeed..<Self.firstSeed + UInt64(Self.sequences / 8) {
+      if let failure = ConversationFuzzer.run(seed: seed, length: Self.length, policy: policy) {
+        Issue.record(Comment(rawValue: failure.description))
+        return
+      }
+    }
+    let actions = (1...40).flatMap { ConversationFuzzer.generate(seed: $0, length: 200, policy: policy) }
+    #expect(actions.contains { if case .outboxRecorded = $0 { true } else { false } })
+    #expect(actions.contains { if case .outboxRejected = $0 { true } else { false } })
+  }
+
   @Test("the same seed generates the same session")
   func deterministic() {
     // Compared as text: sessions include a NaN upload progress on purpose, and NaN != NaN.

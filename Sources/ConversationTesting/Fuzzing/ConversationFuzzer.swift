@@ -53,17 +53,18 @@ public enum ConversationFuzzer {
   public static var initial: ConversationState { ConversationState(conversationID: "conv-1") }
 
   /// Generates a session of `length` actions from `seed`.
-  public static func generate(seed: UInt64, length: Int) -> [ConversationAction] {
-    var session = FuzzSession(seed: seed, state: initial)
+  public static func generate(seed: UInt64, length: Int, policy: ChatPolicy = ChatPolicy()) -> [ConversationAction] {
+    var session = FuzzSession(seed: seed, state: initial, policy: policy)
     return (0..<length).map { _ in session.next() }
   }
 
   /// Replays `actions` from `initial` and returns the index of the first action after which `property`
   /// breaks, with what broke.
   public static func check(
-    _ actions: [ConversationAction], from initial: ConversationState = initial, property: Property = invariants
+    _ actions: [ConversationAction], from initial: ConversationState = initial, property: Property = invariants,
+    policy: ChatPolicy = ChatPolicy()
   ) -> (index: Int, violations: [String])? {
-    let reducer = ConversationReducer()
+    let reducer = ConversationReducer(policy: policy)
     var state = initial
     for (index, action) in actions.enumerated() {
       let previous = state
@@ -75,11 +76,13 @@ public enum ConversationFuzzer {
   }
 
   /// Generates, checks and, on failure, shrinks one session.
-  public static func run(seed: UInt64, length: Int, property: Property = invariants) -> Failure? {
-    let actions = generate(seed: seed, length: length)
-    guard let failure = check(actions, property: property) else { return nil }
-    let shrunk = shrink(Array(actions.prefix(failure.index + 1)), property: property)
-    let violations = check(shrunk, property: property)?.violations ?? failure.violations
+  public static func run(
+    seed: UInt64, length: Int, property: Property = invariants, policy: ChatPolicy = ChatPolicy()
+  ) -> Failure? {
+    let actions = generate(seed: seed, length: length, policy: policy)
+    guard let failure = check(actions, property: property, policy: policy) else { return nil }
+    let shrunk = shrink(Array(actions.prefix(failure.index + 1)), property: property, policy: policy)
+    let violations = check(shrunk, property: property, policy: policy)?.violations ?? failure.violations
     return Failure(seed: seed, actions: shrunk, violations: violations, originalLength: actions.count)
   }
 
@@ -89,9 +92,11 @@ public enum ConversationFuzzer {
   /// later answer naming a request that no longer exists. Each candidate is therefore replayed with its
   /// request IDs renumbered: an answer names the request that the same (kept) action started in the
   /// candidate.
-  public static func shrink(_ actions: [ConversationAction], property: Property = invariants) -> [ConversationAction] {
+  public static func shrink(
+    _ actions: [ConversationAction], property: Property = invariants, policy: ChatPolicy = ChatPolicy()
+  ) -> [ConversationAction] {
     func failingPrefix(_ candidate: [ConversationAction]) -> [ConversationAction]? {
-      check(candidate, property: property).map { Array(candidate.prefix($0.index + 1)) }
+      check(candidate, property: property, policy: policy).map { Array(candidate.prefix($0.index + 1)) }
     }
     guard var current = failingPrefix(actions) else { return actions }
     var chunk = max(1, current.count / 2)
@@ -101,7 +106,7 @@ public enum ConversationFuzzer {
       while start < current.count {
         var kept = Array(current.indices)
         kept.removeSubrange(start..<min(start + chunk, kept.count))
-        if let failing = failingPrefix(renumbered(current, keeping: kept)) {
+        if let failing = failingPrefix(renumbered(current, keeping: kept, policy: policy)) {
           current = failing
           progressed = true
         } else {
@@ -115,8 +120,10 @@ public enum ConversationFuzzer {
 
   /// The actions at `kept`, with every request ID rewritten to the one the same action mints when only the
   /// kept actions run.
-  static func renumbered(_ actions: [ConversationAction], keeping kept: [Int]) -> [ConversationAction] {
-    let reducer = ConversationReducer()
+  static func renumbered(
+    _ actions: [ConversationAction], keeping kept: [Int], policy: ChatPolicy = ChatPolicy()
+  ) -> [ConversationAction] {
+    let reducer = ConversationReducer(policy: policy)
     func minted(_ before: ConversationState, _ after: ConversationState) -> [RequestID] {
       guard after.requestSequence > before.requestSequence else { return [] }
       return ((before.requestSequence + 1)...after.requestSequence).map { RequestID(epoch: after.epoch, sequence: $0) }

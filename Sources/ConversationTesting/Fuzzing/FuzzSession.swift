@@ -8,7 +8,7 @@ import Foundation
 struct FuzzSession {
   private var random: SplitMix64
   private var state: ConversationState
-  private let reducer = ConversationReducer()
+  private let reducer: ConversationReducer
   private var now = Date(timeIntervalSince1970: 1_750_000_000)
   private var counter = 0
   /// Backend results already delivered, to deliver again (duplicates) or late (after a sign-out).
@@ -17,9 +17,10 @@ struct FuzzSession {
   /// send's response (arriving after it) names the same one.
   private var echoedServerIDs: [ClientMessageID: ServerMessageID] = [:]
 
-  init(seed: UInt64, state: ConversationState) {
+  init(seed: UInt64, state: ConversationState, policy: ChatPolicy = ChatPolicy()) {
     random = SplitMix64(seed: seed)
     self.state = state
+    reducer = ConversationReducer(policy: policy)
   }
 
   mutating func next() -> ConversationAction {
@@ -31,6 +32,11 @@ struct FuzzSession {
   }
 
   private mutating func choose() -> ConversationAction {
+    // The outbox answers a hand-over: stored, or refused (a full disk); sometimes late, after the message moved on.
+    if let handedOver = pick(state.outboxRecording.sorted()), chance(40) {
+      return chance(85)
+        ? .outboxRecorded(handedOver) : .outboxRejected(handedOver, ChatError(.storageFailed, "disk full"))
+    }
     switch int(0..<100) {
     case 0..<18: return userSends()
     case 18..<50: return answerRequest() ?? userSends()
