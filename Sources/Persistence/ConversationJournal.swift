@@ -65,6 +65,16 @@ enum ConversationJournal {
         messages = kept
       }
       state.messages = MessageList(messages)
+      // A reply whose message is already committed was finished by an append a crash cut between its
+      // records: the committed message is the truth, the reply record a leftover.
+      if let reply = header,
+        positions[reply.clientID] != nil
+          || reply.serverID.map({ id in
+            messages.contains { $0.serverID == id }
+          }) == true
+      {
+        header = nil
+      }
       state.streamingReply = header.map { $0.reply(text: text) }
       return Loaded(
         state: state, version: contents.version, intactLength: contents.intactLength,

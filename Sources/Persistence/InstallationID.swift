@@ -30,7 +30,8 @@ enum InstallationFile {
     if let existing = try read(path, events: events) { return existing }
     var bytes = RecordFile.header(kind: kind, version: version)
     RecordFile.frame(Array(UUID().uuidString.lowercased().utf8), into: &bytes)
-    let temporary = "\(path).\(getpid()).new"
+    // A name of its own per call: threads and processes creating the identity at once must not share one.
+    let temporary = "\(path).\(getpid()).\(UUID().uuidString).new"
     try FileSystem.writeAtomically(bytes, to: temporary)
     // link fails if another process created the file first; then its ID is the one.
     let linked = link(temporary, path)

@@ -41,6 +41,8 @@ public final class Outbox: Sendable {
     self.journal = Mutex(journal)
   }
 
+  deinit { journal.withLock { $0.close() } }
+
   /// What is waiting, oldest first.
   public var operations: [OutboxOperation] { journal.withLock { $0.operations.map(\.operation) } }
 

@@ -58,7 +58,8 @@ struct OutboxJournal {
     self.events = events
   }
 
-  mutating func load() throws(PersistenceError) {
+  /// Reads the file; `repairing` truncates a torn tail (an inventory reads without changing anything).
+  mutating func load(repairing: Bool = true) throws(PersistenceError) {
     guard let bytes = try FileSystem.contents(of: path) else { return }
     let intact = try bytes.withRawBytes { (raw) throws(PersistenceError) -> Int in
       let contents = try RecordFile.read(raw, kind: Self.kind, newestVersion: Self.version, path: path)
@@ -74,7 +75,7 @@ struct OutboxJournal {
     droppedTailBytes = bytes.count - intact
     totalBytes = operations.reduce(0) { $0 + $1.bytes }
     uploading = Set(inFlight?.operations ?? [])
-    if droppedTailBytes > 0 {
+    if droppedTailBytes > 0 && repairing {
       events.report(.tornTailDropped(file: path, bytes: droppedTailBytes))
       guard truncate(path, off_t(intact)) == 0 else { throw .io("truncate", path: path) }
     }
@@ -229,6 +230,12 @@ struct OutboxJournal {
     try FileSystem.writeAll(frames, to: descriptor, path: path)
     guard fdatasync(descriptor) == 0 else { throw .io("fdatasync", path: path) }
     fileSize += frames.count
+  }
+
+  /// Closes the journal's file; the outbox calls it when it goes.
+  mutating func close() {
+    if descriptor >= 0 { FileSystem.closeFile(descriptor) }
+    descriptor = -1
   }
 
   /// Writes the counter, the waiting operations and the batch in flight to a fresh file and renames it over

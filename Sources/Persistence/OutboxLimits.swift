@@ -1,5 +1,4 @@
 public import ConversationState
-public import Foundation
 
 /// The outbox's bounds: past any of them the oldest operations are dropped (never one being uploaded).
 public struct OutboxLimits: Hashable, Sendable {

@@ -3,16 +3,19 @@
 ///
 /// ```
 /// header:  "CSTR"  kind (4 ASCII bytes)  version (u32 LE)  checksum of the 12 bytes before (u32 LE)
-/// record:  payload length (u32 LE)  checksum of the payload (u32 LE)  payload
+/// record:  payload length (u32 LE)  checksum of the length (u32 LE)  checksum of the payload (u32 LE)  payload
 /// ```
 ///
-/// Files are created whole by an atomic rename and then only appended to, so a kill can tear only the last
-/// append: a final record that runs past the end of the file, or whose checksum fails and which ends the file,
-/// is a torn tail, dropped and truncated away. Anything else that fails a check is corruption.
+/// Files are created whole by an atomic rename and then only appended to, so a crash can tear only the last
+/// append. What counts as such a torn tail: a frame cut short, a frame whose checked length runs past the end
+/// of the file, a final record whose payload checksum fails, or trailing zero bytes (a power cut can leave the
+/// file's new end unwritten). It is dropped and truncated away. Anything else that fails a check (a length
+/// whose own checksum fails, a bad record with more after it) is corruption: a flipped bit in a length can
+/// never pass for a torn write and silently cut off the records after it.
 enum RecordFile {
   static let magic: [UInt8] = Array("CSTR".utf8)
   static let headerSize = 16
-  static let frameSize = 8
+  static let frameSize = 12
   /// No record is this large; a length above it is garbage, not a record to wait for.
   static let maximumRecordSize = 256 * 1024 * 1024
 
@@ -39,9 +42,21 @@ enum RecordFile {
     var writer = ByteWriter(capacity: 0)
     swap(&writer.bytes, &bytes)
     writer.uint32(UInt32(payload.count))
+    writer.uint32(lengthChecksum(UInt32(payload.count)))
     writer.uint32(Checksum.of(payload))
     writer.bytes.append(contentsOf: payload)
     swap(&writer.bytes, &bytes)
+  }
+
+  /// The check of a record's length: a flipped bit in the length fails it, so a damaged length is never read
+  /// as a record that runs past the end of the file (a torn write).
+  static func lengthChecksum(_ length: UInt32) -> UInt32 {
+    withUnsafeBytes(of: length.littleEndian) { Checksum.of($0) } ^ 0xA5A5_5A5A
+  }
+
+  /// Whether every byte from `offset` to the end is zero: the unwritten end a power cut can leave.
+  static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+    bytes[offset...].allSatisfy { $0 == 0 }
   }
 
   /// Checks the header and the records' frames of a whole file.
@@ -71,21 +86,22 @@ enum RecordFile {
     var records: [Range<Int>] = []
     var offset = headerSize
     while offset < bytes.count {
+      let torn = Contents(version: version, records: records, intactLength: offset, hasTornTail: true)
       let remaining = bytes.count - offset
-      guard remaining >= frameSize else {
-        return Contents(version: version, records: records, intactLength: offset, hasTornTail: true)
+      if isZero(bytes, from: offset) { return torn }
+      guard remaining >= frameSize else { return torn }
+      let declared = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+      let declaredCheck = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+      guard declaredCheck == lengthChecksum(declared), Int(declared) <= maximumRecordSize else {
+        throw .corrupt(path, "record length check at byte \(offset)")
       }
-      let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-      let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+      let length = Int(declared)
       let payloadStart = offset + frameSize
-      guard length <= maximumRecordSize, length <= bytes.count - payloadStart else {
-        return Contents(version: version, records: records, intactLength: offset, hasTornTail: true)
-      }
+      guard length <= bytes.count - payloadStart else { return torn }
+      let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
       let payload = payloadStart..<payloadStart + length
       guard Checksum.of(UnsafeRawBufferPointer(rebasing: bytes[payload])) == checksum else {
-        if payload.upperBound == bytes.count {
-          return Contents(version: version, records: records, intactLength: offset, hasTornTail: true)
-        }
+        if payload.upperBound == bytes.count { return torn }
         throw .corrupt(path, "record checksum at byte \(offset)")
       }
       records.append(payload)

@@ -1,8 +1,8 @@
 // persistence-stress <root-dir> <seed>
 //
 // The writer the crash-safety test kills. It opens the store at <root-dir>, resumes from whatever is stored
-// there, and then writes forever (messages, streamed replies, drafts, outbox operations and their completion),
-// deterministically from <seed> and the run number. After each call that returned, which is when what it wrote
+// there, and then writes forever (messages, streamed replies, drafts, outbox operations, and their upload one by
+// one or in numbered batches), deterministically from <seed> and the run number. After each call that returned, which is when what it wrote
 // is durable, it reports it on stdout:
 //
 //   run <n> messages <count> outbox <count>   resumed; IDs of this run start with r<n>-
@@ -12,6 +12,8 @@
 //   outbox <opID>                              an enqueued operation is durable
 //   completing <opID>…                         about to complete these (a kill may or may not keep them)
 //   completed <opID>…                          they are durably gone
+//   batch <id> <epoch> <first> <opID>…         a batch is durably in flight (new, or the one a run left)
+//   finishing <id> / finished <id>             the server took the batch; its operations are durably gone
 //
 // Each report is one write(2) of less than PIPE_BUF bytes, so a kill never tears one. Anything it finds wrong
 // on resume (a stored file that cannot be read, a message whose text is not the one written) ends it with a
@@ -162,9 +164,14 @@ private struct Stress {
     report(["outbox \(id)"])
   }
 
-  /// Uploads a few of the oldest operations; the server accepts some, the rest wait again.
-  mutating func complete() throws(PersistenceError) {
-    // Keep the outbox short so it never reaches its bounds: complete more when it grows.
+  /// Uploads a few of the oldest operations, one by one or as a numbered batch.
+  mutating func upload() throws(PersistenceError) {
+    if random.below(2) == 0 { try uploadSome() } else { try uploadBatch() }
+  }
+
+  /// The server accepts some of the oldest operations; the rest wait again.
+  mutating func uploadSome() throws(PersistenceError) {
+    // Keep the outbox short so it never reaches its bounds: upload more when it grows.
     let batch = outbox.markUploading(limit: 1 + random.below(outbox.operations.count > 100 ? 20 : 4))
     let accepted = batch.filter { _ in random.below(3) != 0 }.map(\.id)
     outbox.release(batch.map(\.id).filter { !accepted.contains($0) })
@@ -175,6 +182,19 @@ private struct Stress {
     report(["completed \(names)"])
   }
 
+  /// Uploads the batch in flight (the one a killed run left, unchanged) or a new one; a third of the uploads
+  /// fail and leave it in flight for the next try.
+  mutating func uploadBatch() throws(PersistenceError) {
+    let id = nextID("b")
+    guard let batch = try outbox.beginBatch(limit: 1 + random.below(10), makeID: { id }) else { return }
+    let operations = batch.operations.map(\.id.rawValue).joined(separator: " ")
+    report(["batch \(batch.id) \(batch.epoch) \(batch.firstSequence) \(operations)"])
+    guard random.below(3) != 0 else { return }
+    report(["finishing \(batch.id)"])
+    try outbox.finishBatch(batch.id)
+    report(["finished \(batch.id)"])
+  }
+
   mutating func act() throws(PersistenceError) {
     if state.messages.count > 200 { return try trimHistory() }
     switch random.below(20) {
@@ -182,7 +202,7 @@ private struct Stress {
     case 7..<10: try streamReply()
     case 10..<11: try editDraft()
     case 11..<16: try enqueue()
-    default: try complete()
+    default: try upload()
     }
   }
 }
