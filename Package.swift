@@ -21,6 +21,7 @@ let package = Package(
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
     .executable(name: "persistence-stress", targets: ["PersistenceStress"]),
+    .executable(name: "demo", targets: ["Demo"]),
   ],
   targets: [
     .target(name: "ConversationState", swiftSettings: strictness),
@@ -46,6 +47,9 @@ let package = Package(
         "ConversationState", "Reducers", "ConversationStore", "Persistence", "ConversationTesting", "PersistenceStress",
       ],
       swiftSettings: strictness),
+    .executableTarget(
+      name: "Demo", dependencies: ["ConversationStore", "ConversationTesting"], swiftSettings: strictness),
+    .testTarget(name: "DemoTests", dependencies: ["Demo", "ConversationStore", "ConversationTesting"], swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
       name: "Benchmarks", dependencies: ["ConversationState", "Reducers", "ConversationStore", "Persistence"],

@@ -1,4 +1,5 @@
 import ConversationState
+import ConversationTesting
 import Foundation
 import PersistenceStress
 import Synchronization
@@ -238,21 +239,7 @@ private func runAndKill(_ binary: URL, root: String, seed: UInt64, at moment: Mo
 }
 
 /// The `persistence-stress` binary SwiftPM built next to the test bundle (`.build/<config>/`).
-private func stressBinary() -> URL? {
-  var starts = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL]
-  if let executable = Bundle.main.executableURL { starts.append(executable) }
-  starts += Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map(\.bundleURL)
-  for start in starts {
-    var directory = start.deletingLastPathComponent()
-    // The bundle is .build/<config>/X.xctest on Linux and .build/<config>/X.xctest/Contents/MacOS/X on macOS.
-    for _ in 0..<4 {
-      let candidate = directory.appendingPathComponent("persistence-stress")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      directory.deleteLastPathComponent()
-    }
-  }
-  return nil
-}
+private func stressBinary() -> URL? { BuiltProduct.url(named: "persistence-stress") }
 
 /// What a launch after the kill finds in a copy of the root, against what the writer reported.
 private struct Inspection {

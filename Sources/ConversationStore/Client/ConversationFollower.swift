@@ -59,6 +59,7 @@ final class ConversationFollower: Sendable {
       list.send(
         .realtime(.conversationCreated(ConversationSummary(id: id, title: state.title, lastActivityAt: now))))
     }
+    var othersWrote = false
     if !changes.isReset {
       // New rows: the user's message as soon as it is written, anyone else's once committed (a streamed
       // reply is a row before it is a message, so its commit counts, not its first delta).
@@ -74,10 +75,12 @@ final class ConversationFollower: Sendable {
       for message in arrived {
         list.send(
           .realtime(.messageCreated(id, preview: message.text, role: message.role, at: message.createdAt)))
+        othersWrote = othersWrote || message.role != .user
       }
     }
     if state.status != previous.status { list.send(.realtime(.statusChanged(id, state.status))) }
     if let title = state.title, title != previous.title { list.send(.realtime(.titleChanged(id, title))) }
-    if state.unreadCount == 0 && previous.unreadCount > 0 { list.send(.markRead(id)) }
+    // Read here means read in the list, also when a message arrived and was read between two snapshots.
+    if state.unreadCount == 0 && (previous.unreadCount > 0 || othersWrote) { list.send(.markRead(id)) }
   }
 }

@@ -1,0 +1,39 @@
+import ConversationStore
+
+/// What the simulated agent says, chosen from the user's words: canned, but enough to show every path.
+enum AgentReplies {
+  /// The order number the user asked about ("order 1042"), which makes the agent call the app's tool.
+  static func orderNumber(in text: String) -> Int? {
+    let words = text.lowercased().split { !$0.isLetter && !$0.isNumber }
+    guard let index = words.firstIndex(of: "order"), index + 1 < words.count else { return nil }
+    return Int(words[index + 1])
+  }
+
+  /// Whether the user asked for a person.
+  static func wantsHuman(_ text: String) -> Bool {
+    let lowered = text.lowercased()
+    return lowered.contains("human") || lowered.contains("person") || lowered.contains("someone real")
+  }
+
+  static func answer(to text: String, lookup: JSONValue?, variant: Int) -> String {
+    if let lookup, case .object(let fields) = lookup {
+      let status = fields["status"].flatMap { if case .string(let value) = $0 { value } else { nil } } ?? "unknown"
+      let eta = fields["eta"].flatMap { if case .string(let value) = $0 { value } else { nil } } ?? "soon"
+      return "Your order is \(status) and should arrive \(eta). Anything else I can check for you?"
+    }
+    if wantsHuman(text) { return "Of course. I'm connecting you with a person from the support team now." }
+    let lowered = text.lowercased()
+    if lowered.contains("refund") {
+      return "Refunds go back to the original payment method within 5 business days of approval."
+    }
+    if lowered.contains("hello") || lowered.contains("hi") {
+      return "Hello! I can track orders, explain refunds, or get you a person. What do you need?"
+    }
+    let closings = [
+      "I've noted that. Is there anything else I can help with?",
+      "Thanks for the details. Here is what I found: everything on your account looks in order.",
+      "Got it. If you tell me an order number, I can look it up for you.",
+    ]
+    return closings[variant % closings.count]
+  }
+}

@@ -1,0 +1,238 @@
+import ConversationStore
+import Foundation
+
+/// The demo's server, in process: an AI agent that thinks, calls the app's `lookupOrder` tool, answers word by
+/// word, and hands over to a person when asked; a realtime connection the user can drop (`/drop`), and a
+/// switch that makes the next request fail (`/fail`). Everything it does waits on the injected clock, so a
+/// script on a virtual clock replays byte for byte.
+final class SimulatedAgent: ChatBackend {
+  static let assistant = AgentInfo(id: "ai", name: "Ada (AI)")
+  static let human = AgentInfo(id: "sam", name: "Sam (support)")
+  /// Seconds the agent "thinks" before its first word, and between words.
+  static let thinking = 0.6
+  static let wordInterval = 0.08
+
+  let clock: any ChatClock
+  let world: StateLock<AgentWorld>
+
+  init(clock: any ChatClock, seed: UInt64) {
+    self.clock = clock
+    world = StateLock(AgentWorld(seed: seed, now: clock.now()))
+  }
+
+  /// Whether nothing the agent started (a reply, a hand-over, a message while offline) is still running.
+  var isIdle: Bool { world.withLock { $0.work == 0 } }
+
+  /// Drops every realtime connection; while it is down the person in the busiest conversation writes, so
+  /// the reconnect shows a message arriving through catch-up.
+  func dropConnection() {
+    let (sockets, missed) = world.withLock { world in
+      defer { world.sockets = [:] }
+      return (Array(world.sockets.values), world.postWhileOffline(at: clock.now()))
+    }
+    for socket in sockets { socket.finish(throwing: ChatError(.network, "The simulated connection dropped.")) }
+    _ = missed
+  }
+
+  /// The next request fails with a server error, so the user can see a failure and a retry.
+  func failNextRequest() { world.withLock { $0.failNext = true } }
+
+  // MARK: ChatBackend
+
+  func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    work { [self] continuation in
+      try world.withLock { try $0.checkFailure() }
+      let now = clock.now()
+      let (conversationID, confirmed, title) = world.withLock { $0.accept(payload, at: now) }
+      continuation.yield(.accepted(confirmed, conversationID: conversationID))
+      if let title { continuation.yield(.described(title: title, status: .ongoing)) }
+      try await reply(to: payload.text, in: conversationID, question: confirmed.serverID, on: continuation)
+    }
+  }
+
+  func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    work { [self] continuation in
+      try world.withLock { try $0.checkFailure() }
+      let question = world.withLock { $0.text(of: prompt, in: conversation) } ?? ""
+      try await reply(to: question, in: conversation, question: nil, on: continuation, variant: 1)
+    }
+  }
+
+  func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage {
+    try await clock.sleep(seconds: 0.4)  // long enough to see "loading older messages…"
+    return try world.withLock { world in
+      try world.checkFailure()
+      return world.page(of: conversation, before: cursor, limit: limit)
+    }
+  }
+
+  func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
+    try await clock.sleep(seconds: 0.2)
+    return world.withLock { $0.messages(in: conversation, after: after) }
+  }
+
+  func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<RealtimeUpdate, any Error>.makeStream()
+    let id = world.withLock { world in
+      world.nextSocket += 1
+      world.sockets[world.nextSocket] = continuation
+      return world.nextSocket
+    }
+    let clock = clock
+    let opening = Task {
+      try? await clock.sleep(seconds: 0.3)
+      continuation.yield(.opened)
+    }
+    continuation.onTermination = { [weak self] _ in
+      opening.cancel()
+      self?.world.withLock { _ = $0.sockets.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
+    try world.withLock { world in
+      try world.checkFailure()
+      return world.conversationPage(after: cursor, limit: limit)
+    }
+  }
+
+  func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {
+    try world.withLock { try $0.checkFailure() }
+  }
+
+  func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws {
+    try world.withLock { try $0.checkFailure() }
+  }
+
+  func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
+    try await clock.sleep(seconds: 0.3)
+    return try world.withLock { world in
+      try world.checkFailure()
+      world.tickets += 1
+      return TicketReceipt(ticketID: "T-\(1_040 + world.tickets)")
+    }
+  }
+
+  func submitToolResult(
+    _ outcome: ToolCall.Outcome, for call: ToolCallID, in conversation: ConversationID, reply: RequestID
+  ) async throws {
+    let waiter = world.withLock { $0.toolWaiters.removeValue(forKey: call) }
+    waiter?.resume(returning: outcome)
+  }
+
+  func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
+    try world.withLock { try $0.checkFailure() }
+    let now = clock.now()
+    let (receipt, accepted) = world.withLock { $0.apply(batch, at: now) }
+    for (conversationID, message) in accepted {
+      broadcast(conversationID, .messageCreated(message))
+      startWork { [self] in try await realtimeReply(to: message.text, in: conversationID) }
+    }
+    return receipt
+  }
+
+  // MARK: Replies
+
+  /// Thinks, calls the app's tool when an order is mentioned, then streams the answer word by word.
+  private func reply(
+    to text: String, in conversationID: ConversationID, question: ServerMessageID?,
+    on continuation: AsyncThrowingStream<ReplyEvent, any Error>.Continuation, variant: Int? = nil
+  ) async throws {
+    continuation.yield(.started(agent: Self.assistant))
+    try await clock.sleep(seconds: Self.thinking)
+    var lookup: JSONValue?
+    if let order = AgentReplies.orderNumber(in: text) {
+      let call = ToolCall(
+        id: world.withLock { ToolCallID("call-\($0.nextID())") }, name: "lookupOrder",
+        input: .object(["id": .number(Double(order))]), execution: .client)
+      let outcome = await withCheckedContinuation { waiter in
+        world.withLock { $0.toolWaiters[call.id] = waiter }
+        continuation.yield(.toolCall(call))
+      }
+      if case .succeeded(let result) = outcome { lookup = result }
+    }
+    let pick = variant ?? world.withLock { Int($0.random.next() % 3) }
+    let answer = AgentReplies.answer(to: text, lookup: lookup, variant: pick)
+    for word in Self.words(answer) {
+      try await clock.sleep(seconds: Self.wordInterval)
+      continuation.yield(.delta(word))
+    }
+    let now = clock.now()
+    let message = world.withLock { $0.record(answer, from: Self.assistant, in: conversationID, at: now) }
+    continuation.yield(.finished(message, userMessageID: question))
+    if AgentReplies.wantsHuman(text) { startWork { [self] in try await handOver(conversationID) } }
+  }
+
+  /// A reply over the realtime connection, to a message that came in through the outbox.
+  private func realtimeReply(to text: String, in conversationID: ConversationID) async throws {
+    try await clock.sleep(seconds: Self.thinking)
+    let replyID = ServerMessageID("s\(world.withLock { $0.nextID() })")
+    broadcast(conversationID, .replyStarted(replyID, agent: Self.assistant, at: clock.now()))
+    let answer = AgentReplies.answer(to: text, lookup: nil, variant: 0)
+    for word in Self.words(answer) {
+      try await clock.sleep(seconds: Self.wordInterval)
+      broadcast(conversationID, .replyDelta(replyID, word))
+    }
+    let now = clock.now()
+    let message = world.withLock { $0.record(answer, from: Self.assistant, in: conversationID, at: now, id: replyID) }
+    broadcast(conversationID, .replyFinished(replyID, message))
+  }
+
+  /// A person takes the conversation over and says hello.
+  private func handOver(_ conversationID: ConversationID) async throws {
+    try await clock.sleep(seconds: 2)
+    world.withLock { $0.setStatus(.takenOver, of: conversationID) }
+    broadcast(conversationID, .statusChanged(.takenOver))
+    broadcast(conversationID, .typingStarted(ParticipantID(Self.human.id.rawValue), at: clock.now()))
+    try await clock.sleep(seconds: 1.5)
+    let now = clock.now()
+    let message = world.withLock {
+      $0.record(
+        "Hi, I'm Sam from support. I've read the conversation so far — how can I help?", from: Self.human,
+        in: conversationID, at: now, role: .humanAgent)
+    }
+    broadcast(conversationID, .messageCreated(message))
+  }
+
+  // MARK: Plumbing
+
+  private func broadcast(_ conversationID: ConversationID, _ event: RealtimeEvent) {
+    for socket in world.withLock({ Array($0.sockets.values) }) { socket.yield(.event(conversationID, event)) }
+  }
+
+  /// Words with their following space, so the reply streams as a person would see it typed.
+  static func words(_ text: String) -> [String] {
+    let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+    return parts.enumerated().map { index, word in index == parts.count - 1 ? String(word) : word + " " }
+  }
+
+  /// A reply stream whose body is counted as the agent's work, ended on cancellation.
+  private func work(
+    _ body: @escaping @Sendable (AsyncThrowingStream<ReplyEvent, any Error>.Continuation) async throws -> Void
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<ReplyEvent, any Error>.makeStream()
+    world.withLock { $0.work += 1 }
+    let task = Task { [world] in
+      do {
+        try await body(continuation)
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+      }
+      world.withLock { $0.work -= 1 }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  private func startWork(_ body: @escaping @Sendable () async throws -> Void) {
+    world.withLock { $0.work += 1 }
+    Task { [world] in
+      try? await body()
+      world.withLock { $0.work -= 1 }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import ConversationStore
+import Foundation
+
+/// The interactive demo: full screen, raw keys, a frame redrawn (only where it changed) whenever the
+/// session or the terminal's size changes; the terminal restored on quit, Ctrl-C and crash signals.
+enum InteractiveDemo {
+  static func run(arguments: DemoArguments, storage: ChatStorage?) async {
+    let clock = SystemChatClock()
+    let agent = SimulatedAgent(clock: clock, seed: arguments.seed)
+    let session = DemoSession(agent: agent, environment: .live, storage: storage, user: arguments.user)
+    session.start(opening: "c-welcome")
+    TerminalSignals.installRestoringHandlers()
+    guard FullScreen.enter() else {
+      await session.close()
+      fail("cannot switch the terminal to raw mode")
+    }
+    let color = ColorSupport.isEnabled()
+    let writer = ScreenWriter { FileHandle.standardOutput.write(Data($0.utf8)) }
+    func draw() {
+      let size = TerminalSize.current()
+      let screen = session.screen()
+      writer.write(
+        FrameRenderer.render(screen, width: size.width, height: size.height, color: color),
+        cursor: FrameRenderer.cursor(screen, width: size.width, height: size.height))
+    }
+    draw()
+    let redraws = Task {
+      for await _ in session.redraws { draw() }
+    }
+    let resizes = Task {
+      for await _ in TerminalResize.resizes() {
+        writer.invalidate()
+        draw()
+      }
+    }
+    // A status line that counts down ("reconnecting in 3 s") needs a redraw even when nothing changes.
+    let ticks = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(nanoseconds: 500_000_000)
+        draw()
+      }
+    }
+    keys: for await key in TerminalInput.keys() {
+      switch key {
+      case .controlC, .controlD: break keys
+      case .enter:
+        if session.screen().focus == .list {
+          session.openSelected()
+        } else if !session.enter() {
+          break keys
+        }
+      case .tab: session.switchFocus()
+      case .up: session.moveSelection(by: -1)
+      case .down: session.moveSelection(by: 1)
+      case .pageUp: session.submit("/older")
+      case .escape: session.submit("/stop")
+      case .backspace: session.edit { if !$0.isEmpty { $0.removeLast() } }
+      case .character(let character): session.edit { $0.append(character) }
+      default: continue
+      }
+    }
+    ticks.cancel()
+    resizes.cancel()
+    await session.close()
+    redraws.cancel()
+    FullScreen.leave()
+  }
+}

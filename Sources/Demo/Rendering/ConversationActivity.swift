@@ -1,0 +1,95 @@
+import ConversationStore
+import Foundation
+
+/// What is happening now, below the messages: the reply being streamed (its tool calls, its text so far and
+/// a cursor), the agent thinking, people typing, a ticket, and the feedback question.
+enum ConversationActivity {
+  static let cursor = "▌"
+  static let feedbackCommands = "/feedback good|bad|dismiss"
+
+  static func lines(_ state: ConversationState, now: Date, width: Int) -> [StyledLine] {
+    var lines: [StyledLine] = []
+    if let reply = state.streamingReply {
+      lines += replyLines(reply, activity: state.agentActivity, width: width)
+    } else if let waiting = activityLine(state.agentActivity) {
+      lines.append(waiting)
+    }
+    // Expired indicators are only dropped when the reducer's timer fires; the screen should not wait for it.
+    let typing = state.typing.values.filter { $0 > now }.count
+    if typing == 1 { lines.append(StyledLine("agent is typing…", .dim)) }
+    if typing > 1 { lines.append(StyledLine("\(typing) people are typing…", .dim)) }
+    if let escalation = state.escalation { lines.append(escalationLine(escalation)) }
+    if let moment = state.feedbackMoment { lines += feedbackLines(moment, width: width) }
+    return lines
+  }
+
+  private static func replyLines(_ reply: StreamingReply, activity: AgentActivity, width: Int) -> [StyledLine] {
+    var lines = [StyledLine(reply.agent?.name ?? "Assistant", .bold)]
+    let indent = MessageLines.indent
+    for call in reply.toolCalls {
+      var line = StyledLine(indent)
+      line.append(toolCallLine(call))
+      lines.append(line)
+    }
+    let text = reply.presentedText
+    if !text.isEmpty {
+      var wrapped = TextWrap.lines(text, width: width - indent.count)
+      if TextWidth.columns(of: wrapped[wrapped.count - 1]) < width - indent.count {
+        wrapped[wrapped.count - 1] += cursor
+      } else {
+        wrapped.append(cursor)
+      }
+      lines += wrapped.map { StyledLine(indent + $0) }
+    } else if !reply.toolCalls.contains(where: { $0.outcome == .running }) {
+      var line = StyledLine(indent)
+      line.append(activityLine(activity) ?? StyledLine(cursor))
+      lines.append(line)
+    }
+    return lines
+  }
+
+  /// The agent at work with no text to show yet. Generating counts as thinking: text that is held back
+  /// (paced presentation) or not yet arrived shows nothing else.
+  private static func activityLine(_ activity: AgentActivity) -> StyledLine? {
+    switch activity {
+    case .thinking, .generating: return StyledLine("thinking…", .dim)
+    case .runningTool(let name): return StyledLine("⚙ \(ToolCallDescription.words(name: name, input: nil))…", .yellow)
+    case .idle: return nil
+    }
+  }
+
+  private static func toolCallLine(_ call: ToolCall) -> StyledLine {
+    let words = ToolCallDescription.words(name: call.name, input: call.input)
+    switch call.outcome {
+    case .running: return StyledLine("⚙ \(words)…", .yellow)
+    case .succeeded: return StyledLine("✓ \(words)", .dim)
+    case .failed(let error): return StyledLine("✗ \(words): \(MessageLines.reason(error))", .red)
+    }
+  }
+
+  private static func escalationLine(_ escalation: Escalation) -> StyledLine {
+    switch escalation {
+    case .creating: return StyledLine("creating a ticket…", .dim)
+    case .created(let receipt): return StyledLine("✓ ticket \(receipt.ticketID) created", .green)
+    case .failed(_, let error): return StyledLine("✗ ticket not created: \(MessageLines.reason(error))", .red)
+    }
+  }
+
+  private static func feedbackLines(_ moment: FeedbackMoment, width: Int) -> [StyledLine] {
+    switch moment.phase {
+    case .open:
+      var lines = TextWrap.lines(moment.question, width: width).map { StyledLine($0, .bold) }
+      if lines[lines.count - 1].columns + 1 + feedbackCommands.count <= width {
+        lines[lines.count - 1].append(" \(feedbackCommands)", .dim)
+      } else {
+        lines.append(StyledLine(feedbackCommands, .dim))
+      }
+      return lines
+    case .rated(let rating, _):
+      let emoji = rating == .up ? " 👍" : rating == .down ? " 👎" : ""
+      return [StyledLine("Thanks for your feedback\(emoji)", .dim)]
+    case .dismissed:
+      return []
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import ConversationStore
+
+/// One message as the conversation pane shows it: a line naming who wrote it and where it is on its way,
+/// then its text, indented.
+enum MessageLines {
+  static let indent = "  "
+
+  static func lines(_ message: Message, width: Int, isSelected: Bool) -> [StyledLine] {
+    var header = StyledLine()
+    if isSelected { header.append("▸ ", TextStyle(bold: true, reverse: true)) }
+    header.append(author(of: message), message.role == .user ? TextStyle(bold: true, color: .cyan) : .bold)
+    for (text, style) in details(of: message) {
+      header.append(" · ", .dim)
+      header.append(text, style)
+    }
+    var lines = [header]
+    if !message.text.isEmpty {
+      lines += TextWrap.lines(message.text, width: width - indent.count).map { StyledLine(indent + $0) }
+    }
+    for attachment in message.attachments { lines.append(StyledLine("\(indent)📎 \(attachment.filename)", .dim)) }
+    return lines
+  }
+
+  static func author(of message: Message) -> String {
+    switch message.role {
+    case .user: return "you"
+    case .assistant: return message.agent?.name ?? "Assistant"
+    case .humanAgent: return message.agent?.name ?? "Agent"
+    case .system: return "system"
+    }
+  }
+
+  /// What went wrong, in the server's words when it gave some.
+  static func reason(_ error: ChatError) -> String {
+    error.message.isEmpty ? error.code.rawValue : error.message
+  }
+
+  /// Delivery, a cut-short reply and the rating, in that order.
+  private static func details(of message: Message) -> [(String, TextStyle)] {
+    var details: [(String, TextStyle)] = []
+    switch message.delivery {
+    case .pending: details.append(("… waiting", .dim))
+    case .sending: details.append(("… sending", .dim))
+    case .queued: details.append(("⏳ queued", .yellow))
+    case .failed(let error): details.append(("✗ failed: \(reason(error))", .red))
+    case .sent: break
+    }
+    if case .interrupted(let error) = message.reply { details.append(("interrupted: \(reason(error))", .yellow)) }
+    switch message.rating {
+    case .up: details.append(("👍", .plain))
+    case .down: details.append(("👎", .plain))
+    case .none: break
+    }
+    return details
+  }
+}

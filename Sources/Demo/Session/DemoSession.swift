@@ -1,0 +1,249 @@
+import ConversationStore
+import Foundation
+
+/// The demo app: a real `ChatClient` on the simulated agent, the line the user is typing, and the screen
+/// that results. Interactive and script modes drive it the same way: `submit` a line (text to send, or a
+/// `/command`), then render `screen()`.
+final class DemoSession: Sendable {
+  /// What the user is doing in the UI, beside what the stores hold.
+  struct Interface: Sendable {
+    var open: ChatStore?
+    var composer = ""
+    var focus: DemoScreen.Focus = .conversation
+    var selectedRow = 0
+    var notice: String?
+    var watcher: Task<Void, Never>?
+  }
+
+  let client: ChatClient
+  let agent: SimulatedAgent
+  let clock: any ChatClock
+  private let interface = StateLock(Interface())
+  private let redrawSignal: AsyncStream<Void>.Continuation
+  /// Yields whenever what the screen shows may have changed (coalesced: one pending redraw at most).
+  let redraws: AsyncStream<Void>
+  private let listWatcher: StateLock<Task<Void, Never>?> = StateLock(nil)
+
+  init(agent: SimulatedAgent, environment: StoreEnvironment, storage: ChatStorage?, user: String?) {
+    self.agent = agent
+    clock = environment.clock
+    let clock = environment.clock
+    client = ChatClient(
+      backend: agent, identity: user.map { UserIdentity(userID: $0) },
+      options: ChatClientOptions(workspace: "demo", storage: storage), environment: environment,
+      tools: [
+        "lookupOrder": { arguments in
+          try await clock.sleep(seconds: 1.2)  // long enough to read "looking up order 1042…"
+          return ["id": arguments["id"] ?? .null, "status": "shipped", "eta": "on Thursday"]
+        }
+      ])
+    (redraws, redrawSignal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let snapshots = client.list.snapshots()
+    let signal = redrawSignal
+    listWatcher.withLock { $0 = Task { for await _ in snapshots { signal.yield() } } }
+    client.list.send(.load(pageSize: 20))
+  }
+
+  /// Opens `id` (or the first listed conversation) to start with.
+  func start(opening id: ConversationID?) {
+    if let id { open(client.conversation(id)) }
+  }
+
+  // MARK: What the user does
+
+  /// Runs one line as if typed and entered; returns false for `/quit`.
+  @discardableResult
+  func submit(_ line: String) -> Bool {
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    interface.withLock { $0.notice = nil }
+    defer { redrawSignal.yield() }
+    guard trimmed.hasPrefix("/") else {
+      guard !trimmed.isEmpty else { return true }
+      let store = openStore() ?? openNew()
+      store.sendMessage(trimmed)
+      return true
+    }
+    let parts = trimmed.dropFirst().split(separator: " ", maxSplits: 1).map(String.init)
+    let argument = parts.count > 1 ? parts[1] : nil
+    return command(parts.first ?? "", argument)
+  }
+
+  /// Edits the composer (interactive mode).
+  func edit(_ change: (inout String) -> Void) {
+    interface.withLock { change(&$0.composer) }
+    redrawSignal.yield()
+  }
+
+  /// Sends what is in the composer; false for `/quit`.
+  func enter() -> Bool {
+    let line = interface.withLock { interface in
+      defer { interface.composer = "" }
+      return interface.composer
+    }
+    return submit(line)
+  }
+
+  func switchFocus() {
+    interface.withLock { $0.focus = $0.focus == .list ? .conversation : .list }
+    redrawSignal.yield()
+  }
+
+  /// Moves the list cursor (list focus).
+  func moveSelection(by offset: Int) {
+    let count = client.list.state.conversations.count
+    interface.withLock { $0.selectedRow = max(0, min(count - 1, $0.selectedRow + offset)) }
+    redrawSignal.yield()
+  }
+
+  /// Opens the conversation under the list cursor.
+  func openSelected() {
+    let row = interface.withLock { $0.selectedRow }
+    _ = command("open", "\(row + 1)")
+    interface.withLock { $0.focus = .conversation }
+    redrawSignal.yield()
+  }
+
+  /// The screen as it is now.
+  func screen() -> DemoScreen {
+    let list = client.list.state
+    let (store, ui) = interface.withLock { ($0.open, $0) }
+    return DemoScreen(
+      list: list, conversation: store?.state, selectedRow: ui.selectedRow, composer: ui.composer, focus: ui.focus,
+      user: client.identity?.userID, unread: list.unreadTotal, notice: ui.notice, now: clock.now())
+  }
+
+  /// The open store's version (empty when none is open), for telling when a session went quiet.
+  var openVersions: [UInt64] { openStore().map { [$0.version] } ?? [] }
+
+  /// Whether the open conversation and the agent have nothing left in flight.
+  var isSettled: Bool {
+    guard agent.isIdle else { return false }
+    guard let state = openStore()?.state else { return true }
+    return state.isSettled && state.streamingReply == nil && state.outboxRecording.isEmpty
+      && !state.messages.outgoing.contains { $0.delivery == .queued }
+  }
+
+  func close() async {
+    interface.withLock { $0.watcher?.cancel() }
+    listWatcher.withLock { $0?.cancel() }
+    await client.close()
+    redrawSignal.finish()
+  }
+
+  // MARK: -
+
+  private func openStore() -> ChatStore? { interface.withLock { $0.open } }
+
+  private func openNew() -> ChatStore {
+    let store = client.newConversation()
+    open(store)
+    return store
+  }
+
+  private func open(_ store: ChatStore) {
+    let snapshots = store.snapshots()
+    let signal = redrawSignal
+    interface.withLock { interface in
+      interface.watcher?.cancel()
+      interface.open = store
+      interface.watcher = Task {
+        for await snapshot in snapshots {
+          signal.yield()
+          // The open conversation is on screen: what arrives in it is read.
+          if snapshot.state.unreadCount > 0, let last = snapshot.state.messages.lastCommitted?.serverID {
+            store.send(.markRead(upTo: last))
+          }
+        }
+      }
+    }
+    if store.state.conversationID != nil && !store.state.history.hasLoadedFirstPage {
+      store.send(.loadHistory(pageSize: 20))
+    }
+  }
+
+  private func notice(_ text: String) { interface.withLock { $0.notice = text } }
+
+  // swift-format-ignore: a command table reads best as one switch
+  private func command(_ name: String, _ argument: String?) -> Bool {
+    let store = openStore()
+    let state = store?.state
+    switch name {
+    case "quit", "q": return false
+    case "new": _ = openNew()
+    case "open":
+      let rows = Array(client.list.state.conversations)
+      guard let number = argument.flatMap({ Int($0) }), rows.indices.contains(number - 1) else {
+        notice("/open needs a row number from 1 to \(rows.count)")
+        return true
+      }
+      interface.withLock { $0.selectedRow = number - 1 }
+      open(client.conversation(rows[number - 1].id))
+    case "older": store?.send(.loadMoreHistory(pageSize: 20))
+    case "retry", "discard":
+      guard let failed = state?.messages.outgoing.last(where: { if case .failed = $0.delivery { true } else { false } })
+      else {
+        notice("No failed message to \(name).")
+        return true
+      }
+      store?.send(name == "retry" ? .retry(failed.clientID) : .discard(failed.clientID))
+    case "regen":
+      guard let answer = state?.messages.last(where: { $0.role == .assistant && $0.isCommitted }) else {
+        notice("No answer to regenerate yet.")
+        return true
+      }
+      store?.send(.regenerate(answer.clientID))
+    case "stop": store?.send(.stopReply)
+    case "up", "down":
+      guard let answer = state?.messages.last(where: { $0.role == .assistant && $0.isCommitted }) else {
+        notice("No answer to rate yet.")
+        return true
+      }
+      store?.send(.rateAnswer(answer.clientID, name == "up" ? .up : .down))
+    case "feedback":
+      switch argument {
+      case "good": store?.send(.rateConversation(.up, comment: nil))
+      case "bad": store?.send(.rateConversation(.down, comment: nil))
+      case "dismiss": store?.send(.dismissFeedback)
+      default: notice("/feedback good, /feedback bad or /feedback dismiss")
+      }
+    case "ticket":
+      let subject = state?.title ?? "Help with my conversation"
+      store?.send(.escalate(TicketDraft(subject: subject, body: "Opened from the demo.")))
+    case "signin":
+      guard let name = argument, !name.isEmpty else {
+        notice("/signin needs a name, for example /signin alice")
+        return true
+      }
+      let wasGuest = client.identity == nil
+      let current = state?.conversationID
+      client.identify(UserIdentity(userID: name), keepingGuestConversation: wasGuest)
+      reopen(current, kept: wasGuest)
+      client.list.send(.load(pageSize: 20))
+    case "signout":
+      client.signOut()
+      interface.withLock { $0.open = nil }
+      client.list.send(.load(pageSize: 20))
+    case "drop":
+      agent.dropConnection()
+      notice("Connection dropped: watch it reconnect and catch up.")
+    case "fail":
+      agent.failNextRequest()
+      notice("The next request will fail.")
+    case "help": notice(DemoSession.help)
+    default: notice("Unknown command /\(name). \(DemoSession.help)")
+    }
+    return true
+  }
+
+  /// After an identity change: the same store when it was kept, otherwise nothing open.
+  private func reopen(_ id: ConversationID?, kept: Bool) {
+    guard kept, let id else {
+      interface.withLock { $0.open = nil }
+      return
+    }
+    open(client.conversation(id))
+  }
+
+  static let help =
+    "Type to chat. /new /open N /older /retry /discard /regen /stop /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /quit"
+}

@@ -1,0 +1,101 @@
+import ConversationStore
+import ConversationTesting
+import Foundation
+
+/// Runs a `DemoScript` on a virtual clock: each line is typed, then time moves on until everything in
+/// flight has finished (or a `wait N` has passed), then the frame (or the transcript's new lines) is
+/// printed. With the same script and seed the output is the same, byte for byte.
+struct ScriptRunner {
+  let script: DemoScript
+  let plain: Bool
+  let seed: UInt64
+  let storage: ChatStorage?
+  let write: @Sendable (String) -> Void
+
+  /// The size frames are rendered at: the smallest the demo supports.
+  static let width = 80
+  static let height = 24
+
+  func run() async {
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01, any fixed time
+    let ids = StateLock(0)
+    // Jitter is fixed: stores and the client draw it concurrently, so a sequence would reach them in any order.
+    let environment = StoreEnvironment(
+      clock: clock,
+      makeID: { "id-\(ids.withLock { count in count += 1
+return count })"
+      },
+      jitter: { 0.5 })
+    let session = DemoSession(
+      agent: SimulatedAgent(clock: clock, seed: seed), environment: environment, storage: storage, user: nil)
+    session.start(opening: "c-welcome")
+    var transcript = Transcript()
+    await settle(session, clock)
+    emit(session, &transcript, heading: "start")
+    for line in script.lines {
+      switch line.step {
+      case .type(let text):
+        let keepGoing = session.submit(text)
+        await settle(session, clock)
+        emit(session, &transcript, heading: "\(line.number): \(text)")
+        if !keepGoing {
+          await session.close()
+          return
+        }
+      case .wait(let seconds):
+        if let seconds { await pass(seconds, session, clock) }
+        await settle(session, clock)
+        emit(session, &transcript, heading: "\(line.number): \(line.text)")
+      }
+    }
+    await session.close()
+  }
+
+  private func emit(_ session: DemoSession, _ transcript: inout Transcript, heading: String) {
+    let screen = session.screen()
+    if plain {
+      let lines = transcript.lines(for: screen)
+      if !lines.isEmpty { write(lines.joined(separator: "\n") + "\n") }
+    } else {
+      let frame = FrameRenderer.render(screen, width: Self.width, height: Self.height, color: false)
+      write("── \(heading) " + String(repeating: "─", count: max(0, Self.width - heading.count - 4)) + "\n")
+      write(frame.joined(separator: "\n") + "\n")
+    }
+  }
+
+  /// Lets `seconds` of virtual time pass, a tenth at a time, giving the session's tasks time to run.
+  private func pass(_ seconds: Double, _ session: DemoSession, _ clock: TestClock) async {
+    var elapsed = 0.0
+    while elapsed < seconds {
+      await letTasksRun()
+      clock.advance(by: 0.1)
+      elapsed += 0.1
+    }
+  }
+
+  /// Moves time on until the session has nothing in flight and nothing changed for a few rounds (at most
+  /// two virtual minutes, so a script can never hang).
+  private func settle(_ session: DemoSession, _ clock: TestClock) async {
+    var quietRounds = 0
+    var last = fingerprint(session)
+    var elapsed = 0.0
+    while elapsed < 120 {
+      await letTasksRun()
+      let now = fingerprint(session)
+      quietRounds = session.isSettled && now == last ? quietRounds + 1 : 0
+      if quietRounds >= 3 { return }
+      last = now
+      clock.advance(by: 0.1)
+      elapsed += 0.1
+    }
+  }
+
+  private func fingerprint(_ session: DemoSession) -> [UInt64] {
+    [session.client.list.version] + session.openVersions
+  }
+
+  private func letTasksRun() async {
+    for _ in 0..<20 { await Task.yield() }
+    try? await Task.sleep(nanoseconds: 2_000_000)
+  }
+}

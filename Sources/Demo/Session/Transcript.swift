@@ -1,0 +1,96 @@
+import ConversationStore
+
+/// The plain-text account of a session (`--plain`): each message once when it appears and again when its
+/// delivery changes, connection and status changes, and notices. Streamed text is shown once committed.
+struct Transcript {
+  private var printed: [ClientMessageID: String] = [:]
+  private var connection: String?
+  private var status: ConversationStatus?
+  private var conversation: ConversationID??
+  private var notice: String?
+  private var escalation: String?
+
+  /// The lines that are new since the last call.
+  mutating func lines(for screen: DemoScreen) -> [String] {
+    var lines: [String] = []
+    if let notice = screen.notice, notice != self.notice { lines.append("! \(notice)") }
+    notice = screen.notice
+    guard let state = screen.conversation else {
+      if conversation != .some(nil) { lines.append("== no conversation open (\(screen.user ?? "guest")) ==") }
+      conversation = .some(nil)
+      return lines
+    }
+    if conversation != .some(state.conversationID) {
+      lines.append(
+        "== \(state.title ?? state.conversationID?.rawValue ?? "new conversation") (\(screen.user ?? "guest")) ==")
+      conversation = .some(state.conversationID)
+      connection = nil
+    }
+    let connectionText = Self.describe(state.connection, needsCredentials: state.needsCredentials)
+    if connectionText != connection { lines.append("· \(connectionText)") }
+    connection = connectionText
+    for message in state.messages {
+      let line = Self.describe(message)
+      if printed[message.clientID] != line { lines.append(line) }
+      printed[message.clientID] = line
+    }
+    if state.status != status, status != nil { lines.append("· \(Self.describe(state.status))") }
+    status = state.status
+    let ticket = state.escalation.map(Self.describe)
+    if let ticket, ticket != escalation { lines.append(ticket) }
+    escalation = ticket
+    if let error = state.userError, !lines.contains("! \(error.message)") { lines.append("! \(error.message)") }
+    return lines
+  }
+
+  static func describe(_ message: Message) -> String {
+    let who: String
+    switch message.role {
+    case .user: who = "you"
+    case .assistant, .humanAgent: who = message.agent?.name ?? message.role.rawValue
+    case .system: who = "system"
+    }
+    var line = "\(who): \(message.text)"
+    switch message.delivery {
+    case .pending: line += "  (waiting)"
+    case .sending: line += "  (sending)"
+    case .queued: line += "  (queued)"
+    case .failed(let error): line += "  (failed: \(error.message))"
+    case .sent: break
+    }
+    if case .interrupted = message.reply { line += "  (interrupted)" }
+    if message.rating != .none { line += "  [rated \(message.rating.rawValue)]" }
+    for call in message.toolCalls { line += "  [tool \(call.name)]" }
+    return line
+  }
+
+  static func describe(_ status: ConversationStatus) -> String {
+    switch status {
+    case .ongoing: return "the conversation is open again"
+    case .takenOver: return "a person from support has taken over"
+    case .ended: return "the conversation has ended"
+    case .notFound: return "the conversation no longer exists"
+    case .unavailable: return "chat is unavailable"
+    }
+  }
+
+  static func describe(_ escalation: Escalation) -> String {
+    switch escalation {
+    case .creating: return "· creating a support ticket"
+    case .created(let receipt): return "· ticket \(receipt.ticketID) created"
+    case .failed(_, let error): return "· ticket failed: \(error.message)"
+    }
+  }
+
+  static func describe(_ connection: ConnectionState, needsCredentials: Bool) -> String {
+    if needsCredentials { return "needs sign-in" }
+    switch connection {
+    case .idle: return "not connected"
+    case .connecting: return "connecting"
+    case .connected: return "connected"
+    case .syncing: return "syncing"
+    case .reconnecting(let attempt, _): return "reconnecting (attempt \(attempt))"
+    case .closed: return "offline"
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import ConversationTesting
+import Foundation
+import Testing
+
+/// Runs the built `demo` as a user would, from the package root.
+private func runDemo(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+  guard let demo = BuiltProduct.url(named: "demo") else {
+    Issue.record("the demo is not built next to the tests; run swift build")
+    return (-1, "", "")
+  }
+  let process = Process()
+  process.executableURL = demo
+  process.arguments = arguments
+  process.currentDirectoryURL = packageRoot
+  let output = Pipe()
+  let errors = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  try process.run()
+  let out = output.fileHandleForReading.readDataToEndOfFile()
+  let err = errors.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent()
+
+@Suite("The demo binary", .timeLimit(.minutes(2)))
+struct DemoBinaryTests {
+  @Test("each example script prints its expected transcript", arguments: ["tour", "failure-and-retry"])
+  func examplesMatch(name: String) throws {
+    let expected = try String(
+      contentsOf: packageRoot.appendingPathComponent("Examples/\(name).transcript"), encoding: .utf8)
+
+    let run = try runDemo(["--script", "Examples/\(name).script", "--plain", "--seed", "1"])
+
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.output == expected)
+  }
+
+  @Test("the same script and seed print the same frames, byte for byte")
+  func framesRepeat() throws {
+    let first = try runDemo(["--script", "Examples/tour.script"])
+    let second = try runDemo(["--script", "Examples/tour.script"])
+    #expect(first.status == 0)
+    #expect(first.output == second.output)
+    #expect(first.output.contains("reconnecting in 1 s (attempt 1)"))
+    #expect(first.output.split(separator: "\n").allSatisfy { $0.count <= 80 })
+  }
+
+  @Test(
+    "bad input is one line on stderr and a non-zero exit, never a trace",
+    arguments: [
+      (["--nonsense"], Int32(2), "demo: unknown argument \"--nonsense\" (try --help)\n"),
+      (["--script", "no/such.script"], Int32(2), "demo: cannot read the script no/such.script\n"),
+    ])
+  func badInput(arguments: [String], status: Int32, message: String) throws {
+    let run = try runDemo(arguments)
+    #expect(run.status == status)
+    #expect(run.errors == message)
+    #expect(run.output.isEmpty)
+  }
+
+  @Test("a bad script line names its line and exits 1")
+  func badScriptLine() throws {
+    let path = NSTemporaryDirectory() + "bad-\(UUID().uuidString).script"
+    try "hello\n/teleport".write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+
+    let run = try runDemo(["--script", path])
+
+    #expect(run.status == 1)
+    #expect(run.errors == "demo: \(path):2: unknown command /teleport\n")
+  }
+
+  @Test("a run with a data folder keeps the conversation, and dump shows it without message text")
+  func dataFolderAndDump() throws {
+    let folder = NSTemporaryDirectory() + "demo-data-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = folder + ".script"
+    try "Where is order 1042?\n".write(toFile: script, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: script) }
+
+    #expect(try runDemo(["--script", script, "--plain", "--data-dir", folder]).status == 0)
+    let dump = try runDemo(["dump", "--data-dir", folder])
+
+    #expect(dump.status == 0, "\(dump.errors)")
+    #expect(dump.output.contains("\"id\" : \"c-welcome\""))
+    #expect(!dump.output.contains("Where is order 1042?"), "a dump carries IDs and counts, not what people wrote")
+  }
+}

@@ -1,0 +1,67 @@
+import Testing
+
+@testable import Demo
+
+@Suite("Demo scripts")
+struct DemoScriptTests {
+  @Test("a script is what the user types, with comments, blank lines and waits")
+  func parses() throws {
+    let script = try DemoScript(
+      """
+      # a comment
+
+      Where is order 1042?
+        /drop
+      wait 2.5
+      wait
+      """)
+
+    #expect(
+      script.lines == [
+        .init(number: 3, text: "Where is order 1042?", step: .type("Where is order 1042?")),
+        .init(number: 4, text: "/drop", step: .type("/drop")),
+        .init(number: 5, text: "wait 2.5", step: .wait(seconds: 2.5)),
+        .init(number: 6, text: "wait", step: .wait(seconds: nil)),
+      ])
+  }
+
+  @Test(
+    "a bad line is refused with its number and why",
+    arguments: [
+      ("hello\n/teleport home", 2, "unknown command /teleport"),
+      ("wait forever", 1, "wait takes a number of seconds from 0 to 3600, not \"forever\""),
+      ("\n\nwait -1", 3, "wait takes a number of seconds from 0 to 3600, not \"-1\""),
+    ])
+  func refusesBadLines(text: String, line: Int, reason: String) {
+    #expect(throws: DemoScript.Malformed(line: line, reason: reason)) { try DemoScript(text) }
+  }
+}
+
+@Suite("Demo arguments")
+struct DemoArgumentsTests {
+  @Test("flags set the mode and the storage")
+  func flags() throws {
+    #expect(try DemoArguments([]).mode == .interactive)
+    #expect(try DemoArguments(["--script", "a.script", "--plain"]).mode == .script(path: "a.script", plain: true))
+    #expect(try DemoArguments(["dump", "--data-dir", "/tmp/x"]).dataDirectory == "/tmp/x")
+    #expect(try DemoArguments(["--memory", "--seed", "7"]).seed == 7)
+  }
+
+  @Test(
+    "bad arguments are one clear line",
+    arguments: [
+      (["--colour"], "unknown argument \"--colour\" (try --help)"),
+      (["--seed", "many"], "--seed takes a whole number, not \"many\""),
+      (["--script"], "--script needs a value"),
+      (["--memory", "--data-dir", "x"], "--memory and --data-dir exclude each other"),
+      (["--plain"], "--plain only applies to --script runs"),
+    ])
+  func refuses(arguments: [String], message: String) {
+    #expect(throws: DemoArguments.Invalid.self) { try DemoArguments(arguments) }
+    do {
+      _ = try DemoArguments(arguments)
+    } catch {
+      #expect(error.description == message)
+    }
+  }
+}
