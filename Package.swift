@@ -49,7 +49,8 @@ let package = Package(
       swiftSettings: strictness),
     .executableTarget(
       name: "Demo", dependencies: ["ConversationStore", "ConversationTesting"], swiftSettings: strictness),
-    .testTarget(name: "DemoTests", dependencies: ["Demo", "ConversationStore", "ConversationTesting"], swiftSettings: strictness),
+    .testTarget(
+      name: "DemoTests", dependencies: ["Demo", "ConversationStore", "ConversationTesting"], swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
       name: "Benchmarks", dependencies: ["ConversationState", "Reducers", "ConversationStore", "Persistence"],

@@ -22,8 +22,12 @@ struct ScriptRunner {
     // Jitter is fixed: stores and the client draw it concurrently, so a sequence would reach them in any order.
     let environment = StoreEnvironment(
       clock: clock,
-      makeID: { "id-\(ids.withLock { count in count += 1
-return count })"
+      makeID: {
+        let next = ids.withLock { count in
+          count += 1
+          return count
+        }
+        return "id-\(next)"
       },
       jitter: { 0.5 })
     let session = DemoSession(
