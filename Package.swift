@@ -40,7 +40,8 @@ let package = Package(
       name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], exclude: ["Conformance"],
       swiftSettings: strictness),
     .executableTarget(
-      name: "PersistenceStress", dependencies: ["ConversationState", "Persistence"], swiftSettings: strictness),
+      name: "PersistenceStress", dependencies: ["ConversationState", "Persistence", "ConversationTesting"],
+      swiftSettings: strictness),
     .testTarget(
       name: "PersistenceTests",
       dependencies: [

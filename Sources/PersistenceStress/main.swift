@@ -19,6 +19,7 @@
 // on resume (a stored file that cannot be read, a message whose text is not the one written) ends it with a
 // non-zero status and the reason on stderr: only SIGKILL is an expected end.
 import ConversationState
+import ConversationTesting
 import Foundation
 import Persistence
 
@@ -37,18 +38,7 @@ public enum StressText {
   }
 }
 
-/// SplitMix64: small, fast and the same everywhere, so a seed replays a run.
-private struct SplitMix64 {
-  var state: UInt64
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-
+extension SplitMix64 {
   /// A number in 0..<bound.
   mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
@@ -234,7 +224,7 @@ private func runStress() throws(PersistenceError) {
   state.requestSequence = run
   try file.persist(state, changes: ChangeSet(), at: Date())
   var stress = Stress(
-    file: file, outbox: outbox, state: state, random: SplitMix64(state: seed ^ (run &* 0x9E37_79B9_7F4A_7C15)),
+    file: file, outbox: outbox, state: state, random: SplitMix64(seed: seed ^ (run &* 0x9E37_79B9_7F4A_7C15)),
     run: run)
   report(["run \(run) messages \(state.messages.count) outbox \(outbox.operations.count)"])
   try stress.finishReply()  // a reply the last run was streaming when it was killed

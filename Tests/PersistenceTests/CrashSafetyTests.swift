@@ -7,20 +7,10 @@ import Testing
 
 @testable import Persistence
 
-/// A seeded generator (SplitMix64) for the tests' random choices, so a seed printed in a failure replays them.
-struct SplitMix: RandomNumberGenerator {
-  private var state: UInt64
+/// The tests' seeded generator: a seed printed in a failure replays their random choices.
+typealias SplitMix = SplitMix64
 
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-
+extension SplitMix64 {
   /// `PERSISTENCE_SEED` when set (to replay a failure), else a fresh one.
   static func testSeed() -> UInt64 {
     ProcessInfo.processInfo.environment["PERSISTENCE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999)

@@ -1,4 +1,5 @@
 import ConversationStore
+import ConversationTesting
 import Foundation
 
 /// The simulated server's data: its conversations, their messages, and the connections open to it.
@@ -10,7 +11,7 @@ struct AgentWorld: Sendable {
   }
 
   var conversations: [ConversationID: Conversation] = [:]
-  var random: DemoRandom
+  var random: SplitMix64
   var sockets: [Int: AsyncThrowingStream<RealtimeUpdate, any Error>.Continuation] = [:]
   var nextSocket = 0
   var toolWaiters: [ToolCallID: CheckedContinuation<ToolCall.Outcome, Never>] = [:]
@@ -22,7 +23,7 @@ struct AgentWorld: Sendable {
   private var counter = 0
 
   init(seed: UInt64, now: Date) {
-    random = DemoRandom(seed: seed)
+    random = SplitMix64(seed: seed)
     addSampleConversations(now: now)
   }
 
