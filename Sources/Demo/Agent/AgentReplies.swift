@@ -15,6 +15,12 @@ enum AgentReplies {
     return lowered.contains("human") || lowered.contains("person") || lowered.contains("someone real")
   }
 
+  /// Whether the user is wrapping up, which is when the agent asks for feedback.
+  static func isClosing(_ text: String) -> Bool {
+    let lowered = text.lowercased()
+    return lowered.contains("thank") || lowered.contains("bye") || lowered.contains("that's all")
+  }
+
   static func answer(to text: String, lookup: JSONValue?, variant: Int) -> String {
     if let lookup, case .object(let fields) = lookup {
       let status = fields["status"].flatMap { if case .string(let value) = $0 { value } else { nil } } ?? "unknown"
@@ -23,6 +29,7 @@ enum AgentReplies {
     }
     if wantsHuman(text) { return "Of course. I'm connecting you with a person from the support team now." }
     let lowered = text.lowercased()
+    if isClosing(text) { return "You're welcome! Glad I could help." }
     if lowered.contains("refund") {
       return "Refunds go back to the original payment method within 5 business days of approval."
     }

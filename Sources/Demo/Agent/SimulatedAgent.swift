@@ -21,7 +21,10 @@ final class SimulatedAgent: ChatBackend {
   }
 
   /// Whether nothing the agent started (a reply, a hand-over, a message while offline) is still running.
-  var isIdle: Bool { world.withLock { $0.work == 0 } }
+  var isIdle: Bool { pendingWork == 0 }
+
+  /// How many replies, hand-overs and the like are still running.
+  var pendingWork: Int { world.withLock { $0.work } }
 
   /// Drops every realtime connection; while it is down the person in the busiest conversation writes, so
   /// the reconnect shows a message arriving through catch-up.
@@ -164,6 +167,9 @@ final class SimulatedAgent: ChatBackend {
     let message = world.withLock { $0.record(answer, from: Self.assistant, in: conversationID, at: now) }
     continuation.yield(.finished(message, userMessageID: question))
     if AgentReplies.wantsHuman(text) { startWork { [self] in try await handOver(conversationID) } }
+    if AgentReplies.isClosing(text) {
+      broadcast(conversationID, .feedbackOffered(FeedbackPrompt(question: "How did Ada do today?", agentName: "Ada")))
+    }
   }
 
   /// A reply over the realtime connection, to a message that came in through the outbox.

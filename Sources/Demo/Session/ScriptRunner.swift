@@ -67,35 +67,43 @@ struct ScriptRunner {
     }
   }
 
-  /// Lets `seconds` of virtual time pass, a tenth at a time, giving the session's tasks time to run.
+  /// Lets `seconds` of virtual time pass, a tenth at a time, each step only once everything due has run.
   private func pass(_ seconds: Double, _ session: DemoSession, _ clock: TestClock) async {
     var elapsed = 0.0
     while elapsed < seconds {
-      await letTasksRun()
+      await drain(session)
       clock.advance(by: 0.1)
       elapsed += 0.1
     }
   }
 
-  /// Moves time on until the session has nothing in flight and nothing changed for a few rounds (at most
-  /// two virtual minutes, so a script can never hang).
+  /// Moves time on, a tenth at a time, until the session has nothing in flight (at most two virtual minutes,
+  /// so a script can never hang). Time moves only when nothing is left to run at the current instant, so
+  /// what happens at which virtual time does not depend on how fast this machine runs the tasks.
   private func settle(_ session: DemoSession, _ clock: TestClock) async {
-    var quietRounds = 0
-    var last = fingerprint(session)
     var elapsed = 0.0
     while elapsed < 120 {
-      await letTasksRun()
-      let now = fingerprint(session)
-      quietRounds = session.isSettled && now == last ? quietRounds + 1 : 0
-      if quietRounds >= 3 { return }
-      last = now
+      await drain(session)
+      if session.isSettled { return }
       clock.advance(by: 0.1)
       elapsed += 0.1
+    }
+  }
+
+  /// Lets the session's tasks run until nothing has changed for several rounds in a row.
+  private func drain(_ session: DemoSession) async {
+    var quietRounds = 0
+    var last = fingerprint(session)
+    while quietRounds < 5 {
+      await letTasksRun()
+      let now = fingerprint(session)
+      quietRounds = now == last ? quietRounds + 1 : 0
+      last = now
     }
   }
 
   private func fingerprint(_ session: DemoSession) -> [UInt64] {
-    [session.client.list.version] + session.openVersions
+    [session.client.list.version, UInt64(session.agent.pendingWork)] + session.openVersions
   }
 
   private func letTasksRun() async {

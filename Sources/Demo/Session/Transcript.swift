@@ -9,12 +9,16 @@ struct Transcript {
   private var conversation: ConversationID??
   private var notice: String?
   private var escalation: String?
+  private var feedback: String?
+  private var user: String??
 
   /// The lines that are new since the last call.
   mutating func lines(for screen: DemoScreen) -> [String] {
     var lines: [String] = []
     if let notice = screen.notice, notice != self.notice { lines.append("! \(notice)") }
     notice = screen.notice
+    if let user, user != screen.user { lines.append(screen.user.map { "· signed in as \($0)" } ?? "· signed out") }
+    user = .some(screen.user)
     guard let state = screen.conversation else {
       if conversation != .some(nil) { lines.append("== no conversation open (\(screen.user ?? "guest")) ==") }
       conversation = .some(nil)
@@ -36,6 +40,9 @@ struct Transcript {
     }
     if state.status != status, status != nil { lines.append("· \(Self.describe(state.status))") }
     status = state.status
+    let moment = state.feedbackMoment.map(Self.describe)
+    if let moment, moment != feedback { lines.append(moment) }
+    feedback = moment
     let ticket = state.escalation.map(Self.describe)
     if let ticket, ticket != escalation { lines.append(ticket) }
     escalation = ticket
@@ -71,6 +78,14 @@ struct Transcript {
     case .ended: return "the conversation has ended"
     case .notFound: return "the conversation no longer exists"
     case .unavailable: return "chat is unavailable"
+    }
+  }
+
+  static func describe(_ moment: FeedbackMoment) -> String {
+    switch moment.phase {
+    case .open: return "· the agent asks: \(moment.question) (/feedback good|bad|dismiss)"
+    case .rated(let rating, _): return "· feedback sent: \(rating.rawValue)"
+    case .dismissed: return "· feedback dismissed"
     }
   }
 
