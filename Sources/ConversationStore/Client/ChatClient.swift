@@ -266,14 +266,19 @@ public final class ChatClient: Sendable {
       registry.parked = [:]
       if upgrading {
         // The guest's conversations go on under the account: their files move to the account's scope.
+        // Each is written whole at once: the account's file may be new, or hold an older copy.
+        let now = environment.clock.now()
         for conversation in registry.allOpen {
-          let id = conversation.store.state.conversationID
-          let file = try? registry.scope?.conversation(id)
+          let state = conversation.store.state
+          let file = try? registry.scope?.conversation(state.conversationID)
+          try? file?.persist(state, changes: .reset, at: now)
           conversation.follower.file.withLock { $0 = file }
         }
         return (registry.allOpen.map(\.store), true)
       }
-      // Nothing more of the previous user reaches storage: empty the file slots before the stores clear.
+      // Nothing more of the previous user reaches storage: empty the file slots before the stores clear, and
+      // no list snapshot is saved until the new identity's list exists (one of the old user's may be pending).
+      registry.listEpoch = nil
       let all = registry.allOpen
       for conversation in all { conversation.follower.file.withLock { $0 = nil } }
       registry.open = [:]

@@ -12,8 +12,9 @@ struct OpenConversation: Sendable {
 struct ClientRegistry: Sendable {
   var identity: UserIdentity?
   var scope: ScopeStorage?
-  /// The list's epoch whose snapshots belong to `scope`; older ones are never written there.
-  var listEpoch = IdentityEpoch()
+  /// The list's epoch whose snapshots belong to `scope`; others are never written there. nil while the
+  /// identity is changing: nothing is written until the new identity's list epoch is known.
+  var listEpoch: IdentityEpoch? = IdentityEpoch()
   var open: [ConversationID: OpenConversation] = [:]
   /// The store of the conversation being started, until the server gives it an ID.
   var pendingNew: OpenConversation?

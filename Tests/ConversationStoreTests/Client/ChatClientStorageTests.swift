@@ -41,10 +41,11 @@ struct ChatClientStorageTests {
 
   @Test("after sign-out nothing of the user is visible, in the stores or in storage; signing in again brings it back")
   func signOutIsolates() async throws {
-    // Given user A with a conversation that has a message, stored
+    // Given user A with a listed conversation that has a message, stored
     let root = TemporaryRoot()
-    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "alice"), root: root.path)
+    var harness = try await ClientHarness.start(identity: UserIdentity(userID: "alice"), root: root.path)
     let client = harness.client
+    try await harness.loadList([.row("c1", at: 1)])
     let alices = client.conversation("c1")
     _ = await alices.state(where: { $0.connection == .connected })
     harness.socket.yield(.event("c1", .messageCreated(.server("Alice's secret order", id: "s1", at: 1))))
@@ -63,6 +64,13 @@ struct ChatClientStorageTests {
     // When B signs in, B finds nothing of A either
     client.identify(UserIdentity(userID: "bob"))
     #expect(client.conversation("c1").state.messages.isEmpty)
+
+    // And nothing of A's list reached the other scopes' list files
+    let storage = try ChatStorage(root: root.path)
+    for other in [StorageScope(workspace: "acme"), StorageScope(workspace: "acme", userID: "bob")] {
+      let list = try storage.scope(other).conversationList.load()
+      #expect(list?.conversations[ConversationID("c1")] == nil, "\(other)")
+    }
 
     // And when A signs in again, A's conversation is restored from A's scope
     client.identify(UserIdentity(userID: "alice"))
