@@ -56,13 +56,18 @@ final class SnapshotSubscription<R: Reducer> where R.State: ChangeTracking & Equ
   deinit { if let id { core.unregister(id) } }
 
   func next(isolation actor: isolated (any Actor)?) async -> Snapshot<R.State>? {
-    guard let id, !Task.isCancelled, !hasSeenClose else { return finish() }
+    guard !Task.isCancelled, !hasSeenClose else { return finish() }
     guard let previous = delivered else {
-      let current = core.withLock { core in core.subscribers.contains(id) ? (core.version, core.state) : nil }
-      guard let (version, state) = current else { return finish() }
+      // The first snapshot is the state as it is, also when the store closed before this subscriber began
+      // (then it is the only one): a persister that started late still writes the final state.
+      let (isSubscribed, version, state) = core.withLock { core in
+        (id.map(core.subscribers.contains) ?? false, core.version, core.state)
+      }
+      if !isSubscribed { hasSeenClose = true }
       delivered = (version, state)
       return Snapshot(version: version, state: state, changes: .reset)
     }
+    guard let id else { return finish() }
     var seen = previous.version
     while true {
       await core.waitForVersion(after: seen, subscriber: id)

@@ -119,7 +119,8 @@ public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & E
   /// Each `for await` (each `makeAsyncIterator()`) is its own subscription, so one sequence can be iterated
   /// by several consumers; an iterator cannot be shared (it is not `Sendable`). The iteration ends when its
   /// task is cancelled or the store closes (after one last snapshot if the subscriber had not yet seen the
-  /// state the store closed with), and holds the store's state, not the store.
+  /// state the store closed with; one that begins after the close gets that state once), and holds the
+  /// store's state, not the store.
   public func snapshots() -> SnapshotSequence<R> { SnapshotSequence(core: core) }
 
   /// Ends the store: the runtime cancels its requests, connections and timers, every snapshot iteration

@@ -71,6 +71,21 @@ struct SnapshotTests {
     #expect(await current.next() == nil, "one that had seen it gets nothing more")
   }
 
+  @Test("a subscriber that begins after the store closed gets the state it closed with, once")
+  func lateSubscriberGetsTheFinalState() async {
+    // Given a store that changed and closed before anyone subscribed (a persister whose task started late)
+    let store = Self.store()
+    store.send(.setDraft("written just before the app quit"))
+    store.close()
+
+    // When a subscriber begins
+    var late = store.snapshots().makeAsyncIterator()
+
+    // Then it gets the final state, then the end
+    #expect(await late.next()?.state.draft == "written just before the app quit")
+    #expect(await late.next() == nil)
+  }
+
   @Test("what a waiting subscriber holds does not grow with the actions it misses")
   func boundedMemory() async {
     let store = Self.store()
