@@ -29,12 +29,13 @@ final class SimulatedAgent: ChatBackend {
   /// Drops every realtime connection; while it is down the person in the busiest conversation writes, so
   /// the reconnect shows a message arriving through catch-up.
   func dropConnection() {
-    let (sockets, missed) = world.withLock { world in
+    let now = clock.now()
+    let sockets = world.withLock { world in
       defer { world.sockets = [:] }
-      return (Array(world.sockets.values), world.postWhileOffline(at: clock.now()))
+      _ = world.postWhileOffline(at: now)
+      return Array(world.sockets.values)
     }
     for socket in sockets { socket.finish(throwing: ChatError(.network, "The simulated connection dropped.")) }
-    _ = missed
   }
 
   /// The next request fails with a server error, so the user can see a failure and a retry.

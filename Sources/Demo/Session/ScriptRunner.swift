@@ -18,18 +18,8 @@ struct ScriptRunner {
 
   func run() async {
     let clock = TestClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01, any fixed time
-    let ids = StateLock(0)
     // Jitter is fixed: stores and the client draw it concurrently, so a sequence would reach them in any order.
-    let environment = StoreEnvironment(
-      clock: clock,
-      makeID: {
-        let next = ids.withLock { count in
-          count += 1
-          return count
-        }
-        return "id-\(next)"
-      },
-      jitter: { 0.5 })
+    let environment = StoreEnvironment.deterministic(clock: clock, jitter: 0.5)
     let session = DemoSession(
       agent: SimulatedAgent(clock: clock, seed: seed), environment: environment, storage: storage, user: nil)
     session.start(opening: "c-welcome")
