@@ -144,7 +144,7 @@ private struct Stress {
     switch random.below(3) {
     case 0: kind = .markRead(upTo: ServerMessageID("s-\(id)"))
     case 1: kind = .send(OutgoingMessage(clientID: ClientMessageID(id), text: String(id.reversed()), createdAt: now))
-    default: kind = .rateAnswer(ClientMessageID(id), random.below(2) == 0 ? .up : .down)
+    default: kind = .rateAnswer(ServerMessageID("s-\(id)"), random.below(2) == 0 ? .up : .down)
     }
     let evicted = try outbox.enqueue(
       OutboxOperation(id: OutboxOperationID(rawValue: id), conversationID: "c1", kind: kind, enqueuedAt: Date()),

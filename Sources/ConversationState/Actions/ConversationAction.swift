@@ -94,9 +94,11 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case requestSucceeded(RequestID)
   /// The outbox has the message on disk: it shows `queued` and goes out with the outbox's next batch.
   case outboxRecorded(ClientMessageID)
-  /// The outbox could not store the message, or the server refused it in a batch: the message fails
-  /// with `error` (retry sends it again).
-  case outboxRejected(ClientMessageID, ChatError)
+  /// The outbox could not store an operation, or the server refused it in a batch. A message fails with
+  /// `error` (retry sends it again); a rating of an answer goes back to the one it replaced and the
+  /// conversation's feedback question opens again, both with `error` as `userError`; a read-cursor move is
+  /// sent again with the next move (`backgroundError`).
+  case outboxRejected(OutboxOperation.Kind, ChatError)
   /// The agent's reply to a send or regeneration began. `replyID`, when the server names the message the
   /// reply will become, lets the reply continue over the realtime connection without a duplicate.
   case replyStarted(RequestID, agent: AgentInfo?, at: Date, replyID: ServerMessageID? = nil)

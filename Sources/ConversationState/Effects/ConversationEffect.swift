@@ -39,8 +39,9 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// `credentialsRefreshed`, or `requestFailed` when none can be had (the state then shows
   /// `needsCredentials`). Asked at most once per failure: a failure right after a refresh is surfaced.
   case refreshCredentials(RequestID)
-  /// Store a message written offline in the durable outbox (`ChatPolicy.offlineDelivery == .outbox`).
-  /// Report `outboxRecorded` once it is on disk, or `outboxRejected` when it could not be stored.
+  /// Store what the user did offline (a message, a rating, feedback, a read-cursor move) in the durable
+  /// outbox (`ChatPolicy.offlineDelivery == .outbox`). Report `outboxRecorded` once a message is on disk, and
+  /// `outboxRejected` when an operation could not be stored.
   indirect case enqueueOutbox(OutboxOperation)
 }
 

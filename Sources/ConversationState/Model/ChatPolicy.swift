@@ -100,7 +100,9 @@ public enum OfflineDelivery: Hashable, Sendable, Codable {
   /// As `pending` in the conversation; each goes out on its own send request when the connection is back.
   case waitInConversation
   /// In the durable outbox (messages of conversations the server has created): `pending` until the runtime
-  /// reports it stored, then `queued`; the outbox uploads it and the server's copy confirms it.
+  /// reports it stored, then `queued`; the outbox uploads it and the server's copy confirms it. Ratings of
+  /// answers, the answer to the feedback question and read-cursor moves made offline go to the outbox too
+  /// (they show at once, and are undone if the server refuses them).
   case outbox
 }
 

@@ -16,9 +16,14 @@ public struct OutboxOperationID: Hashable, Comparable, Sendable, Codable, Custom
 public struct OutboxOperation: Hashable, Sendable, Codable, Identifiable {
   /// What the user did.
   public enum Kind: Hashable, Sendable, Codable {
+    /// A message written offline, in a conversation the server has created.
     case send(OutgoingMessage)
-    case rateAnswer(ClientMessageID, Rating)
+    /// A rating of the answer the server knows as the first value. `replacing` is the rating the answer
+    /// showed before, which it shows again if the server refuses this one; it is not sent.
+    case rateAnswer(ServerMessageID, Rating, replacing: Rating = .none)
+    /// The answer to the conversation's feedback question.
     case rateConversation(Rating, comment: String?)
+    /// The read cursor moved to this message.
     case markRead(upTo: ServerMessageID)
   }
 
@@ -26,7 +31,9 @@ public struct OutboxOperation: Hashable, Sendable, Codable, Identifiable {
   /// The conversation it belongs to; nil for a message that creates a new conversation.
   public var conversationID: ConversationID?
   public var kind: Kind
-  /// When it was queued, on the device's clock; the outbox's age bound counts from it.
+  /// When it was queued, on the device's clock; the outbox's age bound counts from it. `ChatClient` sets it
+  /// from its `StoreEnvironment` clock when it stores the operation (the reducer, which has no clock, fills in
+  /// the time of what the operation is about).
   public var enqueuedAt: Date
 
   public init(id: OutboxOperationID, conversationID: ConversationID?, kind: Kind, enqueuedAt: Date) {

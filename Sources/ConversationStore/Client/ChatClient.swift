@@ -184,12 +184,11 @@ public final class ChatClient: Sendable {
 
   private func kickUploader() { uploader.withLock { $0 }?.kick() }
 
-  /// The server refused an operation of `from` (still the outbox in use): its message fails with the reason.
+  /// The server refused an operation of `from` (still the outbox in use): its conversation undoes it and
+  /// shows the reason (a message fails; a rating or feedback answer goes back).
   private func refused(_ operation: OutboxOperation, _ error: ChatError, from: Outbox) {
-    guard outbox.withLock({ $0 === from }), case .send(let outgoing) = operation.kind,
-      let id = operation.conversationID
-    else { return }
-    conversation(id).send(.outboxRejected(outgoing.clientID, error))
+    guard outbox.withLock({ $0 === from }), let id = operation.conversationID else { return }
+    conversation(id).send(.outboxRejected(operation.kind, error))
   }
 
   private static func openOutbox(_ scope: ScopeStorage?, _ options: ChatClientOptions) -> Outbox? {
@@ -209,7 +208,9 @@ public final class ChatClient: Sendable {
     guard let outbox = outbox.withLock({ $0 }) else {
       throw ChatError(.storageFailed, "There is no outbox to keep this in.")
     }
-    try outbox.enqueue(operation, at: environment.clock.now())
+    var stamped = operation
+    stamped.enqueuedAt = environment.clock.now()
+    try outbox.enqueue(stamped, at: stamped.enqueuedAt)
     kickUploader()
   }
 

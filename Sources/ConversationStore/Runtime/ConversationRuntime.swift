@@ -70,18 +70,16 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     let backend = backend
     switch effect {
     case .enqueueOutbox(let operation):
-      // On the performing thread, in effect order: the outbox keeps sends in the order they were written.
-      guard case .send(let outgoing) = operation.kind else { return }
+      // On the performing thread, in effect order: the outbox keeps operations in the order they were made.
       guard let outbox else {
-        store.send(.outboxRejected(outgoing.clientID, ChatError(.unsupported, "This store has no outbox.")))
+        store.send(.outboxRejected(operation.kind, ChatError(.unsupported, "This store has no outbox.")))
         return
       }
       do {
         try outbox(operation)
-        store.send(.outboxRecorded(outgoing.clientID))
+        if case .send(let outgoing) = operation.kind { store.send(.outboxRecorded(outgoing.clientID)) }
       } catch {
-        store.send(
-          .outboxRejected(outgoing.clientID, ChatError(.storageFailed, "The message could not be kept: \(error)")))
+        store.send(.outboxRejected(operation.kind, ChatError(.storageFailed, "This could not be kept: \(error)")))
       }
     case .sendMessage(let requestID, let payload):
       requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }

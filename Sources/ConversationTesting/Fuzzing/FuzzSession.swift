@@ -16,6 +16,8 @@ struct FuzzSession {
   /// Server IDs already given to the user's messages by an echo that carried only the server's ID, so the
   /// send's response (arriving after it) names the same one.
   private var echoedServerIDs: [ClientMessageID: ServerMessageID] = [:]
+  /// Ratings, feedback answers and read-cursor moves handed to the outbox, which the server may refuse.
+  private var queued: [OutboxOperation] = []
 
   init(seed: UInt64, state: ConversationState, policy: ChatPolicy = ChatPolicy()) {
     random = SplitMix64(seed: seed)
@@ -27,15 +29,25 @@ struct FuzzSession {
     now = now.addingTimeInterval(Double(int(0..<5)) + 0.25)
     let action = choose()
     if action.isBackendResult { delivered.append(action) }
-    _ = reducer.reduce(into: &state, action: action)
+    for case .enqueueOutbox(let operation) in reducer.reduce(into: &state, action: action) {
+      if case .send = operation.kind { continue }
+      queued.append(operation)
+    }
     return action
   }
 
   private mutating func choose() -> ConversationAction {
     // The outbox answers a hand-over: stored, or refused (a full disk); sometimes late, after the message moved on.
     if let handedOver = pick(state.outboxRecording.sorted()), chance(40) {
-      return chance(85)
-        ? .outboxRecorded(handedOver) : .outboxRejected(handedOver, ChatError(.storageFailed, "disk full"))
+      guard chance(15), let message = state.messages[clientID: handedOver] else { return .outboxRecorded(handedOver) }
+      let outgoing = OutgoingMessage(clientID: handedOver, text: message.text, createdAt: message.createdAt)
+      return .outboxRejected(.send(outgoing), ChatError(.storageFailed, "disk full"))
+    }
+    // The server refuses a queued rating, feedback answer or read-cursor move, sometimes long after.
+    if !queued.isEmpty, chance(10) {
+      let operation = queued.remove(at: int(0..<queued.count))
+      let reason = OutboxRejection.Reason.allCases[int(0..<OutboxRejection.Reason.allCases.count)]
+      return .outboxRejected(operation.kind, OutboxRejection(operationID: operation.id, reason: reason).error)
     }
     switch int(0..<100) {
     case 0..<18: return userSends()

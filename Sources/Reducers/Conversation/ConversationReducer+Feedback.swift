@@ -12,6 +12,7 @@ extension ConversationReducer {
       return refuse(.invalidAction, "Only answers the server confirmed can be rated.", &state)
     }
     guard answer.rating != rating else { return [] }
+    if let queueIn = outboxConversation(state) { return queueRating(of: answer, serverID, rating, in: queueIn, &state) }
     if state.acceptedRatings[clientID] == nil {
       state.acceptedRatings[clientID] = AcceptedRating(rating: answer.rating, requestSequence: 0)
     }
@@ -27,6 +28,7 @@ extension ConversationReducer {
       return refuse(.invalidAction, "There is no open feedback question to answer.", &state)
     }
     guard rating != .none else { return refuse(.invalidAction, "Choose a rating.", &state) }
+    if let queueIn = outboxConversation(state) { return queueFeedback(rating, comment, in: queueIn, &state) }
     let requestID = state.beginRequest(.feedback(previous: moment))
     state.feedbackMoment?.phase = .rated(rating, comment: comment)
     return [.submitFeedback(requestID, conversationID, rating, comment: comment)]

@@ -1,4 +1,5 @@
 import ConversationState
+import Foundation
 
 extension ConversationReducer {
   /// With `offlineDelivery == .outbox`, messages written offline in a conversation the server has created go
@@ -34,13 +35,92 @@ extension ConversationReducer {
     return []
   }
 
-  /// The outbox could not keep the message, or the server refused it: it fails with the reason, for retry.
-  func outboxRejected(_ clientID: ClientMessageID, _ error: ChatError, _ state: inout ConversationState)
+  /// Where what the user does now goes to the durable outbox instead of a request: offline, with
+  /// `offlineDelivery == .outbox`, in a conversation the server has created. nil: it goes out as a request.
+  func outboxConversation(_ state: ConversationState) -> ConversationID? {
+    guard policy.offlineDelivery == .outbox, state.connection.isOffline else { return nil }
+    return state.conversationID
+  }
+
+  /// A rating made offline: shown at once and queued. The ID names the content, so the same operation made
+  /// again under a reused sequence number (after a crash lost the last one) is a harmless duplicate.
+  func queueRating(
+    of answer: Message, _ serverID: ServerMessageID, _ rating: Rating, in conversationID: ConversationID,
+    _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    state.requestSequence += 1
+    if state.acceptedRatings[answer.clientID] != nil {
+      // A rating request still in flight that fails must roll back to this one, not past it.
+      state.acceptedRatings[answer.clientID] = AcceptedRating(rating: rating, requestSequence: state.requestSequence)
+    }
+    state.messages.update(answer.clientID) { $0.rating = rating }
+    let id = "rate-\(conversationID)-\(serverID)-\(rating)-\(state.epoch.rawValue)-\(state.requestSequence)"
+    return [
+      .enqueueOutbox(
+        OutboxOperation(
+          id: OutboxOperationID(rawValue: id), conversationID: conversationID,
+          kind: .rateAnswer(serverID, rating, replacing: answer.rating), enqueuedAt: answer.createdAt))
+    ]
+  }
+
+  /// The answer to the feedback question, given offline: shown rated at once and queued.
+  func queueFeedback(
+    _ rating: Rating, _ comment: String?, in conversationID: ConversationID, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    state.requestSequence += 1
+    let time = state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
+    state.feedbackMoment?.phase = .rated(rating, comment: comment)
+    let id = "feedback-\(conversationID)-\(state.epoch.rawValue)-\(state.requestSequence)"
+    return [
+      .enqueueOutbox(
+        OutboxOperation(
+          id: OutboxOperationID(rawValue: id), conversationID: conversationID,
+          kind: .rateConversation(rating, comment: comment), enqueuedAt: time))
+    ]
+  }
+
+  /// The read cursor, moved offline: the outbox now owns sending it.
+  func queueReadCursor(_ state: inout ConversationState) -> [ConversationEffect] {
+    guard let conversationID = state.conversationID, let cursor = state.readCursor,
+      cursor.messageID != state.savedReadCursor
+    else { return [] }
+    state.savedReadCursor = cursor.messageID
+    let time = state.messages[serverID: cursor.messageID]?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
+    return [
+      .enqueueOutbox(
+        OutboxOperation(
+          id: OutboxOperationID(rawValue: "read-\(conversationID)-\(cursor.messageID)"),
+          conversationID: conversationID, kind: .markRead(upTo: cursor.messageID), enqueuedAt: time))
+    ]
+  }
+
+  /// The outbox could not keep an operation, or the server refused it: what it showed is undone, with the
+  /// reason.
+  func outboxRejected(_ kind: OutboxOperation.Kind, _ error: ChatError, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
-    state.outboxRecording.remove(clientID)
-    state.messages.update(clientID) { message in
-      if message.delivery == .pending || message.delivery == .queued { message.delivery = .failed(error) }
+    switch kind {
+    case .send(let outgoing):
+      let clientID = outgoing.clientID
+      state.outboxRecording.remove(clientID)
+      state.messages.update(clientID) { message in
+        if message.delivery == .pending || message.delivery == .queued { message.delivery = .failed(error) }
+      }
+    case .rateAnswer(let serverID, let rating, let replaced):
+      if let answer = state.messages[serverID: serverID] {
+        // A later rating the user made since stays; only the refused one is undone.
+        if answer.rating == rating { state.messages.update(answer.clientID) { $0.rating = replaced } }
+        if state.acceptedRatings[answer.clientID]?.rating == rating {
+          state.acceptedRatings[answer.clientID]?.rating = replaced
+        }
+      }
+      state.userError = error
+    case .rateConversation(let rating, let comment):
+      if state.feedbackMoment?.phase == .rated(rating, comment: comment) { state.feedbackMoment?.phase = .open }
+      state.userError = error
+    case .markRead(let upTo):
+      if state.savedReadCursor == upTo { state.savedReadCursor = nil }
+      state.backgroundError = error
     }
     return []
   }

@@ -94,7 +94,7 @@ extension ConversationReducer {
       return []
     }
     guard moveReadCursor(upTo: serverID, &state) else { return [] }
-    return saveReadCursor(&state)
+    return outboxConversation(state) == nil ? saveReadCursor(&state) : queueReadCursor(&state)
   }
 
   /// Moves the read cursor forward to `serverID` (never back); false when it did not move.

@@ -82,7 +82,7 @@ public struct ConversationReducer: Reducer {
     case .escalate(let draft): return escalate(draft, &state)
     case .relaunched: return relaunched(&state)
     case .outboxRecorded(let clientID): return outboxRecorded(clientID, &state)
-    case .outboxRejected(let clientID, let error): return outboxRejected(clientID, error, &state)
+    case .outboxRejected(let kind, let error): return outboxRejected(kind, error, &state)
 
     case .sendAccepted(let requestID, let confirmed, let conversationID):
       return sendAccepted(requestID, confirmed, conversationID, &state)

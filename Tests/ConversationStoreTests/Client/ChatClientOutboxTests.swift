@@ -129,6 +129,43 @@ struct ChatClientOutboxTests {
     await harness.client.close()
   }
 
+  @Test("an answer rated offline goes out in the next batch; refused there, it shows its old rating and why")
+  func offlineRatingRefused() async throws {
+    // Given an answer from the agent, then the connection lost
+    let root = TemporaryRoot()
+    var harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1"), root: root.path)
+    let chat = harness.client.conversation("c1")
+    _ = await chat.state(where: { $0.connection == .connected })
+    harness.socket.yield(.event("c1", .messageCreated(.server("It ships Monday", id: "s2", at: 2))))
+    _ = await chat.state(where: { $0.messages[serverID: "s2"] != nil })
+    harness.socket.finish(throwing: ChatError(.network, "tunnel"))
+    _ = await chat.state(where: { $0.connection.isOffline })
+
+    // When the user rates it offline
+    let ratedAt = harness.clock.now()
+    chat.send(.rateAnswer("srv-s2", .down))
+    let client = harness.client
+    #expect(await waitUntil { client.outboxOperationCount == 1 })
+    #expect(chat.state.messages[serverID: "s2"]?.rating == .down)
+
+    // Then back online the rating is uploaded, stamped with the client's clock (`nextBatch` fails on any
+    // other call first: no rating request was made)
+    _ = try await Self.reconnect(&harness)
+    let (batch, answer) = try await harness.nextBatch()
+    let operation = try #require(batch.operations.first)
+    #expect(operation.kind == .rateAnswer("s2", .down, replacing: .none))
+    #expect(operation.enqueuedAt == ratedAt)
+
+    // When the server refuses it
+    answer.resume(
+      returning: OutboxReceipt(rejections: [OutboxRejection(operationID: operation.id, reason: .unknownMessage)]))
+
+    // Then the answer shows its old rating, and the user sees why
+    let undone = await chat.state(where: { $0.messages[serverID: "s2"]?.rating == Rating.none })
+    #expect(undone?.userError?.code == .unknownMessage)
+    await harness.client.close()
+  }
+
   @Test("an authorization failure is not retried until the credential is refreshed")
   func authorizationFailureWaits() async throws {
     let root = TemporaryRoot()

@@ -78,7 +78,8 @@ struct OutboxDeliveryTests {
     let chat = Self.offline()
     chat.send(.send(OutgoingMessage(clientID: "c1", text: "In the tunnel", createdAt: time(6))))
 
-    chat.send(.outboxRejected("c1", error))
+    chat.send(
+      .outboxRejected(.send(OutgoingMessage(clientID: "c1", text: "In the tunnel", createdAt: time(6))), error))
 
     #expect(chat.state.messages[clientID: "c1"]?.delivery == .failed(error))
     #expect(chat.state.outboxRecording.isEmpty)
