@@ -63,6 +63,9 @@ public struct ConversationState: Equatable, Sendable, Codable {
   public var savedReadCursor: ServerMessageID?
   /// Messages handed to the durable outbox (`enqueueOutbox`) that it has not yet reported stored.
   public var outboxRecording: Set<ClientMessageID>
+  /// The request sequence at which the credential was last sent for a refresh: a request begun before it
+  /// carried the old credential, so its authorization failure is not held against the fresh one.
+  public var credentialRenewal: UInt64?
 
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil
@@ -99,6 +102,7 @@ public struct ConversationState: Equatable, Sendable, Codable {
     serverUnreadCount = nil
     savedReadCursor = nil
     outboxRecording = []
+    credentialRenewal = nil
   }
 
   /// The unread count to show on a badge: the server's when it knows of more than are loaded here.

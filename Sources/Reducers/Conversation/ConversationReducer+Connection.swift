@@ -57,7 +57,7 @@ extension ConversationReducer {
     state.backgroundError = error
     if error.isAuthorizationFailure {
       state.connection = .closed
-      return effects + authorizationFailed(error, &state)
+      return effects + authorizationFailed(error, from: requestID, &state)
     }
     state.failedConnectionAttempts += 1
     let attempt = state.failedConnectionAttempts

@@ -5,14 +5,25 @@ import ConversationState
 /// until `credentialsRefreshed`.
 extension ConversationReducer {
   /// Reacts to a 401/403 (or an identity code) from any request or the connection.
-  func authorizationFailed(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
+  ///
+  /// A request begun before the latest refresh carried the old credential: its failure says nothing about
+  /// the fresh one, so it is not a reason to give up (several requests in flight fail together when a token
+  /// expires, and their answers can arrive after the refresh). What it held goes out again.
+  func authorizationFailed(_ error: ChatError, from requestID: RequestID, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    if state.credentials == .refreshed, let renewal = state.credentialRenewal, requestID.sequence < renewal {
+      let reconnect = state.connection == .closed ? connect(&state) : []
+      return reconnect + dispatchPendingMessages(&state)
+    }
     var effects: [ConversationEffect] = []
     if state.connection != .closed && state.connection != .idle { effects += disconnect(&state) }
     switch state.credentials {
     case .valid:
       state.credentials = .refreshing
-      let requestID = state.beginRequest(.credentials)
-      effects.append(.refreshCredentials(requestID))
+      let refresh = state.beginRequest(.credentials)
+      state.credentialRenewal = refresh.sequence
+      effects.append(.refreshCredentials(refresh))
     case .refreshing:
       break
     case .refreshed, .needed:

@@ -25,6 +25,7 @@ extension ConversationReducer {
     fresh.connection = state.connection == .syncing ? .connected : state.connection
     fresh.failedConnectionAttempts = state.failedConnectionAttempts
     fresh.credentials = state.credentials
+    fresh.credentialRenewal = state.credentialRenewal
     fresh.retryableAt = state.retryableAt
     fresh.requests = kept
     state = fresh

@@ -15,7 +15,7 @@ extension ConversationReducer {
       } else {
         effects += settleFailure(purpose, requestID, error, at: at, jitter: jitter, &state)
       }
-      return effects + authorizationFailed(error, &state)
+      return effects + authorizationFailed(error, from: requestID, &state)
     }
     return effects + settleFailure(purpose, requestID, error, at: at, jitter: jitter, &state)
   }

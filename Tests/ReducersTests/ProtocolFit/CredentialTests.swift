@@ -56,6 +56,32 @@ struct CredentialTests {
     #expect(chat.state.messages.isEmpty && chat.state.draft == "" && chat.state.conversationID == nil)
   }
 
+  @Test(
+    "a request that carried the old credential and fails after the refresh is sent again, not held against the new one")
+  func staleFailureAfterRefresh() {
+    // Given a send in flight when the token expires, and the connection failing first
+    let chat = Chat.existing()
+    let connection = chat.connected()
+    let send = chat.userSends("Hi", id: "c1")
+    chat.send(.connectionLost(connection, Self.expired, at: time(1), jitter: 0.5))
+    #expect(chat.state.credentials == .refreshing)
+
+    // When the refresh completes, then the send's own 401 (made with the old token) arrives
+    chat.send(.credentialsRefreshed)
+    let resend = chat.nextRequestID
+    let effects = chat.send(.requestFailed(send, Self.expired))
+
+    // Then the fresh credential is not given up on, and the message goes out again
+    #expect(chat.state.credentials == .refreshed)
+    #expect(!chat.state.needsCredentials)
+    #expect(effects.contains { if case .sendMessage(resend, _) = $0 { true } else { false } })
+    #expect(chat.state.messages[clientID: "c1"]?.delivery == .sending)
+
+    // But a request made after the refresh failing the same way means the fresh credential is refused too
+    chat.send(.requestFailed(resend, Self.expired))
+    #expect(chat.state.needsCredentials)
+  }
+
   @Test("an authorization failure asks for a fresh credential once; sends wait, visibly, then resume")
   func refreshThenResume() {
     let chat = Chat.existing()
