@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "Persistence", targets: ["Persistence"]),
     .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
     .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
+    .library(name: "ChatHTTP", targets: ["ChatHTTP"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
     .executable(name: "persistence-stress", targets: ["PersistenceStress"]),
@@ -36,6 +37,10 @@ let package = Package(
       swiftSettings: strictness),
     .target(name: "ConversationFixtures", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
     .target(name: "ServerSentEvents", swiftSettings: strictness),
+    .target(name: "ChatHTTP", dependencies: ["ConversationStore", "ServerSentEvents"], swiftSettings: strictness),
+    .testTarget(
+      name: "ChatHTTPTests", dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
+      exclude: ["ReferenceServer"], swiftSettings: strictness),
     .testTarget(
       name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], exclude: ["Conformance"],
       swiftSettings: strictness),
@@ -49,12 +54,14 @@ let package = Package(
       ],
       swiftSettings: strictness),
     .executableTarget(
-      name: "Demo", dependencies: ["ConversationStore", "ConversationTesting"], swiftSettings: strictness),
+      name: "Demo", dependencies: ["ConversationStore", "ConversationTesting", "ChatHTTP", "ServerSentEvents"],
+      swiftSettings: strictness),
     .testTarget(
       name: "DemoTests", dependencies: ["Demo", "ConversationStore", "ConversationTesting"], swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
-      name: "Benchmarks", dependencies: ["ConversationState", "Reducers", "ConversationStore", "Persistence"],
+      name: "Benchmarks",
+      dependencies: ["ConversationState", "Reducers", "ConversationStore", "Persistence", "ServerSentEvents", "ChatHTTP"],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState", "ConversationTesting"],

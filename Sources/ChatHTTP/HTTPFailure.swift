@@ -1,0 +1,47 @@
+import ConversationState
+import Foundation
+
+/// How a failed HTTP response becomes the store's typed error (see "Errors" in `Docs/HTTP-PROTOCOL.md`).
+enum HTTPFailure {
+  /// The error for a non-2xx `status`: the body's code when it has one, else the status's default; the
+  /// status is always kept, and a 429's `Retry-After` (seconds, or an HTTP date) becomes `retryAfter`.
+  static func error(status: Int, body: Data, retryAfter: String?, now: Date) -> ChatError {
+    let wire = try? WireJSON.decoder().decode(WireErrorBody.self, from: body).error
+    let code = wire?.code.map(ChatError.Code.init(rawValue:)) ?? defaultCode(status)
+    let message = wire?.message ?? "The server answered HTTP \(status)."
+    return ChatError(code, message, status: status, retryAfter: retryAfter.flatMap { seconds($0, now: now) })
+  }
+
+  static func defaultCode(_ status: Int) -> ChatError.Code {
+    switch status {
+    case 401, 403: return .unauthorized
+    case 404: return .conversationNotFound
+    case 409: return .conversationChanged
+    case 429: return .rateLimited
+    case 500...599: return "SERVER_ERROR"
+    default: return "HTTP_\(status)"
+    }
+  }
+
+  /// `Retry-After` as delay-seconds or as an HTTP date, in seconds from `now`; nil when unreadable.
+  static func seconds(_ header: String, now: Date) -> Double? {
+    let trimmed = header.trimmingCharacters(in: .whitespaces)
+    if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+    guard let date = formatter.date(from: trimmed) else { return nil }
+    return max(0, date.timeIntervalSince(now))
+  }
+
+  /// A transport failure (no HTTP answer) as the store's error: timeouts are `TIMEOUT`, the rest `NETWORK`.
+  static func transport(_ error: any Error) -> ChatError {
+    if let error = error as? ChatError { return error }
+    if let error = error as? URLError {
+      if error.code == .timedOut { return ChatError(.timeout, "The server did not answer in time.") }
+      return ChatError(.network, error.localizedDescription)
+    }
+    return ChatError(.network, "\(error)")
+  }
+}

@@ -1,0 +1,83 @@
+public import ConversationState
+public import ConversationStore
+public import Foundation
+public import ServerSentEvents
+
+/// Turns the realtime stream's typed events (`message.created`, `typing.started`, … in
+/// `Docs/HTTP-PROTOCOL.md`) into the store's realtime events. Unknown types give nil; a frame whose JSON
+/// cannot be read throws `INVALID_EVENT`.
+public enum RealtimeEventMapper {
+  /// The conversation and event `event` stands for; `receivedAt` (the device's clock) stands in for
+  /// times the server leaves out.
+  public static func map(_ event: ServerSentEvent, receivedAt: Date) throws(ChatError) -> RealtimeUpdate? {
+    guard Self.known.contains(event.type) else { return nil }
+    let frame = try WireJSON.decode(RealtimeFrame.self, from: Data(event.data.utf8), what: "a \"\(event.type)\" event")
+    let conversation = ConversationID(frame.conversationId)
+    func required<T>(_ value: T?, _ key: String) throws(ChatError) -> T {
+      guard let value else { throw ChatError(.invalidEvent, "A \"\(event.type)\" event came without \"\(key)\".") }
+      return value
+    }
+    let mapped: RealtimeEvent
+    switch event.type {
+    case "message.created": mapped = .messageCreated(try required(frame.message, "message").message())
+    case "message.edited": mapped = .messageEdited(try required(frame.message, "message").message())
+    case "message.deleted": mapped = .messageDeleted(ServerMessageID(try required(frame.messageId, "message_id")))
+    case "typing.started":
+      mapped = .typingStarted(
+        ParticipantID(try required(frame.participantId, "participant_id")), at: frame.at ?? receivedAt)
+    case "typing.stopped": mapped = .typingStopped(ParticipantID(try required(frame.participantId, "participant_id")))
+    case "conversation.status":
+      let wire = try required(frame.status, "status")
+      guard let status = ConversationStatus(wire: wire) else {
+        throw ChatError(.invalidEvent, "A \"conversation.status\" event named the unknown status \"\(wire)\".")
+      }
+      mapped = .statusChanged(status)
+    case "conversation.title": mapped = .titleChanged(try required(frame.title, "title"))
+    case "feedback.offered":
+      mapped = .feedbackOffered(
+        FeedbackPrompt(question: try required(frame.question, "question"), agentName: frame.agentName))
+    case "reply.started":
+      mapped = .replyStarted(
+        ServerMessageID(try required(frame.messageId, "message_id")), agent: frame.agent?.info,
+        at: frame.at ?? receivedAt)
+    case "reply.delta":
+      mapped = .replyDelta(
+        ServerMessageID(try required(frame.messageId, "message_id")), try required(frame.delta, "delta"))
+    default:  // "reply.finished"
+      let message = try required(frame.message, "message").message()
+      guard let id = message.serverID else { throw ChatError(.invalidEvent, "A finished reply came without its ID.") }
+      mapped = .replyFinished(id, message)
+    }
+    return .event(conversation, mapped)
+  }
+
+  static let known: Set<String> = [
+    "message.created", "message.edited", "message.deleted", "typing.started", "typing.stopped",
+    "conversation.status", "conversation.title", "feedback.offered", "reply.started", "reply.delta",
+    "reply.finished",
+  ]
+}
+
+private struct RealtimeFrame: Decodable {
+  var conversationId: String
+  var message: WireMessage?
+  var messageId: String?
+  var participantId: String?
+  var status: String?
+  var title: String?
+  var question: String?
+  var agentName: String?
+  var agent: WireAgent?
+  var delta: String?
+  var at: Date?
+
+  private enum CodingKeys: String, CodingKey {
+    case conversationId = "conversation_id"
+    case message
+    case messageId = "message_id"
+    case participantId = "participant_id"
+    case status, title, question
+    case agentName = "agent_name"
+    case agent, delta, at
+  }
+}

@@ -1,0 +1,249 @@
+import ConversationState
+import Foundation
+
+/// One call's method, path under the base URL, query, body and idempotency key.
+struct Endpoint {
+  var method: String
+  var path: String
+  var query: [String: String] = [:]
+  var body: Data?
+  var key: String?
+  var lastEventID = ""
+
+  static func get(_ path: String, query: [String: String] = [:]) -> Endpoint {
+    Endpoint(method: "GET", path: path, query: query)
+  }
+
+  static func post(_ path: String, body: Data, key: String? = nil) -> Endpoint {
+    Endpoint(method: "POST", path: path, body: body, key: key)
+  }
+}
+
+extension Rating {
+  var wire: String {
+    switch self {
+    case .up: "up"
+    case .down: "down"
+    case .none: "none"
+    }
+  }
+}
+
+// MARK: - Requests
+
+struct SendBody: Encodable {
+  var conversationId: String?
+  var clientId: String
+  var text: String
+  var attachments: [WireAttachment]
+
+  private enum CodingKeys: String, CodingKey {
+    case conversationId = "conversation_id"
+    case clientId = "client_id"
+    case text, attachments
+  }
+
+  // Written by hand so a new conversation's `conversation_id` is an explicit null, as documented.
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(conversationId, forKey: .conversationId)
+    try container.encode(clientId, forKey: .clientId)
+    try container.encode(text, forKey: .text)
+    if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
+  }
+}
+
+struct WireAttachment: Encodable {
+  var name: String
+  var mimeType: String
+  var url: String
+
+  private enum CodingKeys: String, CodingKey {
+    case name, url
+    case mimeType = "mime_type"
+  }
+}
+
+struct RegenerateBody: Encodable {
+  var replyTo: String
+  var answer: String?
+
+  private enum CodingKeys: String, CodingKey {
+    case replyTo = "reply_to"
+    case answer
+  }
+}
+
+struct RatingBody: Encodable {
+  var rating: String
+  var comment: String?
+}
+
+struct TicketBody: Encodable {
+  var conversationId: String?
+  var subject: String
+  var body: String
+
+  private enum CodingKeys: String, CodingKey {
+    case conversationId = "conversation_id"
+    case subject, body
+  }
+}
+
+struct ToolResultBody: Encodable {
+  var toolCallId: String
+  var result: JSONValue?
+  var error: WireError?
+
+  private enum CodingKeys: String, CodingKey {
+    case toolCallId = "tool_call_id"
+    case result, error
+  }
+}
+
+/// An outbox batch as the protocol writes it: each operation flat, with its sequence number and `kind`.
+struct OutboxBatchBody: Encodable {
+  var batchId: String
+  var epoch: UInt64
+  var firstSequence: Int
+  var operations: [Operation]
+
+  struct Operation: Encodable {
+    var id: String
+    var sequence: Int
+    var conversationId: String?
+    var enqueuedAt: Date
+    var kind: String
+    var clientId: String?
+    var text: String?
+    var createdAt: Date?
+    var messageId: String?
+    var rating: String?
+    var comment: String?
+    var upTo: String?
+
+    private enum CodingKeys: String, CodingKey {
+      case id, sequence, kind, text, rating, comment
+      case conversationId = "conversation_id"
+      case enqueuedAt = "enqueued_at"
+      case clientId = "client_id"
+      case createdAt = "created_at"
+      case messageId = "message_id"
+      case upTo = "up_to"
+    }
+
+    init(sequence: Int, _ operation: OutboxOperation) {
+      id = operation.id.rawValue
+      self.sequence = sequence
+      conversationId = operation.conversationID?.rawValue
+      enqueuedAt = operation.enqueuedAt
+      switch operation.kind {
+      case .send(let outgoing):
+        kind = "send"
+        clientId = outgoing.clientID.rawValue
+        text = outgoing.text
+        createdAt = outgoing.createdAt
+      case .rateAnswer(let message, let rating, _):
+        kind = "rate_answer"
+        messageId = message.rawValue
+        self.rating = rating.wire
+      case .rateConversation(let rating, let comment):
+        kind = "rate_conversation"
+        self.rating = rating.wire
+        self.comment = comment
+      case .markRead(let upTo):
+        kind = "mark_read"
+        self.upTo = upTo.rawValue
+      }
+    }
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case epoch, operations
+    case batchId = "batch_id"
+    case firstSequence = "first_sequence"
+  }
+
+  init(_ batch: OutboxBatch) {
+    batchId = batch.id
+    epoch = batch.epoch
+    firstSequence = batch.firstSequence
+    operations = batch.numbered.map { Operation(sequence: $0.sequence, $0.operation) }
+  }
+}
+
+// MARK: - Answers
+
+struct HistoryBody: Decodable {
+  var messages: [WireMessage]
+  var nextCursor: String?
+  var hasMore: Bool?
+  var title: String?
+  var status: String?
+
+  private enum CodingKeys: String, CodingKey {
+    case messages, title, status
+    case nextCursor = "next_cursor"
+    case hasMore = "has_more"
+  }
+}
+
+struct ConversationsBody: Decodable {
+  var conversations: [WireConversation]
+  var nextCursor: String?
+  var hasMore: Bool?
+
+  private enum CodingKeys: String, CodingKey {
+    case conversations
+    case nextCursor = "next_cursor"
+    case hasMore = "has_more"
+  }
+}
+
+struct WireConversation: Decodable {
+  var id: String
+  var title: String?
+  var status: String?
+  var lastActivityAt: Date?
+  var unreadCount: Int?
+  var lastMessagePreview: String?
+
+  private enum CodingKeys: String, CodingKey {
+    case id, title, status
+    case lastActivityAt = "last_activity_at"
+    case unreadCount = "unread_count"
+    case lastMessagePreview = "last_message_preview"
+  }
+
+  var summary: ConversationSummary {
+    ConversationSummary(
+      id: ConversationID(id), title: title, status: status.flatMap(ConversationStatus.init(wire:)) ?? .ongoing,
+      lastActivityAt: lastActivityAt, unreadCount: unreadCount ?? 0, lastMessagePreview: lastMessagePreview)
+  }
+}
+
+struct TicketReceiptBody: Decodable {
+  var ticketId: String
+  var url: String?
+
+  private enum CodingKeys: String, CodingKey {
+    case ticketId = "ticket_id"
+    case url
+  }
+}
+
+struct OutboxReceiptBody: Decodable {
+  var duplicate: Bool?
+  var rejections: [Rejection]?
+
+  struct Rejection: Decodable {
+    var operationId: String
+    var reason: String
+    var message: String?
+
+    private enum CodingKeys: String, CodingKey {
+      case operationId = "operation_id"
+      case reason, message
+    }
+  }
+}

@@ -1,0 +1,364 @@
+import ChatHTTP
+import ConversationStore
+import ConversationTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Collects a reply stream; the error it ended with, if any.
+func collect(_ stream: AsyncThrowingStream<ReplyEvent, any Error>) async -> (events: [ReplyEvent], error: ChatError?) {
+  var events: [ReplyEvent] = []
+  do {
+    for try await event in stream { events.append(event) }
+    return (events, nil)
+  } catch {
+    return (events, error as? ChatError ?? ChatError(.network, "\(error)"))
+  }
+}
+
+func text(of events: [ReplyEvent]) -> String {
+  events.map { if case .delta(let piece) = $0 { piece } else { "" } }.joined()
+}
+
+@Suite("HTTPChatBackend against the reference server", .timeLimit(.minutes(1)))
+struct ReferenceServerTests {
+  @Test(
+    "a reply streams frame by frame in either style, and finishes with the text that streamed",
+    arguments: ["typed", "frames"])
+  func streamedReply(style: String) async throws {
+    // Given the reference server
+    let server = try ReferenceServer(["--style", style])
+    let backend = server.backend()
+
+    // When the user starts a conversation
+    let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello there", attachments: [])
+    let (events, error) = await collect(backend.send(payload))
+
+    // Then the message is accepted into a new conversation, and the reply streams and finishes
+    #expect(error == nil)
+    guard case .accepted(let user, let conversation) = events.first, case .finished(let reply, _) = events.last else {
+      Issue.record("unexpected events \(events)")
+      return
+    }
+    #expect(user.clientID == "c-1")
+    #expect(events.filter { if case .delta = $0 { true } else { false } }.count > 3, "word by word")
+    #expect(reply.text == text(of: events) && !reply.text.isEmpty)
+    let held = try await server.messages(in: conversation)
+    #expect(held.compactMap { $0["text"] as? String } == ["Hello there", reply.text])
+  }
+
+  @Test("a store on the backend sends, streams and commits the reply; the realtime echo adds nothing twice")
+  func storeConversation() async throws {
+    let server = try ReferenceServer()
+    let store = ChatStore(backend: server.backend())
+    defer { store.close() }
+    store.send(.connect)
+
+    store.sendMessage("Where is my parcel?")
+
+    let done = await store.state(within: 10) { state in
+      state.messages.count == 2 && state.messages.last?.reply == .complete && state.streamingReply == nil
+    }
+    #expect(done?.messages.first?.delivery == .sent)
+    let conversation = try #require(done?.conversationID)
+    let held = try await server.messages(in: conversation)
+    #expect(held.count == 2)
+    #expect(done?.messages.last?.text == held.last?["text"] as? String)
+  }
+
+  @Test("stopping a reply closes its connection: the server never finishes it")
+  func stopClosesTheConnection() async throws {
+    // Given a reply streaming slowly
+    let server = try ReferenceServer()
+    try await server.faults(["delay_ms": 40])
+    let store = ChatStore(backend: server.backend())
+    defer { store.close() }
+    store.sendMessage("Tell me everything")
+    let streaming = await store.state(within: 10) { !($0.streamingReply?.text.isEmpty ?? true) }
+    let conversation = try #require(streaming?.conversationID)
+
+    // When the user stops it
+    store.send(.stopReply)
+
+    // Then, well after the reply would have finished, the server holds no answer: it saw the stream close
+    try await Task.sleep(for: .seconds(3))
+    let held = try await server.messages(in: conversation)
+    #expect(held.map { $0["role"] as? String } == ["user"])
+  }
+
+  @Test("a ChatClient on the backend: one realtime connection feeds the open conversation and the list")
+  func chatClient() async throws {
+    // Given a client on the server, in a new conversation with an answer
+    let server = try ReferenceServer()
+    let client = ChatClient(backend: server.backend())
+    let chat = client.newConversation()
+    chat.sendMessage("Hello")
+    let answered = await chat.state(within: 10) { $0.messages.count == 2 && $0.streamingReply == nil }
+    let conversation = try #require(answered?.conversationID)
+
+    // When a person writes in it on the server's side
+    try await server.agentMessage("A person here: anything else?", in: conversation)
+
+    // Then it arrives in the open conversation, and the list shows it at the top, over one connection
+    let arrived = await chat.state(within: 10) { $0.messages.last?.text == "A person here: anything else?" }
+    #expect(arrived?.messages.count == 3)
+    let listed = await client.list.state(within: 10) { $0.conversations.first { _ in true }?.id == conversation }
+    #expect(listed?.conversations.first { _ in true }?.lastMessagePreview == "A person here: anything else?")
+    #expect(try await server.state()["realtime_connections"] as? Int == 1)
+    await client.close()
+  }
+
+  @Test("a malformed realtime frame drops the connection with INVALID_EVENT; the reconnect resumes after it")
+  func malformedRealtimeFrame() async throws {
+    let server = try ReferenceServer()
+    let conversation = try await server.conversation()
+    let backend = server.backend()
+    let inbox = Inbox()
+    let first = Task { [inbox] () -> ChatError? in
+      do {
+        for try await update in backend.realtime(conversation: nil) {
+          if case .opened = update { inbox.opened.withLock { $0 += 1 } }
+        }
+        return nil
+      } catch {
+        return error as? ChatError
+      }
+    }
+    #expect(await waitFor { inbox.opened.withLock { $0 } == 1 })
+
+    _ = try await server.control(
+      "events", ["conversation_id": conversation.rawValue, "type": "message.created", "raw_data": "{not json"])
+
+    #expect(await first.value?.code == .invalidEvent)
+    let second = Task { [inbox] in
+      for try await update in backend.realtime(conversation: nil) {
+        if case .event(_, .messageCreated(let message)) = update { inbox.texts.withLock { $0.append(message.text) } }
+      }
+    }
+    try await server.agentMessage("after the bad one", in: conversation)
+    #expect(await waitFor { inbox.texts.withLock { $0 } == ["after the bad one"] })
+    second.cancel()
+  }
+
+  @Test("a reply dropped mid-way ends as a retryable failure, keeping what streamed; nothing hangs")
+  func droppedMidway() async throws {
+    // Given a server that cuts the next reply after three frames
+    let server = try ReferenceServer()
+    try await server.faults(["drop_reply_after_frames": 3])
+
+    // When the user sends
+    let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Tell me a story", attachments: [])
+    let (events, error) = await collect(server.backend().send(payload))
+
+    // Then the reply ends with a retryable error after what streamed
+    let failure = try #require(error)
+    #expect([ChatError.Code.incompleteStream, .network].contains(failure.code), "\(failure)")
+    #expect(failure.retryable)
+    #expect(!text(of: events).isEmpty)
+    #expect(!events.contains { if case .finished = $0 { true } else { false } })
+  }
+
+  @Test("a malformed frame ends that reply with INVALID_EVENT")
+  func malformedFrame() async throws {
+    let server = try ReferenceServer()
+    try await server.faults(["malformed_next_reply_frame": true])
+
+    let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello", attachments: [])
+    let (_, error) = await collect(server.backend().send(payload))
+
+    #expect(error?.code == .invalidEvent)
+  }
+
+  @Test("429 becomes RATE_LIMITED with Retry-After's seconds; the next call goes through")
+  func rateLimited() async throws {
+    let server = try ReferenceServer()
+    let conversation = try await server.conversation(messages: 4)
+    try await server.faults(["rate_limit_next": ["count": 1, "retry_after": 2]])
+    let backend = server.backend()
+
+    await #expect(throws: ChatError.self) { _ = try await backend.history(of: conversation, before: nil, limit: 10) }
+    do {
+      _ = try await backend.history(of: conversation, before: nil, limit: 10)
+    } catch {
+      Issue.record("the call after the limit failed: \(error)")
+    }
+    try await server.faults(["rate_limit_next": ["count": 1, "retry_after": 2]])
+    do {
+      _ = try await backend.conversations(after: nil, limit: 10)
+      Issue.record("no rate limit")
+    } catch let error as ChatError {
+      #expect(error.code == .rateLimited && error.status == 429 && error.retryAfter == 2 && error.retryable)
+    }
+  }
+
+  @Test("history pages go back with the cursor, oldest first in each page, until there is no more")
+  func historyPaging() async throws {
+    let server = try ReferenceServer()
+    let conversation = try await server.conversation(messages: 25)
+    let backend = server.backend()
+
+    var cursor: PageCursor?
+    var pages: [[Message]] = []
+    repeat {
+      let page = try await backend.history(of: conversation, before: cursor, limit: 10)
+      pages.append(page.messages)
+      cursor = page.hasMore ? page.nextCursor : nil
+    } while cursor != nil && pages.count < 10
+
+    #expect(pages.map(\.count) == [10, 10, 5])
+    let all = pages.reversed().flatMap { $0 }
+    #expect(Set(all.compactMap(\.serverID)).count == 25)
+    #expect(all.map(\.createdAt) == all.map(\.createdAt).sorted())
+  }
+
+  @Test("an expired token: the store asks the host's provider for a fresh one and sends again, once on the server")
+  func credentialRefresh() async throws {
+    // Given a server that stops accepting the token after two more requests
+    let server = try ReferenceServer()
+    let token = Mutex("secret")
+    let refreshes = Mutex(0)
+    let store = ChatStore(
+      backend: server.backend { token.withLock { $0 } },
+      credentials: {
+        refreshes.withLock { $0 += 1 }
+        try await server.faults(["accepted_token": "t2"])
+        token.withLock { $0 = "t2" }
+      })
+    defer { store.close() }
+    try await server.faults(["expire_token_after_requests": 0])
+
+    // When the user sends
+    store.sendMessage("Are you there?")
+
+    // Then it gets through after one refresh, and the server holds the message once
+    let done = await store.state(within: 10) { $0.messages.count == 2 && $0.streamingReply == nil }
+    #expect(done?.messages.first?.delivery == .sent)
+    #expect(refreshes.withLock { $0 } == 1)
+    let conversation = try #require(done?.conversationID)
+    #expect(try await server.messages(in: conversation).count == 2)
+  }
+
+  @Test("the realtime stream resumes after a drop with Last-Event-ID: nothing missed, nothing twice")
+  func realtimeResumes() async throws {
+    // Given a live realtime stream
+    let server = try ReferenceServer()
+    let conversation = try await server.conversation()
+    let backend = server.backend()
+    let inbox = Inbox()
+
+    func listen() -> Task<Void, Never> {
+      Task { [inbox] in
+        do {
+          for try await update in backend.realtime(conversation: nil) {
+            switch update {
+            case .opened: inbox.opened.withLock { $0 += 1 }
+            case .event(_, .messageCreated(let message)): inbox.texts.withLock { $0.append(message.text) }
+            default: break
+            }
+          }
+        } catch {}
+      }
+    }
+    var listening = listen()
+    #expect(await waitFor { inbox.opened.withLock { $0 } == 1 })
+    try await server.agentMessage("one", in: conversation)
+    #expect(await waitFor { inbox.texts.withLock { $0 } == ["one"] })
+
+    // When the connection drops and two messages come while it is down
+    try await server.faults(["drop_realtime": true])
+    await listening.value
+    try await server.agentMessage("two", in: conversation)
+    try await server.agentMessage("three", in: conversation)
+    #expect(!backend.realtimeLastEventID.isEmpty)
+
+    // Then the reconnect replays exactly what was missed
+    listening = listen()
+    #expect(await waitFor { inbox.texts.withLock { $0 }.count >= 3 })
+    try await server.agentMessage("four", in: conversation)
+    #expect(await waitFor { inbox.texts.withLock { $0 }.count >= 4 })
+    #expect(inbox.texts.withLock { $0 } == ["one", "two", "three", "four"])
+    listening.cancel()
+  }
+
+  @Test("an outbox batch whose response was lost is sent again with the same ID: applied once on the server")
+  func lostBatchResponse() async throws {
+    // Given a conversation, and a server that will lose the next batch's answer
+    let server = try ReferenceServer()
+    let conversation = try await server.conversation(messages: 2)
+    let backend = server.backend()
+    try await server.faults(["lose_next_batch_response": true])
+    let written = OutgoingMessage(clientID: "c-9", text: "written offline", createdAt: Date())
+    let batch = OutboxBatch(
+      id: "b-1", epoch: 0, firstSequence: 1,
+      operations: [
+        OutboxOperation(id: "send-c-9", conversationID: conversation, kind: .send(written), enqueuedAt: Date()),
+        OutboxOperation(
+          id: "read-1", conversationID: conversation, kind: .markRead(upTo: "m-404"), enqueuedAt: Date()),
+      ])
+
+    // When the upload's answer is lost, and the same batch is sent again
+    await #expect(throws: (any Error).self) { _ = try await backend.uploadOutbox(batch) }
+    let receipt = try await backend.uploadOutbox(batch)
+
+    // Then the server says "duplicate", and holds the message once
+    #expect(receipt.isDuplicate)
+    let held = try await server.messages(in: conversation)
+    #expect(held.filter { $0["text"] as? String == "written offline" }.count == 1)
+    #expect(held.count == 3)
+  }
+
+  @Test("a refused outbox operation comes back with its closed reason")
+  func refusedOperation() async throws {
+    let server = try ReferenceServer()
+    let batch = OutboxBatch(
+      id: "b-2", epoch: 0, firstSequence: 1,
+      operations: [
+        OutboxOperation(
+          id: "rate-1", conversationID: "conv-missing", kind: .rateAnswer("m-1", .up), enqueuedAt: Date())
+      ])
+
+    let receipt = try await server.backend().uploadOutbox(batch)
+
+    #expect(receipt.rejections.map(\.reason) == [.conversationNotFound])
+    #expect(receipt.rejections.first?.operationID == "rate-1")
+  }
+
+  @Test("a stream that goes quiet longer than the idle timeout fails with TIMEOUT instead of hanging")
+  func idleTimeout() async throws {
+    let server = try ReferenceServer()
+    try await server.faults(["delay_ms": 3000])
+
+    let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello", attachments: [])
+    let (_, error) = await collect(server.backend(idleTimeout: 0.5).send(payload))
+
+    #expect(error?.code == .timeout)
+    #expect(error?.retryable == true)
+  }
+
+  @Test("a bad token is UNAUTHORIZED and never retryable")
+  func badToken() async throws {
+    let server = try ReferenceServer()
+
+    do {
+      _ = try await server.backend(token: { "wrong" }).conversations(after: nil, limit: 10)
+      Issue.record("a wrong token was accepted")
+    } catch let error as ChatError {
+      #expect(error.code == .unauthorized && error.status == 401 && !error.retryable)
+    }
+  }
+}
+
+/// Polls `condition` every 10 ms for up to 10 s of real time.
+func waitFor(_ condition: @Sendable () -> Bool) async -> Bool {
+  for _ in 0..<1000 {
+    if condition() { return true }
+    try? await Task.sleep(for: .milliseconds(10))
+  }
+  return condition()
+}
+
+/// What a realtime listener saw, from any thread.
+final class Inbox: Sendable {
+  let texts = Mutex<[String]>([])
+  let opened = Mutex(0)
+}
