@@ -1,12 +1,14 @@
 import Foundation
 
 /// The command line: `demo [--data-dir DIR | --memory] [--seed N] [--user NAME]`,
-/// `demo --script FILE [--plain] …`, `demo dump [--data-dir DIR]`, `demo --help`.
+/// `demo --script FILE [--plain] …`, `demo dump [--data-dir DIR]`, `demo decode-sse`, `demo --help`.
 struct DemoArguments: Equatable {
   enum Mode: Equatable {
     case interactive
     case script(path: String, plain: Bool)
     case dump
+    /// `decode-sse`: a `text/event-stream` on stdin, one JSON line per event on stdout.
+    case decodeSSE
     case help
   }
 
@@ -16,6 +18,11 @@ struct DemoArguments: Equatable {
   var memory = false
   var seed: UInt64 = 1
   var user: String?
+  /// `--server URL`: the interactive demo talks to this server (`HTTPChatBackend`) instead of the
+  /// simulated agent.
+  var server: URL?
+  /// `--token T`: the bearer token sent to `server`.
+  var token = "secret"
 
   struct Invalid: Error, CustomStringConvertible {
     var description: String
@@ -25,6 +32,15 @@ struct DemoArguments: Equatable {
     var remaining = arguments[...]
     var plain = false
     var script: String?
+    if remaining.first == "decode-sse" {
+      // It reads stdin and nothing else, so any option is a mistake worth naming.
+      if let extra = remaining.dropFirst().first, extra != "--help", extra != "-h" {
+        throw Invalid(
+          description: "decode-sse takes no arguments, it reads the event stream on stdin (got \"\(extra)\")")
+      }
+      mode = remaining.count == 1 ? .decodeSSE : .help
+      return
+    }
     if remaining.first == "dump" {
       mode = .dump
       remaining = remaining.dropFirst()
@@ -48,6 +64,13 @@ struct DemoArguments: Equatable {
         }
         seed = number
       case "--user": user = try value(after: argument)
+      case "--server":
+        let text = try value(after: argument)
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+          throw Invalid(description: "--server takes a URL such as http://127.0.0.1:8080/v1, not \"\(text)\"")
+        }
+        server = url
+      case "--token": token = try value(after: argument)
       case "--script": script = try value(after: argument)
       case "--plain": plain = true
       case "--help", "-h": mode = .help
@@ -55,6 +78,9 @@ struct DemoArguments: Equatable {
       }
     }
     if memory && dataDirectory != nil { throw Invalid(description: "--memory and --data-dir exclude each other") }
+    if server != nil && mode != .interactive && mode != .help {
+      throw Invalid(description: "--server is for the interactive demo only")
+    }
     if let script {
       guard mode != .dump else { throw Invalid(description: "dump does not take --script") }
       if mode != .help { mode = .script(path: script, plain: plain) }
@@ -64,16 +90,21 @@ struct DemoArguments: Equatable {
   }
 
   static let usage = """
-    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME]
+    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL [--token T]]
            demo --script FILE [--plain] [--seed N] [--data-dir DIR]
            demo dump [--data-dir DIR]
+           demo decode-sse < STREAM
 
     The chat in your terminal, against a simulated agent. Type to chat; /help lists the commands.
       --data-dir DIR  keep conversations, drafts and queued messages in DIR (default: the platform data folder)
       --memory        keep nothing between runs
       --seed N        make the simulated agent's choices repeat (default 1)
       --user NAME     start signed in as NAME (default: a guest)
+      --server URL    chat with a server speaking Docs/HTTP-PROTOCOL.md instead of the simulated agent
+      --token T       the bearer token for --server (default "secret", the reference server's)
       --script FILE   run a scripted session and print each frame (80x24); --plain prints a transcript
       dump            print what is stored, as JSON
+      decode-sse      decode a text/event-stream on stdin as it arrives (e.g. from curl -N): one JSON line per
+                      event, {"event", "data", "id"}, then {"retry": [...], "lastEventId"} at its end
     """
 }

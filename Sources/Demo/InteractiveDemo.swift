@@ -1,3 +1,4 @@
+import ChatHTTP
 import ConversationStore
 import Foundation
 
@@ -5,10 +6,19 @@ import Foundation
 /// session or the terminal's size changes; the terminal restored on quit, Ctrl-C and crash signals.
 enum InteractiveDemo {
   static func run(arguments: DemoArguments, storage: ChatStorage?) async {
-    let clock = SystemChatClock()
-    let agent = SimulatedAgent(clock: clock, seed: arguments.seed)
-    let session = DemoSession(agent: agent, environment: .live, storage: storage, user: arguments.user)
-    session.start(opening: "c-welcome")
+    let session: DemoSession
+    if let server = arguments.server {
+      // A real server: the conversations are its; the user opens one from the list or starts a new one.
+      let token = arguments.token
+      let backend = HTTPChatBackend(baseURL: server) { token }
+      session = DemoSession(
+        backend: backend, agent: nil, environment: .live, storage: storage, user: arguments.user,
+        workspace: "server \(server.absoluteString)")
+    } else {
+      let agent = SimulatedAgent(clock: SystemChatClock(), seed: arguments.seed)
+      session = DemoSession(agent: agent, environment: .live, storage: storage, user: arguments.user)
+      session.start(opening: "c-welcome")
+    }
     TerminalSignals.installRestoringHandlers()
     guard FullScreen.enter() else {
       await session.close()

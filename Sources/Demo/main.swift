@@ -35,6 +35,8 @@ func storage(defaultingToMemory: Bool) -> ChatStorage? {
 switch arguments.mode {
 case .help:
   print(DemoArguments.usage)
+case .decodeSSE:
+  if let failure = StandardInputDecoder.run() { fail("cannot read stdin: \(failure)", code: 1) }
 case .dump:
   guard let storage = storage(defaultingToMemory: false) else { fail("dump needs a data folder, not --memory") }
   do {

@@ -16,7 +16,8 @@ final class DemoSession: Sendable {
   }
 
   let client: ChatClient
-  let agent: SimulatedAgent
+  /// The simulated agent, when the session runs on it (not with `--server`): `/drop` and `/fail` drive it.
+  let agent: SimulatedAgent?
   let clock: any ChatClock
   private let interface = StateLock(Interface())
   private let redrawSignal: AsyncStream<Void>.Continuation
@@ -24,17 +25,29 @@ final class DemoSession: Sendable {
   let redraws: AsyncStream<Void>
   private let listWatcher: StateLock<Task<Void, Never>?> = StateLock(nil)
 
-  init(agent: SimulatedAgent, environment: StoreEnvironment, storage: ChatStorage?, user: String?) {
+  /// A session on the simulated agent.
+  convenience init(agent: SimulatedAgent, environment: StoreEnvironment, storage: ChatStorage?, user: String?) {
+    self.init(backend: agent, agent: agent, environment: environment, storage: storage, user: user)
+  }
+
+  /// A session on any backend (`demo --server` passes an `HTTPChatBackend`); `workspace` keeps its stored
+  /// conversations apart from other servers'; `credentials` is the client's credential provider.
+  init(
+    backend: any ChatBackend, agent: SimulatedAgent?, environment: StoreEnvironment, storage: ChatStorage?,
+    user: String?, workspace: String = "demo",
+    credentials: ConversationRuntime<ConversationReducer>.CredentialProvider? = nil
+  ) {
     self.agent = agent
     clock = environment.clock
     let clock = environment.clock
     client = ChatClient(
-      backend: agent, identity: user.map { UserIdentity(userID: $0) },
-      options: ChatClientOptions(workspace: "demo", storage: storage), environment: environment,
+      backend: backend, identity: user.map { UserIdentity(userID: $0) },
+      options: ChatClientOptions(workspace: workspace, storage: storage), environment: environment,
+      credentials: credentials,
       tools: [
         "lookupOrder": { arguments in
           try await clock.sleep(seconds: 1.2)  // long enough to read "looking up order 1042…"
-          return ["id": arguments["id"] ?? .null, "status": "shipped", "eta": "on Thursday"]
+          return ["id": arguments["id"] ?? arguments["order"] ?? .null, "status": "shipped", "eta": "on Thursday"]
         }
       ])
     (redraws, redrawSignal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -117,7 +130,7 @@ final class DemoSession: Sendable {
 
   /// Whether the open conversation and the agent have nothing left in flight.
   var isSettled: Bool {
-    guard agent.isIdle else { return false }
+    guard agent?.isIdle ?? true else { return false }
     guard let state = openStore()?.state else { return true }
     return state.isSettled && state.streamingReply == nil && state.outboxRecording.isEmpty
       && !state.messages.outgoing.contains { $0.delivery == .queued }
@@ -223,12 +236,18 @@ final class DemoSession: Sendable {
       client.signOut()
       interface.withLock { $0.open = nil }
       client.list.send(.load(pageSize: 20))
-    case "drop":
-      agent.dropConnection()
-      notice("Connection dropped: watch it reconnect and catch up.")
-    case "fail":
-      agent.failNextRequest()
-      notice("The next request will fail.")
+    case "drop", "fail":
+      guard let agent else {
+        notice("/\(name) drives the simulated agent; this session is on a server.")
+        return true
+      }
+      if name == "drop" {
+        agent.dropConnection()
+        notice("Connection dropped: watch it reconnect and catch up.")
+      } else {
+        agent.failNextRequest()
+        notice("The next request will fail.")
+      }
     case "help": notice(DemoSession.help)
     default: notice("Unknown command /\(name). \(DemoSession.help)")
     }

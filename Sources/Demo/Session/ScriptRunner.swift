@@ -93,7 +93,7 @@ struct ScriptRunner {
   }
 
   private func fingerprint(_ session: DemoSession) -> [UInt64] {
-    [session.client.list.version, UInt64(session.agent.pendingWork)] + session.openVersions
+    [session.client.list.version, UInt64(session.agent?.pendingWork ?? 0)] + session.openVersions
   }
 
   private func letTasksRun() async {
