@@ -80,5 +80,6 @@ struct RatioTarget {
     RatioTarget(numerator: "persist.append.h100k", denominator: "persist.append.h1k", limit: 3, atMost: true),
     RatioTarget(numerator: "load.store.h100k", denominator: "load.jsondecoder.h100k", limit: 0.5, atMost: true),
     RatioTarget(numerator: "persist.delta.reply1m", denominator: "delta.store.reply1k", limit: 1.5, atMost: true),
+    RatioTarget(numerator: "sse.decode.1mb", denominator: "sse.scan.1mb", limit: 3, atMost: true),
   ]
 }

@@ -33,7 +33,8 @@ enum Suite {
         ("load.store.h100k", { StorageWorkloads.load(history: 100_000) }),
         ("load.jsondecoder.h100k", { StorageWorkloads.jsonDecoder(history: 100_000) }),
         ("persist.delta.reply1m", { StorageWorkloads.deltaWithPersister(deltas: 20_000 / scale) }),
-      ] + Components.all()
+        ("http.delta.local", { HTTPWorkloads.deltaLocal(replies: 40 / scale) }),
+      ] + Components.all() + ServerSentEventsWorkloads.all()
     let prefixes = filter?.split(separator: ",").map(String.init)
     return all.filter { entry in prefixes?.contains { entry.name.hasPrefix($0) } ?? true }.map { entry in
       let workload = entry.make()

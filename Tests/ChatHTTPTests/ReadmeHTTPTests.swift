@@ -1,12 +1,12 @@
-// The README's HTTP example, compiled and run against the reference server; `readmeShowsIt` keeps the
-// README's copy verbatim.
-// README-HTTP-BEGIN
 import ChatHTTP
 import ConversationStore
 import ConversationTesting
 import Foundation
 import Testing
 
+// The README's HTTP example (below its imports, `ChatHTTP` and `ConversationStore`), compiled and run
+// against the reference server; `readmeShowsIt` keeps the README's copy verbatim.
+// README-HTTP-BEGIN
 /// The host's token store: where the app keeps the bearer token its login gave it.
 actor Tokens {
   private var token = "secret"

@@ -69,6 +69,26 @@ public struct StreamedText: Sendable {
     }
   }
 
+  /// What was appended to this text since `earlier`, an older copy of it (the reply as the host's previous
+  /// snapshot had it): O(appended), whatever the reply's length, so a toolkit appends to its text buffer
+  /// instead of setting the whole reply again. nil when `earlier` is not an earlier state of this text (another
+  /// reply, or one that was forked): the host sets the whole `string` then.
+  ///
+  /// ```swift
+  /// if let reply = snapshot.state.streamingReply {
+  ///   if let shown, let tail = reply.text.appended(since: shown) { buffer.append(tail) }
+  ///   else { buffer.set(reply.text.string) }
+  ///   shown = reply.text
+  /// }
+  /// ```
+  public func appended(since earlier: StreamedText) -> String? {
+    guard earlier.utf8Count <= utf8Count else { return nil }
+    if earlier.storage !== storage && earlier.string != substring(fromUTF8: 0, toUTF8: earlier.utf8Count) {
+      return nil
+    }
+    return substring(fromUTF8: earlier.utf8Count)
+  }
+
   /// The largest offset at or before `offset` where a character's bytes start (or the end of the text).
   private func boundary(atOrBefore offset: Int) -> Int {
     guard offset > 0, offset < utf8Count else { return max(0, offset) }

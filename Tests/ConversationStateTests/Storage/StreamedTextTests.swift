@@ -90,4 +90,29 @@ struct StreamedTextTests {
       #expect(text.substring(fromUTF8: start, toUTF8: end) == expected)
     }
   }
+
+  @Test("a UI appends what arrived since its previous snapshot; another reply, or a fork, asks for a full reset")
+  func appendedSinceSnapshot() {
+    // Given a reply the UI rendered at "It ships"
+    var reply = StreamedText("It ships")
+    let shown = reply
+
+    // When more arrives
+    reply.append(" on Mon")
+    reply.append("day 👋🏽")
+
+    // Then the UI gets only the new text
+    #expect(reply.appended(since: shown) == " on Monday 👋🏽")
+    #expect(reply.appended(since: reply) == "")
+    // A different reply is not a continuation; an equal copy built elsewhere is
+    #expect(reply.appended(since: StreamedText("Something else")) == nil)
+    #expect(reply.appended(since: StreamedText("It ships on")) == " Monday 👋🏽")
+    // A newer text is never "earlier"
+    #expect(shown.appended(since: reply) == nil)
+    // A copy that forked (an old snapshot appended to) still continues from its own prefix
+    var forked = shown
+    forked.append(" soon")
+    #expect(forked.appended(since: shown) == " soon")
+    #expect(forked.appended(since: reply) == nil)
+  }
 }

@@ -1,0 +1,122 @@
+import Foundation
+import ServerSentEvents
+
+/// A streamed reply's Server-Sent Events decoded as an HTTP client hands them over, against the floor of
+/// only finding their line ends, and against only making the events a decoder returns.
+enum ServerSentEventsWorkloads {
+  /// What one read of a socket typically returns: a TCP segment's payload on an Ethernet path.
+  static let chunkSize = 1_400
+  static let streamSize = 1 << 20
+
+  static func all() -> [(name: String, make: () -> Workload)] {
+    [
+      ("sse.decode.1mb", { decode(textDeltas) }),
+      ("sse.scan.1mb", { scan(textDeltas) }),
+      ("sse.events.1mb", { events(textDeltas) }),
+    ]
+  }
+
+  /// A reply as typed events (style B), one `text-delta` per word, cut into socket-sized chunks.
+  struct Stream: Sendable {
+    let chunks: [[UInt8]]
+    let bytes: Int
+    let events: Int
+    /// Where each event's `data:` and `id:` values are in the whole stream, grouped by the chunk that
+    /// completes the event.
+    let valuesByChunk: [[(data: Range<Int>, id: Range<Int>)]]
+  }
+
+  /// Built on first use (a static `let` is lazy), once for all three workloads.
+  static let textDeltas: Stream = {
+    // Words of 1 to 13 bytes, a few of them not ASCII, in an order that does not repeat with the chunks.
+    let words = [
+      "I", "it", "the", "ship", "order", "Monday", "arrives", "tracking", "delivery", "confirmed", "café",
+      "résumé", "international",
+    ]
+    var stream: [UInt8] = []
+    var events = 0
+    var pick = 7
+    while true {
+      pick = (pick &* 1_103_515_245 &+ 12_345) & 0x7FFF_FFFF
+      let frame = "event: text-delta\ndata: {\"delta\":\"\(words[pick % words.count]) \"}\nid: \(events + 1)\n\n"
+      guard stream.count + frame.utf8.count <= streamSize else { break }
+      stream += frame.utf8
+      events += 1
+    }
+    let chunks = stride(from: 0, to: stream.count, by: chunkSize).map {
+      Array(stream[$0..<min($0 + chunkSize, stream.count)])
+    }
+    var valuesByChunk = [[(data: Range<Int>, id: Range<Int>)]](repeating: [], count: chunks.count)
+    var data = 0..<0
+    var id = 0..<0
+    var lineStart = 0
+    while let lineEnd = stream[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+      let line = stream[lineStart..<lineEnd]
+      if line.starts(with: "data: ".utf8) { data = lineStart + 6..<lineEnd }
+      if line.starts(with: "id: ".utf8) { id = lineStart + 4..<lineEnd }
+      if line.isEmpty { valuesByChunk[lineEnd / chunkSize].append((data, id)) }
+      lineStart = lineEnd + 1
+    }
+    return Stream(chunks: chunks, bytes: stream.count, events: events, valuesByChunk: valuesByChunk)
+  }()
+
+  /// Every chunk through `ServerSentEventDecoder.feed`, per byte.
+  static func decode(_ stream: Stream) -> Workload {
+    Workload(name: "sse.decode.1mb") {
+      var decoder = ServerSentEventDecoder()
+      var items = 0
+      let nanoseconds = Harness.time {
+        for chunk in stream.chunks { items += decoder.feed(chunk).count }
+      }
+      precondition(items == stream.events, "decoded \(items) of \(stream.events) events")
+      return (stream.bytes, nanoseconds)
+    }
+  }
+
+  /// Only making the items `feed` returns for each chunk, from known positions: the strings of each event
+  /// (its data needs storage) and the array, made and freed. Whatever parses, any decoder that returns
+  /// `ServerSentEvent`s spends this, so it shows how much of `sse.decode.1mb` is left to parsing.
+  static func events(_ stream: Stream) -> Workload {
+    let whole = Array(stream.chunks.joined())
+    return Workload(name: "sse.events.1mb") {
+      var made = 0
+      let nanoseconds = Harness.time {
+        whole.withUnsafeBufferPointer { bytes in
+          var items: [ServerSentEventDecoder.Item] = []
+          for values in stream.valuesByChunk {
+            items.removeAll(keepingCapacity: true)
+            for (data, id) in values {
+              let event = ServerSentEvent(
+                type: "text-delta", data: String(decoding: UnsafeBufferPointer(rebasing: bytes[data]), as: UTF8.self),
+                lastEventID: String(unsafeUninitializedCapacity: id.count) {
+                  $0.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[id]))
+                })
+              items.append(.event(event))
+            }
+            made += items.count
+          }
+        }
+      }
+      precondition(made == stream.events, "made \(made) of \(stream.events) events")
+      return (stream.bytes, nanoseconds)
+    }
+  }
+
+  /// Only finding each chunk's line ends with `firstIndex(of:)`, per byte: the least a decoder must do.
+  static func scan(_ stream: Stream) -> Workload {
+    Workload(name: "sse.scan.1mb") {
+      var lineEnds = 0
+      let nanoseconds = Harness.time {
+        for chunk in stream.chunks {
+          var start = chunk.startIndex
+          while let end = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lineEnds += 1
+            start = end + 1
+          }
+        }
+      }
+      precondition(lineEnds == stream.events * 4, "found \(lineEnds) line ends, expected \(stream.events * 4)")
+      return (stream.bytes, nanoseconds)
+    }
+  }
+}
