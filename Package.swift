@@ -39,7 +39,8 @@ let package = Package(
     .target(name: "ServerSentEvents", swiftSettings: strictness),
     .target(name: "ChatHTTP", dependencies: ["ConversationStore", "ServerSentEvents"], swiftSettings: strictness),
     .testTarget(
-      name: "ChatHTTPTests", dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
+      name: "ChatHTTPTests",
+      dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
       exclude: ["ReferenceServer"], swiftSettings: strictness),
     .testTarget(
       name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], exclude: ["Conformance"],
@@ -61,7 +62,9 @@ let package = Package(
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["ConversationState", "Reducers", "ConversationStore", "Persistence", "ServerSentEvents", "ChatHTTP"],
+      dependencies: [
+        "ConversationState", "Reducers", "ConversationStore", "Persistence", "ServerSentEvents", "ChatHTTP",
+      ],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState", "ConversationTesting"],
