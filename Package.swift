@@ -43,7 +43,8 @@ let package = Package(
       dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
       exclude: ["ReferenceServer"], swiftSettings: strictness),
     .testTarget(
-      name: "ServerSentEventsTests", dependencies: ["ServerSentEvents"], exclude: ["Conformance"],
+      name: "ServerSentEventsTests", dependencies: ["ServerSentEvents", "ConversationTesting"],
+      exclude: ["Conformance"],
       swiftSettings: strictness),
     .executableTarget(
       name: "PersistenceStress", dependencies: ["ConversationState", "Persistence", "ConversationTesting"],
@@ -64,6 +65,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "ConversationState", "Reducers", "ConversationStore", "Persistence", "ServerSentEvents", "ChatHTTP",
+        "ConversationTesting",
       ],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(

@@ -1,5 +1,6 @@
 import ChatHTTP
 import ConversationStore
+import ConversationTesting
 import Foundation
 
 /// End to end over a real socket: the repository's reference server streams replies word by word (no pause
@@ -16,6 +17,7 @@ enum HTTPWorkloads {
       return Workload(name: "http.delta.local") { (0, 0) }
     }
     return Workload(name: "http.delta.local") {
+      _ = server.process  // kept alive for as long as the workload is
       let backend = HTTPChatBackend(baseURL: server.baseURL) { "secret" }
       let store = ChatStore(backend: backend)
       defer { store.close() }
@@ -54,41 +56,14 @@ enum HTTPWorkloads {
 }
 
 /// The reference server, started for the benchmark run; it exits when this process does (its stdin closes).
-final class LocalServer: Sendable {
+struct LocalServer {
   let baseURL: URL
-  private let process: Process
-  private let input: Pipe
+  let process: LocalServerProcess
 
   init() throws {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-      "../../Tests/ChatHTTPTests/ReferenceServer/reference_server.py"
-    ).standardizedFileURL
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script.path, "--port", "0", "--delay-ms", "0"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
-    let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard text.hasPrefix("LISTENING "), let port = Int(text.dropFirst("LISTENING ".count)) else {
-      process.terminate()
-      throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the reference server did not start"])
-    }
-    baseURL = URL(string: "http://127.0.0.1:\(port)/v1")!
-    self.process = process
-    self.input = input
-  }
-
-  deinit {
-    try? input.fileHandleForWriting.close()
-    process.waitUntilExit()
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Tests/ChatHTTPTests/ReferenceServer/reference_server.py").standardizedFileURL
+    process = try LocalServerProcess(["python3", script.path, "--port", "0", "--delay-ms", "0"])
+    baseURL = URL(string: "http://127.0.0.1:\(process.port)/v1")!
   }
 }

@@ -1,5 +1,6 @@
 import ChatHTTP
 import ConversationStore
+import ConversationTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -10,47 +11,17 @@ import Foundation
 /// started on 127.0.0.1 on a free port for one test and stopped after it. It also stops by itself when this
 /// process dies: it exits when its stdin closes.
 final class ReferenceServer: Sendable {
-  let port: Int
-  private let process: Process
-  private let input: Pipe
+  private let process: LocalServerProcess
 
   static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("ReferenceServer/reference_server.py")
 
   /// Starts a server; `arguments` are its command-line options (`--style frames`, `--delay-ms 5`).
   init(_ arguments: [String] = []) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", Self.script.path, "--port", "0", "--delay-ms", "2"] + arguments
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    // The first line is `LISTENING <port>`.
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
-    let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard text.hasPrefix("LISTENING "), let port = Int(text.dropFirst("LISTENING ".count)) else {
-      process.terminate()
-      throw ServerError(description: "the reference server did not start: \(text)")
-    }
-    self.port = port
-    self.process = process
-    self.input = input
+    process = try LocalServerProcess(["python3", Self.script.path, "--port", "0", "--delay-ms", "2"] + arguments)
   }
 
-  deinit { stop() }
-
-  func stop() {
-    try? input.fileHandleForWriting.close()
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-  }
+  var port: Int { process.port }
 
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/v1")! }
 

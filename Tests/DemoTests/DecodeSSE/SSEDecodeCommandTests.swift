@@ -1,3 +1,4 @@
+import ConversationTesting
 import Foundation
 import Testing
 
@@ -40,14 +41,14 @@ struct SSEDecodeCommandTests {
 
   @Test("the conformance suite is there to check against")
   func casesLoaded() {
-    #expect(SSEConformanceCase.all.count == 149, "expected 149 cases at \(SSEConformanceCase.file.path)")
+    #expect(SSEConformanceCase.suite.count == 149, "expected 149 cases at \(SSEConformanceCase.suiteFile.path)")
   }
 
   @Test(
     "every conformance case's events, retry values and last event ID come out of the JSON lines",
-    arguments: SSEConformanceCase.all)
+    arguments: SSEConformanceCase.suite)
   func conformance(_ testCase: SSEConformanceCase) throws {
-    for feeding in testCase.feedings {
+    for feeding in testCase.feedings(pieceSizes: [3]) {
       var command = SSEDecodeCommand()
       let eventLines = feeding.chunks.flatMap { command.lines(for: $0) }
       let closing = try parse(command.finish(), as: ClosingLine.self)
