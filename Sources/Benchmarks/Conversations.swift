@@ -53,7 +53,10 @@ enum Conversations {
 
 /// A subscriber as a UI that diffs against its previous frame has one: it keeps the latest snapshot.
 final class LatestSnapshotSubscriber<R: Reducer>: Sendable where R.State: ChangeTracking & Equatable {
-  private final class Seen: Sendable { let version = Atomic<UInt64>(0) }
+  private final class Seen: Sendable {
+    let version = Atomic<UInt64>(0)
+    let snapshots = Atomic<Int>(0)
+  }
   private let seen = Seen()
   private let task: Task<Void, Never>
 
@@ -64,16 +67,20 @@ final class LatestSnapshotSubscriber<R: Reducer>: Sendable where R.State: Change
       var latest: Snapshot<R.State>?
       for await snapshot in snapshots {
         latest = snapshot
+        seen.snapshots.add(1, ordering: .relaxed)
         seen.version.store(snapshot.version, ordering: .releasing)
       }
       _ = latest
     }
   }
 
-  /// Waits (untimed) until the subscriber has seen `version`, then stops it.
-  func finish(at version: UInt64) async {
+  /// Waits (untimed) until the subscriber has seen `version`, then stops it; returns how many snapshots
+  /// it took.
+  @discardableResult
+  func finish(at version: UInt64) async -> Int {
     while seen.version.load(ordering: .acquiring) < version { await Task.yield() }
     task.cancel()
     await task.value
+    return seen.snapshots.load(ordering: .relaxed)
   }
 }

@@ -25,8 +25,8 @@ enum DeltaWorkloads {
           turn += 1
         }
       }
-      await subscriber.finish(at: store.version)
-      return (deltas, nanoseconds)
+      let snapshots = await subscriber.finish(at: store.version)
+      return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: snapshots)
     }
   }
 
@@ -60,8 +60,8 @@ enum DeltaWorkloads {
           turn += 1
         }
       }
-      await subscriber.finish(at: store.version)
-      return (deltas, nanoseconds)
+      let snapshots = await subscriber.finish(at: store.version)
+      return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: snapshots)
     }
   }
 
@@ -137,8 +137,8 @@ enum DeltaWorkloads {
         remaining -= batch
         turn += 1
       }
-      await subscriber.finish(at: store.version)
-      return (deltas, nanoseconds)
+      let snapshots = await subscriber.finish(at: store.version)
+      return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: snapshots)
     }
   }
 

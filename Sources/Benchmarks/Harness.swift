@@ -4,7 +4,31 @@ import Foundation
 /// they took, in nanoseconds (setup excluded).
 struct Workload: Sendable {
   let name: String
-  let run: @Sendable () async -> (ops: Int, nanoseconds: UInt64)
+  let run: @Sendable () async -> WorkloadResult
+
+  init(name: String, run: @escaping @Sendable () async -> WorkloadResult) {
+    self.name = name
+    self.run = run
+  }
+
+  /// A workload with no subscriber (or one whose snapshots are not counted).
+  init(name: String, run: @escaping @Sendable () async -> (ops: Int, nanoseconds: UInt64)) {
+    self.name = name
+    self.run = {
+      let (ops, nanoseconds) = await run()
+      return WorkloadResult(ops: ops, nanoseconds: nanoseconds)
+    }
+  }
+}
+
+/// One run's count of timed operations, their time, and how many snapshots its subscriber took (nil: no
+/// subscriber), which tells a burst number (few snapshots for many deltas) from a frame number.
+struct WorkloadResult: Sendable {
+  var ops: Int
+  var nanoseconds: UInt64
+  var snapshots: Int? = nil
+  /// What `nanoseconds` counts when it is not time (`"bytes"` for memory workloads).
+  var unit: String? = nil
 }
 
 /// The median of several runs after a warm-up.
@@ -13,11 +37,15 @@ struct Measurement: Encodable, Sendable {
   let nsPerOp: Double
   let ops: Int
   let runs: Int
+  /// Snapshots the subscriber took in the last run, for workloads with one.
+  let snapshots: Int?
+  /// Set when `nsPerOp` is not nanoseconds (`"bytes"` per message for `mem.*`).
+  let unit: String?
 
   enum CodingKeys: String, CodingKey {
     case name
     case nsPerOp = "ns_per_op"
-    case ops, runs
+    case ops, runs, snapshots, unit
   }
 }
 
@@ -29,16 +57,22 @@ enum Harness {
     for workload in workloads { _ = await workload.run() }  // warm-up: caches, allocator, lazy initialization
     var perOp = [[Double]](repeating: [], count: workloads.count)
     var ops = [Int](repeating: 0, count: workloads.count)
+    var snapshots = [Int?](repeating: nil, count: workloads.count)
+    var units = [String?](repeating: nil, count: workloads.count)
     for _ in 0..<runs {
       for (index, workload) in workloads.enumerated() {
         let result = await workload.run()
         ops[index] = result.ops
+        snapshots[index] = result.snapshots
+        units[index] = result.unit
         perOp[index].append(Double(result.nanoseconds) / Double(max(result.ops, 1)))
       }
     }
     return workloads.indices.map { index in
       let sorted = perOp[index].sorted()
-      return Measurement(name: workloads[index].name, nsPerOp: sorted[sorted.count / 2], ops: ops[index], runs: runs)
+      return Measurement(
+        name: workloads[index].name, nsPerOp: sorted[sorted.count / 2], ops: ops[index], runs: runs,
+        snapshots: snapshots[index], unit: units[index])
     }
   }
 
@@ -81,5 +115,13 @@ struct RatioTarget {
     RatioTarget(numerator: "load.store.h100k", denominator: "load.jsondecoder.h100k", limit: 0.5, atMost: true),
     RatioTarget(numerator: "persist.delta.reply1m", denominator: "delta.store.reply1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "sse.decode.1mb", denominator: "sse.scan.1mb", limit: 3, atMost: true),
+    RatioTarget(numerator: "frame.delta.h100k", denominator: "frame.delta.h100", limit: 1.25, atMost: true),
+    RatioTarget(numerator: "frame.delta.h10k", denominator: "delta.bare.h10k", limit: 12, atMost: true),
+    RatioTarget(numerator: "hold.delta.h10k", denominator: "delta.bare.h10k", limit: 5, atMost: true),
+    RatioTarget(numerator: "delta.naive2.h10k", denominator: "frame.delta.h10k", limit: 5, atMost: false),
+    RatioTarget(numerator: "frame.list.noop.c10k", denominator: "frame.list.noop.c100", limit: 1.5, atMost: true),
+    RatioTarget(numerator: "send.confirm.h100k", denominator: "ref.array.send.h100k", limit: 5, atMost: true),
+    RatioTarget(numerator: "page.merge.h100k", denominator: "ref.array.page.h100k", limit: 4, atMost: true),
+    RatioTarget(numerator: "component.store.state", denominator: "ref.state.read", limit: 2, atMost: true),
   ]
 }

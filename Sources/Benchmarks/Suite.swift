@@ -34,6 +34,19 @@ enum Suite {
         ("load.jsondecoder.h100k", { StorageWorkloads.jsonDecoder(history: 100_000) }),
         ("persist.delta.reply1m", { StorageWorkloads.deltaWithPersister(deltas: 20_000 / scale) }),
         ("http.delta.local", { HTTPWorkloads.deltaLocal(replies: 40 / scale) }),
+        ("frame.delta.h100", { FrameWorkloads.delta(history: 100, deltas: 20_000 / scale) }),
+        ("frame.delta.h10k", { FrameWorkloads.delta(history: 10_000, deltas: 20_000 / scale) }),
+        ("frame.delta.h100k", { FrameWorkloads.delta(history: 100_000, deltas: 20_000 / scale) }),
+        ("hold.delta.h10k", { FrameWorkloads.hold(history: 10_000, deltas: 20_000 / scale) }),
+        ("frame.list.noop.c100", { FrameWorkloads.listNoop(conversations: 100, actions: 2_000 / scale) }),
+        ("frame.list.noop.c10k", { FrameWorkloads.listNoop(conversations: 10_000, actions: 2_000 / scale) }),
+        ("frame.list.realtime.c10k", { FrameWorkloads.listRealtime(conversations: 10_000, events: 2_000 / scale) }),
+        ("ref.array.delta.h10k", { ReferenceWorkloads.arrayDelta(history: 10_000, deltas: 100_000 / scale) }),
+        ("ref.array.send.h100k", { ReferenceWorkloads.arraySend(history: 100_000, sends: 5_000 / scale) }),
+        ("ref.array.page.h100k", { ReferenceWorkloads.arrayPage(history: 100_000, pages: 200 / scale) }),
+        ("ref.state.read", { ReferenceWorkloads.stateRead(reads: 100_000 / scale) }),
+        ("delta.naive2.h10k", { ReferenceWorkloads.naive2(history: 10_000, deltas: 20_000 / scale) }),
+        ("mem.store.h100k", { MemoryWorkloads.storeBytesPerMessage(history: 100_000) }),
       ] + Components.all() + ServerSentEventsWorkloads.all()
     let prefixes = filter?.split(separator: ",").map(String.init)
     return all.filter { entry in prefixes?.contains { entry.name.hasPrefix($0) } ?? true }.map { entry in

@@ -50,8 +50,8 @@ enum TimelineWorkloads {
         }
       }
       precondition(store.state.messages.count == history + sends, "every send confirmed exactly once")
-      await subscriber.finish(at: store.version)
-      return (sends, nanoseconds)
+      let snapshots = await subscriber.finish(at: store.version)
+      return WorkloadResult(ops: sends, nanoseconds: nanoseconds, snapshots: snapshots)
     }
   }
 
@@ -65,8 +65,9 @@ enum TimelineWorkloads {
       let nanoseconds = Harness.time {
         for _ in 0..<deltas { store.send(.replyDelta(request, DeltaWorkloads.delta)) }
       }
-      for subscriber in subscribers { await subscriber.finish(at: store.version) }
-      return (deltas, nanoseconds)
+      var snapshots = 0
+      for subscriber in subscribers { snapshots += await subscriber.finish(at: store.version) }
+      return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: snapshots)
     }
   }
 
@@ -96,8 +97,8 @@ enum TimelineWorkloads {
                 at: Conversations.start.addingTimeInterval(Double(event)))))
         }
       }
-      await subscriber.finish(at: store.version)
-      return (events, nanoseconds)
+      let snapshots = await subscriber.finish(at: store.version)
+      return WorkloadResult(ops: events, nanoseconds: nanoseconds, snapshots: snapshots)
     }
   }
 }

@@ -105,9 +105,14 @@ public struct ConversationList: Sendable {
     return removed
   }
 
+  /// Sweeps out the emptied slots once they outnumber the rows. The lineage is kept: subscribers see the rows
+  /// whose slots moved as changed, never a reset (which would make every UI reload the whole list).
   private mutating func compactIfSparse() {
     let slotCount = top.count + bottom.count
-    if slotCount > 64 && slotCount > 2 * count { self = ConversationList(Array(self)) }
+    guard slotCount > 64 && slotCount > 2 * count else { return }
+    let lineage = self.lineage
+    self = ConversationList(Array(self))
+    self.lineage = lineage
   }
 }
 
@@ -145,8 +150,17 @@ extension ConversationList: Sequence {
 
 extension ConversationList: Equatable {
   /// Equal when both show the same rows in the same order; how each list was built does not matter.
+  ///
+  /// Two versions of one list with the same slots compare slot by slot, skipping the subtrees they share, so a
+  /// list and its recent snapshot compare in O(changes), not O(rows); otherwise the rows are walked.
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.count == rhs.count && lhs.elementsEqual(rhs)
+    guard lhs.count == rhs.count else { return false }
+    if lhs.lineage === rhs.lineage && lhs.top.count == rhs.top.count && lhs.bottom.count == rhs.bottom.count
+      && lhs.top == rhs.top && lhs.bottom == rhs.bottom
+    {
+      return true
+    }
+    return lhs.elementsEqual(rhs)
   }
 }
 

@@ -214,8 +214,20 @@ extension PersistentVector where Element: Equatable {
     } else {
       for position in 0..<trieLimit where self[position] != old[position] { result.append(position) }
     }
+    // The tail is one buffer; two versions that share it (nothing was appended to or replaced in it since)
+    // hold the same elements up to the shorter count, which spares comparing up to 31 elements one by one.
+    if tailOffset == old.tailOffset && sharesTailBuffer(with: old) { return result }
     for position in trieLimit..<common where self[position] != old[position] { result.append(position) }
     return result
+  }
+
+  /// Whether both tails are the same buffer: copy-on-write gives a tail a new buffer whenever one side
+  /// changes an element in it, and appends past the shorter count do not touch what both hold.
+  private func sharesTailBuffer(with old: Self) -> Bool {
+    guard !tail.isEmpty, !old.tail.isEmpty else { return tail.isEmpty && old.tail.isEmpty }
+    let mine = tail.withUnsafeBufferPointer { $0.baseAddress }
+    let theirs = old.tail.withUnsafeBufferPointer { $0.baseAddress }
+    return mine == theirs
   }
 
   /// The IDs of the elements at every position where `self` and `old` differ, on either side, including

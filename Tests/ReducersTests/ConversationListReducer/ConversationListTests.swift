@@ -174,6 +174,30 @@ struct ConversationListTests {
     #expect(list.state.invariantViolations() == [])
   }
 
+  @Test("sweeping the emptied slots never resets a subscriber, and lists with the same rows stay equal")
+  func compactionIsNoReset() {
+    // Given a list a subscriber has drawn
+    let list = Self.loaded(1...50)
+    var drawn = list.state.conversations
+    // When enough moves happen for the tombstones to be swept, frame by frame
+    for step in 0..<500 {
+      let id = ConversationID("c\(1 + (step * 7) % 50)")
+      list.state.conversations.moveToTop(ConversationSummary(id: id, title: "t", lastActivityAt: time(Double(step))))
+      let changes = list.state.conversations.changes(since: drawn)
+      // Then no frame is a reset, and each names the moved row
+      #expect(!changes.isReset, "step \(step)")
+      #expect(changes.updated.contains(id) || changes.inserted.contains(id), "step \(step)")
+      drawn = list.state.conversations
+    }
+    // And a list rebuilt from the same rows (other slots, other lineage) is equal; one row different is not
+    let rebuilt = ConversationList(Array(list.state.conversations))
+    #expect(rebuilt == list.state.conversations)
+    var edited = list.state.conversations
+    edited.update("c1") { $0.title = "changed" }
+    #expect(edited != list.state.conversations)
+    #expect(list.state.invariantViolations() == [])
+  }
+
   @Test("list snapshots name the moved conversation")
   func listChanges() {
     let list = Self.loaded(1...100)

@@ -1,0 +1,135 @@
+import ConversationState
+import ConversationStore
+import Foundation
+import Synchronization
+
+/// What a UI pays per frame, not per burst: after each delta the subscriber's whole wake (read the state,
+/// compare it with the one it drew, compute the change set) on the same thread, timed together with the
+/// send. Every delta is a frame here, so the snapshot count equals the delta count.
+enum FrameWorkloads {
+  /// `frame.delta.h<history>`: one delta, then the subscriber's wake.
+  static func delta(history: Int, deltas: Int) -> Workload {
+    let base = Conversations.history(history)
+    return Workload(name: "frame.delta.h\(DeltaWorkloads.label(history))") {
+      let store = Store(initialState: base, reducer: ConversationReducer())
+      var drawn = store.state
+      var frames = 0
+      let nanoseconds = Harness.time {
+        var turn = 0
+        var remaining = deltas
+        while remaining > 0 {
+          let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
+          for _ in 0..<min(DeltaWorkloads.deltasPerReply, remaining) {
+            store.send(.replyDelta(request, DeltaWorkloads.delta))
+            let state = store.state
+            if state != drawn {
+              frames += state.changes(since: drawn).isEmpty ? 0 : 1
+              drawn = state
+            }
+          }
+          remaining -= DeltaWorkloads.deltasPerReply
+          Conversations.finishReply(request, turn: turn, send: { store.send($0) })
+          drawn = store.state
+          turn += 1
+        }
+      }
+      precondition(frames == deltas, "every delta is a frame with a change (\(frames) of \(deltas))")
+      return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: frames)
+    }
+  }
+
+  /// `hold.delta.h10k`: a snapshot (a copy of the state) taken after every delta and held while the next
+  /// delta is applied, as a UI holding its last frame does.
+  static func hold(history: Int, deltas: Int) -> Workload {
+    let base = Conversations.history(history)
+    return Workload(name: "hold.delta.h\(DeltaWorkloads.label(history))") {
+      let store = Store(initialState: base, reducer: ConversationReducer())
+      var held = store.state
+      var taken = 0
+      let nanoseconds = Harness.time {
+        var turn = 0
+        var remaining = deltas
+        while remaining > 0 {
+          let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
+          for _ in 0..<min(DeltaWorkloads.deltasPerReply, remaining) {
+            store.send(.replyDelta(request, DeltaWorkloads.delta))
+            held = store.state
+            taken += 1
+          }
+          remaining -= DeltaWorkloads.deltasPerReply
+          Conversations.finishReply(request, turn: turn, send: { store.send($0) })
+          turn += 1
+        }
+      }
+      precondition(held.messages.count >= history)
+      return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: taken)
+    }
+  }
+
+  /// `frame.list.noop.c<count>`: an action that changes nothing (`clearError` with no error), then the
+  /// list subscriber's wake.
+  static func listNoop(conversations count: Int, actions: Int) -> Workload {
+    let base = ListWorkloads.list(count)
+    return Workload(name: "frame.list.noop.c\(DeltaWorkloads.label(count))") {
+      let store = Store(initialState: base, reducer: ConversationListReducer())
+      var drawn = store.state
+      var frames = 0
+      let nanoseconds = Harness.time {
+        for _ in 0..<actions {
+          store.send(.clearError)
+          let state = store.state
+          if state != drawn {
+            frames += 1
+            _ = state.changes(since: drawn)
+            drawn = state
+          }
+        }
+      }
+      precondition(frames == 0, "a no-op must not change the list")
+      return WorkloadResult(ops: actions, nanoseconds: nanoseconds, snapshots: frames)
+    }
+  }
+
+  /// `frame.list.realtime.c10k`: a message event that moves a conversation to the top, then the wake.
+  static func listRealtime(conversations count: Int, events: Int) -> Workload {
+    let base = ListWorkloads.list(count)
+    return Workload(name: "frame.list.realtime.c\(DeltaWorkloads.label(count))") {
+      let store = Store(initialState: base, reducer: ConversationListReducer())
+      var drawn = store.state
+      var frames = 0
+      let nanoseconds = Harness.time {
+        for event in 0..<events {
+          store.send(.realtime(ListWorkloads.move(event, in: count)))
+          let state = store.state
+          if state != drawn {
+            frames += state.changes(since: drawn).isEmpty ? 0 : 1
+            drawn = state
+          }
+        }
+      }
+      return WorkloadResult(ops: events, nanoseconds: nanoseconds, snapshots: frames)
+    }
+  }
+}
+
+/// The list the list workloads share.
+enum ListWorkloads {
+  static func list(_ count: Int) -> ConversationListState {
+    var list = ConversationListState()
+    list.conversations = ConversationList(
+      (0..<count).map { index in
+        ConversationSummary(
+          id: ConversationID("conv\(index)"), title: "Conversation \(index)",
+          lastActivityAt: Conversations.start.addingTimeInterval(-Double(index)))
+      })
+    list.hasLoaded = true
+    return list
+  }
+
+  /// A message in a conversation picked with a stride, so most events move one from deep in the list.
+  static func move(_ event: Int, in count: Int) -> ConversationListEvent {
+    .messageCreated(
+      ConversationID("conv\((event &* 7_919) % count)"), preview: "New message", role: .assistant,
+      at: Conversations.start.addingTimeInterval(Double(event)))
+  }
+}
