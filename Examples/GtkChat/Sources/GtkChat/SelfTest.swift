@@ -1,0 +1,116 @@
+import CGtk
+import ConversationStore
+import Foundation
+
+/// `gtk-chat --self-test`: drives the window like a user and checks the binding.
+///
+/// 1. Sends a message and waits until the streamed reply has finished and is on screen; then checks that the
+///    list shows as many rows as the store has messages, with the same texts, and that the reply's row was
+///    inserted once and afterwards only replaced in place (`items-changed(p, 1, 1)`), with no full reload.
+/// 2. Saves a screenshot, when asked for one.
+/// 3. Streams a long reply (about 1 MB in 10,000 pieces) and measures the frames the window drew per second
+///    and the longest binding callback: at least 30 frames/s, at most 16 ms.
+struct SelfTest: Sendable {
+  /// Failed checks end the test with this, and a non-zero exit status.
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  let window: ChatWindow
+  let screenshotPath: String?
+  /// The long reply: `chunks` pieces of `wordsPerChunk` 10-byte words, one piece every `chunkInterval` seconds.
+  var chunks = 10_000
+  var wordsPerChunk = 10
+  var chunkInterval = 0.001
+  static let minimumFramesPerSecond = 30.0
+  static let maximumCallbackMilliseconds = 16.0
+
+  /// Runs the checks; returns the JSON line to print, or throws the first failed check.
+  func run() async throws -> String {
+    try await waitUntil("the window is shown", timeout: 10) { gtk_widget_get_mapped(window.window) != 0 }
+    try await Task.sleep(for: .milliseconds(300))
+
+    // 1. A short reply, word by word.
+    await GLibMainLoop.run { window.meter.reset() }
+    await GLibMainLoop.run { window.send("Hello from the self-test") }
+    try await waitForSettledReply(timeout: 15)
+    let rows = try await GLibMainLoop.run { try window.checkRowsMatchStore() }
+    let updates = try await GLibMainLoop.run { try window.checkReplyUpdatedInPlace() }
+
+    // 2. The screenshot, of the finished short exchange.
+    if let screenshotPath {
+      let saved = await GLibMainLoop.run {
+        saveScreenshot(of: window.window, paintable: window.contentPaintable, to: screenshotPath)
+      }
+      guard saved, FileManager.default.fileExists(atPath: screenshotPath) else {
+        throw Failure(description: "could not save the screenshot to \(screenshotPath)")
+      }
+    }
+
+    // 3. A long reply, measured; first a second of nothing, for the frame rate the window has at rest.
+    await GLibMainLoop.run { window.meter.reset() }
+    try await Task.sleep(for: .seconds(1))
+    let idle = await GLibMainLoop.run { window.measurement }
+    await GLibMainLoop.run {
+      window.meter.reset()
+      window.sendForLongAnswer(
+        "Stream a long answer", chunks: chunks, wordsPerChunk: wordsPerChunk, chunkInterval: chunkInterval)
+    }
+    try await waitForSettledReply(timeout: 60)
+    let measured = await GLibMainLoop.run { window.measurement }
+    let longRows = try await GLibMainLoop.run { try window.checkRowsMatchStore() }
+    let fullReloads = await GLibMainLoop.run { window.meter.itemsChanged.count(where: \.isFullReload) }
+
+    let result: [String: any Sendable] = [
+      "rows": longRows, "rows_after_short_reply": rows, "in_place_updates": updates,
+      "full_reloads": fullReloads, "fps": measured.framesPerSecond.rounded(toPlaces: 1),
+      "max_callback_ms": measured.longestCallbackMilliseconds.rounded(toPlaces: 2),
+      "max_frame_gap_ms": measured.longestFrameGapMilliseconds.rounded(toPlaces: 1),
+      "long_reply_bytes": measured.replyBytes, "long_reply_seconds": measured.seconds.rounded(toPlaces: 2),
+      "long_reply_callbacks": measured.callbacks, "long_reply_in_place_updates": measured.inPlaceUpdates,
+      "screenshot": screenshotPath ?? "", "idle_fps": idle.framesPerSecond.rounded(toPlaces: 1),
+      "renderer": await GLibMainLoop.run { window.rendererName },
+    ]
+    let json = String(
+      decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes]),
+      as: UTF8.self)
+    guard fullReloads == 0 else { throw Failure(description: "\(json)\nthe long reply caused a full reload") }
+    guard measured.framesPerSecond >= Self.minimumFramesPerSecond else {
+      throw Failure(
+        description: "\(json)\nthe window drew \(measured.framesPerSecond) frames/s during the long reply; "
+          + "at least \(Self.minimumFramesPerSecond) expected")
+    }
+    guard measured.longestCallbackMilliseconds <= Self.maximumCallbackMilliseconds else {
+      throw Failure(
+        description: "\(json)\na binding callback held the main loop for \(measured.longestCallbackMilliseconds) ms; "
+          + "at most \(Self.maximumCallbackMilliseconds) ms expected")
+    }
+    return json
+  }
+
+  /// Waits until the store has no reply streaming, none in flight, and the window shows its latest state.
+  private func waitForSettledReply(timeout: Double) async throws {
+    try await waitUntil("the reply finishes and is shown", timeout: timeout) {
+      let state = window.chat.state
+      return state.streamingReply == nil && state.agentActivity == .idle && state.messages.last?.role == .assistant
+        && window.isUpToDate
+    }
+  }
+
+  private func waitUntil(
+    _ what: String, timeout: Double, _ condition: @escaping @Sendable @MainActor () -> Bool
+  ) async throws {
+    let deadline = ContinuousClock.now + .seconds(timeout)
+    while await !GLibMainLoop.run(condition) {
+      guard ContinuousClock.now < deadline else { throw Failure(description: "timed out after \(timeout) s: \(what)") }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+  }
+}
+
+extension Double {
+  fileprivate func rounded(toPlaces places: Int) -> Double {
+    let scale = pow(10, Double(places))
+    return (self * scale).rounded() / scale
+  }
+}
