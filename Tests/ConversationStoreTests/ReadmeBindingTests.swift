@@ -88,4 +88,13 @@ struct ReadmeBindingTests {
       try ReadmeExcerpt(marker: "README-BINDING", in: #filePath).isShown(in: "README.md"),
       "README.md's binding example drifted from ReadmeBindingTests.swift; copy it over")
   }
+
+  @Test("the README shows the GTK example's main-loop binding verbatim (the example itself runs in .ci/run)")
+  func readmeShowsTheMainLoopRecipe() throws {
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Examples/GtkChat/Sources/GtkChat/MainLoopBinding.swift")
+    #expect(
+      try ReadmeExcerpt(marker: "README-MAINLOOP", in: example.path).isShown(in: "../../README.md"),
+      "README.md's main-loop recipe drifted from Examples/GtkChat; copy it over")
+  }
 }

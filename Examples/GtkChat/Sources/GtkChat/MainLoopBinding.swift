@@ -17,6 +17,7 @@ import Synchronization
 /// // … when the view goes away:
 /// binding.cancel()
 /// ```
+// README-MAINLOOP-BEGIN
 final class MainLoopBinding<State: ChangeTracking>: Sendable {
   /// Runs a closure once, soon, on the main thread.
   typealias Schedule = @Sendable (@escaping @Sendable @MainActor () -> Void) -> Void
@@ -65,3 +66,4 @@ final class MainLoopBinding<State: ChangeTracking>: Sendable {
     render(state, previous, previous.map { state.changes(since: $0) } ?? .reset)
   }
 }
+// README-MAINLOOP-END
