@@ -14,6 +14,12 @@ extension ConversationState: ChangeTracking {
   public func changes(since old: ConversationState) -> ChangeSet<ClientMessageID> {
     var changes = messages.changes(since: old.messages)
     if changes.isReset { return changes }
+    // The common frame: a delta of the reply that streamed before too, with no message changed. Its row is
+    // simply updated; the general case below looks the rows up.
+    if changes.isEmpty, let id = streamingReply?.clientID, old.streamingReply?.clientID == id {
+      if old.streamingReply != streamingReply { changes.updated.insert(id) }
+      return changes
+    }
     let before = old.streamingReply
     let after = streamingReply
     guard before != after else { return changes }
