@@ -43,7 +43,7 @@ struct ReadmeHTTPTests {
     chat.sendMessage("Hello from the README")
 
     // Then the reply arrives under the renewed token
-    let answered = await chat.state(within: 10) { $0.messages.count == 2 && $0.streamingReply == nil }
+    let answered = await chat.state(within: 30) { $0.messages.count == 2 && $0.streamingReply == nil }
     #expect(answered?.messages.last?.text.hasPrefix("You said: Hello from the README") == true)
     #expect(await tokens.current() == "t2")
     await client.close()

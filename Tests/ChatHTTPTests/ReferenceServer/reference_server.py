@@ -864,6 +864,8 @@ class Handler(BaseHTTPRequestHandler):
             self.abort_connection()
         except OSError:
             self.close_connection = True  # the client went away (stopped the reply): nothing is stored
+            with self.state.lock:
+                self._log_entry["client_closed"] = True  # tests read this in the log
         return None
 
     def api_send(self):
