@@ -228,11 +228,12 @@ public final class HTTPChatBackend: ChatBackend {
   private func body(of endpoint: Endpoint) async throws -> Data {
     let request = try await request(endpoint)
     var data = Data()
-    for try await event in streaming.start(request, on: session) {
+    var iterator = streaming.start(request, on: session).makeAsyncIterator()
+    while let event = try await iterator.next() {
       switch event {
       case .response(let response):
         guard (200..<300).contains(response.statusCode) else {
-          throw try await failure(response, remaining: data)
+          throw await failure(response, rest: &iterator)
         }
       case .bytes(let bytes):
         data.append(bytes)
@@ -260,7 +261,7 @@ public final class HTTPChatBackend: ChatBackend {
       switch event {
       case .response(let response):
         guard (200..<300).contains(response.statusCode) else {
-          throw try await failure(response, remaining: Data(), rest: &iterator)
+          throw await failure(response, rest: &iterator)
         }
         opened()
       case .bytes(let bytes):
@@ -270,24 +271,17 @@ public final class HTTPChatBackend: ChatBackend {
     try Task.checkCancellation()
   }
 
-  /// The typed error of a non-2xx answer, read from the rest of its body.
+  /// The typed error of a non-2xx answer, read from the rest of its body (whose code wins over the status's).
   private func failure(
-    _ response: HTTPURLResponse, remaining: Data,
-    rest: inout AsyncThrowingStream<HTTPStreamEvent, any Error>.Iterator
-  ) async throws -> ChatError {
-    var body = remaining
+    _ response: HTTPURLResponse, rest: inout AsyncThrowingStream<HTTPStreamEvent, any Error>.Iterator
+  ) async -> ChatError {
+    var body = Data()
     while body.count < 64 * 1024, let event = try? await rest.next() {
       if case .bytes(let bytes) = event { body.append(bytes) }
     }
     return HTTPFailure.error(
       status: response.statusCode, body: body, retryAfter: response.value(forHTTPHeaderField: "Retry-After"), now: now()
     )
-  }
-
-  private func failure(_ response: HTTPURLResponse, remaining: Data) async throws -> ChatError {
-    HTTPFailure.error(
-      status: response.statusCode, body: remaining, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
-      now: now())
   }
 
   private func request(_ endpoint: Endpoint) async throws -> URLRequest {

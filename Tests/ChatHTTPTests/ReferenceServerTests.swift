@@ -341,6 +341,19 @@ struct ReferenceServerTests {
     #expect(error?.retryable == true)
   }
 
+  @Test("a failed JSON call reports the code in the server's error body, not only its status's")
+  func bodyCodeOfJSONCall() async throws {
+    let server = try ReferenceServer()
+    let conversation = try await server.conversation(messages: 2)
+
+    do {
+      try await server.backend().rate("m-404", in: conversation, as: .up)
+      Issue.record("rating an unknown message was accepted")
+    } catch let error as ChatError {
+      #expect(error.code == .unknownMessage && error.status == 422)
+    }
+  }
+
   @Test("a bad token is UNAUTHORIZED and never retryable")
   func badToken() async throws {
     let server = try ReferenceServer()
