@@ -12,8 +12,7 @@ enum FrameWorkloads {
     let base = Conversations.history(history)
     return Workload(name: "frame.delta.h\(DeltaWorkloads.label(history))") {
       let store = Store(initialState: base, reducer: ConversationReducer())
-      var drawn = store.state
-      var frames = 0
+      var subscriber = FrameSubscriber(store)
       let nanoseconds = Harness.time {
         var turn = 0
         var remaining = deltas
@@ -21,18 +20,15 @@ enum FrameWorkloads {
           let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
           for _ in 0..<min(DeltaWorkloads.deltasPerReply, remaining) {
             store.send(.replyDelta(request, DeltaWorkloads.delta))
-            let state = store.state
-            if state != drawn {
-              frames += state.changes(since: drawn).isEmpty ? 0 : 1
-              drawn = state
-            }
+            subscriber.wake(store)
           }
           remaining -= DeltaWorkloads.deltasPerReply
           Conversations.finishReply(request, turn: turn, send: { store.send($0) })
-          drawn = store.state
+          subscriber.skip(to: store)
           turn += 1
         }
       }
+      let frames = subscriber.frames
       precondition(frames == deltas, "every delta is a frame with a change (\(frames) of \(deltas))")
       return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: frames)
     }
@@ -72,21 +68,15 @@ enum FrameWorkloads {
     let base = ListWorkloads.list(count)
     return Workload(name: "frame.list.noop.c\(DeltaWorkloads.label(count))") {
       let store = Store(initialState: base, reducer: ConversationListReducer())
-      var drawn = store.state
-      var frames = 0
+      var subscriber = FrameSubscriber(store)
       let nanoseconds = Harness.time {
         for _ in 0..<actions {
           store.send(.clearError)
-          let state = store.state
-          if state != drawn {
-            frames += 1
-            _ = state.changes(since: drawn)
-            drawn = state
-          }
+          subscriber.wake(store)
         }
       }
-      precondition(frames == 0, "a no-op must not change the list")
-      return WorkloadResult(ops: actions, nanoseconds: nanoseconds, snapshots: frames)
+      precondition(subscriber.drawn == base, "a no-op must not change the list")
+      return WorkloadResult(ops: actions, nanoseconds: nanoseconds, snapshots: subscriber.frames)
     }
   }
 
@@ -95,21 +85,36 @@ enum FrameWorkloads {
     let base = ListWorkloads.list(count)
     return Workload(name: "frame.list.realtime.c\(DeltaWorkloads.label(count))") {
       let store = Store(initialState: base, reducer: ConversationListReducer())
-      var drawn = store.state
-      var frames = 0
+      var subscriber = FrameSubscriber(store)
       let nanoseconds = Harness.time {
         for event in 0..<events {
           store.send(.realtime(ListWorkloads.move(event, in: count)))
-          let state = store.state
-          if state != drawn {
-            frames += state.changes(since: drawn).isEmpty ? 0 : 1
-            drawn = state
-          }
+          subscriber.wake(store)
         }
       }
-      return WorkloadResult(ops: events, nanoseconds: nanoseconds, snapshots: frames)
+      return WorkloadResult(ops: events, nanoseconds: nanoseconds, snapshots: subscriber.frames)
     }
   }
+}
+
+/// A subscriber's wake, done on the sender's thread: read the state, compare it with the frame drawn, and
+/// compute the change set when it differs.
+struct FrameSubscriber<R: Reducer> where R.State: ChangeTracking & Equatable {
+  private(set) var drawn: R.State
+  /// Frames that showed a change of rows.
+  private(set) var frames = 0
+
+  init(_ store: Store<R>) { drawn = store.state }
+
+  mutating func wake(_ store: Store<R>) {
+    let state = store.state
+    guard state != drawn else { return }
+    if !state.changes(since: drawn).isEmpty { frames += 1 }
+    drawn = state
+  }
+
+  /// Takes the store's state as drawn without timing a wake (between replies).
+  mutating func skip(to store: Store<R>) { drawn = store.state }
 }
 
 /// The list the list workloads share.

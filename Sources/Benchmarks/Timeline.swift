@@ -74,28 +74,12 @@ enum TimelineWorkloads {
   /// A realtime new-message event that moves a conversation to the top of a `count`-conversation list,
   /// through a list store with one subscriber.
   static func listRealtime(conversations count: Int, events: Int) -> Workload {
-    var list = ConversationListState()
-    list.conversations = ConversationList(
-      (0..<count).map { index in
-        ConversationSummary(
-          id: ConversationID("conv\(index)"), title: "Conversation \(index)",
-          lastActivityAt: Conversations.start.addingTimeInterval(-Double(index)))
-      })
-    list.hasLoaded = true
-    let base = list
+    let base = ListWorkloads.list(count)
     return Workload(name: "list.realtime.c\(DeltaWorkloads.label(count))") {
       let store = Store(initialState: base, reducer: ConversationListReducer())
       let subscriber = LatestSnapshotSubscriber(store)
       let nanoseconds = Harness.time {
-        for event in 0..<events {
-          // Walk the list with a stride so most events move a conversation from deep in the list.
-          let id = ConversationID("conv\((event &* 7_919) % count)")
-          store.send(
-            .realtime(
-              .messageCreated(
-                id, preview: "New message", role: .assistant,
-                at: Conversations.start.addingTimeInterval(Double(event)))))
-        }
+        for event in 0..<events { store.send(.realtime(ListWorkloads.move(event, in: count))) }
       }
       let snapshots = await subscriber.finish(at: store.version)
       return WorkloadResult(ops: events, nanoseconds: nanoseconds, snapshots: snapshots)
