@@ -5,104 +5,185 @@ public import Foundation
 /// Change it only through `ConversationReducer`; read it from store snapshots. Copies are cheap and share
 /// storage: the message list and the streamed reply text are persistent structures (see `MessageList`,
 /// `StreamedText`), so holding an old snapshot never makes the next change copy the history.
-public struct ConversationState: Equatable, Sendable, Codable {
+///
+/// A copy is a few references however many fields there are: what a streamed delta changes (the messages,
+/// the reply, the agent's activity) is stored here, each one reference, and everything else behind one
+/// more. So reading the state from a store, holding a snapshot and the first delta after a snapshot was
+/// taken each cost a few retains, and comparing two versions skips the parts they share by identity.
+public struct ConversationState: Sendable {
+  /// Everything but the three fields a streamed delta changes, behind one reference (see the type's
+  /// documentation and `ConversationState+Storage.swift`).
+  @usableFromInline var cold: CopyOnWrite<Cold>
+
   /// `nil` until the server creates the conversation, which it does on the first send.
-  public var conversationID: ConversationID?
-  public var title: String?
-  public var status: ConversationStatus
+  @inlinable public var conversationID: ConversationID? {
+    _read { yield cold.value.conversationID }
+    _modify { yield &cold.value.conversationID }
+  }
+  /// The conversation's title as the server last named it; nil until it does.
+  @inlinable public var title: String? {
+    _read { yield cold.value.title }
+    _modify { yield &cold.value.title }
+  }
+  /// Who answers (the AI agent or a human), or that the conversation has ended.
+  @inlinable public var status: ConversationStatus {
+    _read { yield cold.value.status }
+    _modify { yield &cold.value.status }
+  }
+  /// The committed messages and the user's outgoing ones, in display order (see `MessageList`).
   public var messages: MessageList
   /// The assistant reply being streamed, shown after `messages`.
   public var streamingReply: StreamingReply?
-  public var history: HistoryPaging
+  /// Where the history paging stands: the cursor of the next older page and whether one is loading.
+  @inlinable public var history: HistoryPaging {
+    _read { yield cold.value.history }
+    _modify { yield &cold.value.history }
+  }
   /// Per participant: when their typing indicator expires.
-  public var typing: [ParticipantID: Date]
+  @inlinable public var typing: [ParticipantID: Date] {
+    _read { yield cold.value.typing }
+    _modify { yield &cold.value.typing }
+  }
   /// Whether this user's typing signal was last sent as "typing".
-  public var isUserTyping: Bool
+  @inlinable public var isUserTyping: Bool {
+    _read { yield cold.value.isUserTyping }
+    _modify { yield &cold.value.isUserTyping }
+  }
+  /// What the agent is doing now (thinking, generating, calling a tool), for an indicator.
   public var agentActivity: AgentActivity
-  public var connection: ConnectionState
-  public var feedbackMoment: FeedbackMoment?
+  /// The realtime connection's state, for a "reconnecting" banner.
+  @inlinable public var connection: ConnectionState {
+    _read { yield cold.value.connection }
+    _modify { yield &cold.value.connection }
+  }
+  /// The moment to ask the user for feedback on the conversation, while it is offered or answered.
+  @inlinable public var feedbackMoment: FeedbackMoment? {
+    _read { yield cold.value.feedbackMoment }
+    _modify { yield &cold.value.feedbackMoment }
+  }
   /// The feedback moment is offered at most once per conversation.
-  public var hasOfferedFeedback: Bool
-  public var readCursor: ReadCursor?
+  @inlinable public var hasOfferedFeedback: Bool {
+    _read { yield cold.value.hasOfferedFeedback }
+    _modify { yield &cold.value.hasOfferedFeedback }
+  }
+  /// The newest message this user has read.
+  @inlinable public var readCursor: ReadCursor? {
+    _read { yield cold.value.readCursor }
+    _modify { yield &cold.value.readCursor }
+  }
   /// Committed messages from others after `readCursor`.
-  public var unreadCount: Int
-  public var draft: String
-  public var escalation: Escalation?
+  @inlinable public var unreadCount: Int {
+    _read { yield cold.value.unreadCount }
+    _modify { yield &cold.value.unreadCount }
+  }
+  /// The text the user is composing, kept with the conversation so it survives a restart.
+  @inlinable public var draft: String {
+    _read { yield cold.value.draft }
+    _modify { yield &cold.value.draft }
+  }
+  /// A hand-over to a human agent (a ticket), once asked for.
+  @inlinable public var escalation: Escalation? {
+    _read { yield cold.value.escalation }
+    _modify { yield &cold.value.escalation }
+  }
   /// The failure of the last thing the user asked for; `clearError` clears it.
-  public var userError: ChatError?
+  @inlinable public var userError: ChatError? {
+    _read { yield cold.value.userError }
+    _modify { yield &cold.value.userError }
+  }
   /// The last failure of background work (sync, realtime, connection).
-  public var backgroundError: ChatError?
+  @inlinable public var backgroundError: ChatError? {
+    _read { yield cold.value.backgroundError }
+    _modify { yield &cold.value.backgroundError }
+  }
   /// The signed-in identity's epoch; work of an older epoch is ignored.
-  public var epoch: IdentityEpoch
-  public var identity: UserIdentity?
+  @inlinable public var epoch: IdentityEpoch {
+    _read { yield cold.value.epoch }
+    _modify { yield &cold.value.epoch }
+  }
+  /// Who is signed in (no credential: tokens never enter state); nil for a guest.
+  @inlinable public var identity: UserIdentity? {
+    _read { yield cold.value.identity }
+    _modify { yield &cold.value.identity }
+  }
   /// Requests in flight, by ID. A result whose ID is not here is stale and ignored.
-  public var requests: [RequestID: PendingRequest]
+  @inlinable public var requests: [RequestID: PendingRequest] {
+    _read { yield cold.value.requests }
+    _modify { yield &cold.value.requests }
+  }
   /// Connection attempts that failed since the connection was last live; drives the backoff.
-  public var failedConnectionAttempts: Int
+  @inlinable public var failedConnectionAttempts: Int {
+    _read { yield cold.value.failedConnectionAttempts }
+    _modify { yield &cold.value.failedConnectionAttempts }
+  }
   /// The counter request IDs are minted from, so replaying actions replays IDs.
-  public var requestSequence: UInt64
+  @inlinable public var requestSequence: UInt64 {
+    _read { yield cold.value.requestSequence }
+    _modify { yield &cold.value.requestSequence }
+  }
   /// Whether the credential works: a UI shows "sign in again" for `needed`, and sends wait meanwhile.
-  public var credentials: CredentialStatus
+  @inlinable public var credentials: CredentialStatus {
+    _read { yield cold.value.credentials }
+    _modify { yield &cold.value.credentials }
+  }
   /// After a `RATE_LIMITED` answer with a `retryAfter`: the local time before which nothing is sent again.
   /// Sends made meanwhile wait as `pending` and go out when it passes.
-  public var retryableAt: Date?
+  @inlinable public var retryableAt: Date? {
+    _read { yield cold.value.retryableAt }
+    _modify { yield &cold.value.retryableAt }
+  }
   /// Catch-up after an outage stopped before the server said it was complete (the sync failed for good):
   /// messages may be missing between what is shown and the live ones. Cleared by a complete sync.
-  public var hasMissedMessagesGap: Bool
+  @inlinable public var hasMissedMessagesGap: Bool {
+    _read { yield cold.value.hasMissedMessagesGap }
+    _modify { yield &cold.value.hasMissedMessagesGap }
+  }
   /// Sync attempts that failed in a row; drives the sync backoff.
-  public var failedSyncAttempts: Int
+  @inlinable public var failedSyncAttempts: Int {
+    _read { yield cold.value.failedSyncAttempts }
+    _modify { yield &cold.value.failedSyncAttempts }
+  }
   /// Per answer, the last rating the server accepted, kept while a rating of it is in flight so a failure
   /// rolls back to it, whatever order overlapping failures arrive in.
-  public var acceptedRatings: [ClientMessageID: AcceptedRating]
+  @inlinable public var acceptedRatings: [ClientMessageID: AcceptedRating] {
+    _read { yield cold.value.acceptedRatings }
+    _modify { yield &cold.value.acceptedRatings }
+  }
   /// Messages that were sent again after the server said `CONVERSATION_CHANGED` and history was reloaded;
   /// a second such answer fails them instead of looping.
-  public var resentAfterReload: Set<ClientMessageID>
+  @inlinable public var resentAfterReload: Set<ClientMessageID> {
+    _read { yield cold.value.resentAfterReload }
+    _modify { yield &cold.value.resentAfterReload }
+  }
   /// The unread count the server keeps (from a history page), which also covers messages not loaded here.
-  public var serverUnreadCount: Int?
+  @inlinable public var serverUnreadCount: Int? {
+    _read { yield cold.value.serverUnreadCount }
+    _modify { yield &cold.value.serverUnreadCount }
+  }
   /// The read cursor the server has stored, so a move of the cursor is sent only when it is newer.
-  public var savedReadCursor: ServerMessageID?
+  @inlinable public var savedReadCursor: ServerMessageID? {
+    _read { yield cold.value.savedReadCursor }
+    _modify { yield &cold.value.savedReadCursor }
+  }
   /// Messages handed to the durable outbox (`enqueueOutbox`) that it has not yet reported stored.
-  public var outboxRecording: Set<ClientMessageID>
+  @inlinable public var outboxRecording: Set<ClientMessageID> {
+    _read { yield cold.value.outboxRecording }
+    _modify { yield &cold.value.outboxRecording }
+  }
   /// The request sequence at which the credential was last sent for a refresh: a request begun before it
   /// carried the old credential, so its authorization failure is not held against the fresh one.
-  public var credentialRenewal: UInt64?
+  @inlinable public var credentialRenewal: UInt64? {
+    _read { yield cold.value.credentialRenewal }
+    _modify { yield &cold.value.credentialRenewal }
+  }
 
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil
   ) {
-    self.conversationID = conversationID
-    title = nil
-    status = .ongoing
     messages = MessageList()
     streamingReply = nil
-    history = HistoryPaging()
-    typing = [:]
-    isUserTyping = false
     agentActivity = .idle
-    connection = .idle
-    feedbackMoment = nil
-    hasOfferedFeedback = false
-    readCursor = nil
-    unreadCount = 0
-    draft = ""
-    escalation = nil
-    userError = nil
-    backgroundError = nil
-    self.epoch = epoch
-    self.identity = identity
-    requests = [:]
-    failedConnectionAttempts = 0
-    requestSequence = 0
-    credentials = .valid
-    retryableAt = nil
-    hasMissedMessagesGap = false
-    failedSyncAttempts = 0
-    acceptedRatings = [:]
-    resentAfterReload = []
-    serverUnreadCount = nil
-    savedReadCursor = nil
-    outboxRecording = []
-    credentialRenewal = nil
+    cold = CopyOnWrite(Cold(conversationID: conversationID, epoch: epoch, identity: identity))
   }
 
   /// The unread count to show on a badge: the server's when it knows of more than are loaded here.

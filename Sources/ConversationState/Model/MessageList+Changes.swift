@@ -4,6 +4,7 @@ extension MessageList {
   /// Shared structure is skipped by identity, so a list one edit away from `old` compares in O(log n).
   /// Lists that do not descend from one another (rebuilt, or a different conversation) report `reset`.
   public func changes(since old: MessageList) -> ChangeSet<ClientMessageID> {
+    if storage.box === old.storage.box { return ChangeSet() }
     guard lineage === old.lineage else { return .reset }
     var candidates = older.identifiersAtChangedPositions(from: old.older) { $0.clientID }
     candidates.formUnion(newer.identifiersAtChangedPositions(from: old.newer) { $0.clientID })

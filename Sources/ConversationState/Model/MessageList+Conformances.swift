@@ -1,6 +1,7 @@
 extension MessageList: Equatable {
   /// Equal when they hold the same messages in the same order; how each list was built does not matter.
   public static func == (lhs: Self, rhs: Self) -> Bool {
+    if lhs.storage.box === rhs.storage.box { return true }
     guard lhs.count == rhs.count, lhs.outgoing == rhs.outgoing else { return false }
     if lhs.older.count == rhs.older.count { return lhs.older == rhs.older && lhs.newer == rhs.newer }
     return lhs.elementsEqual(rhs)

@@ -20,26 +20,48 @@ public import Foundation
 /// list[clientID: message.clientID]?.delivery  // .sent
 /// ```
 public struct MessageList: Sendable {
+  /// The fields, behind one reference: a copy of the list (a snapshot's, a state read from a store) is one
+  /// retain, and two copies of one version compare by identity.
+  var storage: CopyOnWrite<Storage>
+
   /// Committed messages before `newer`, newest first: `older[0]` is just before `newer[0]`.
-  var older: PersistentVector<Message>
-  var newer: PersistentVector<Message>
+  var older: PersistentVector<Message> {
+    _read { yield storage.value.older }
+    _modify { yield &storage.value.older }
+  }
+  var newer: PersistentVector<Message> {
+    _read { yield storage.value.newer }
+    _modify { yield &storage.value.newer }
+  }
   /// Messages the user wrote that the server has not confirmed, in send order.
-  public private(set) var outgoing: [Message]
+  public private(set) var outgoing: [Message] {
+    _read { yield storage.value.outgoing }
+    _modify { yield &storage.value.outgoing }
+  }
   /// Logical position of each committed message: `newer[i]` is `i`, `older[j]` is `-(j + 1)`.
-  private var positions: HashTrie<ClientMessageID, Int>
-  private var clientIDsByServerID: HashTrie<ServerMessageID, ClientMessageID>
+  private var positions: HashTrie<ClientMessageID, Int> {
+    _read { yield storage.value.positions }
+    _modify { yield &storage.value.positions }
+  }
+  private var clientIDsByServerID: HashTrie<ServerMessageID, ClientMessageID> {
+    _read { yield storage.value.clientIDsByServerID }
+    _modify { yield &storage.value.clientIDsByServerID }
+  }
   /// Identifies this list's layout; a list built anew gets a new one, so a change set knows to reset.
-  var lineage: Lineage
+  var lineage: Lineage { storage.value.lineage }
+
+  /// The stored fields (documented on the forwarding properties above).
+  struct Storage: Sendable {
+    var older = PersistentVector<Message>()
+    var newer = PersistentVector<Message>()
+    var outgoing: [Message] = []
+    var positions = HashTrie<ClientMessageID, Int>()
+    var clientIDsByServerID = HashTrie<ServerMessageID, ClientMessageID>()
+    let lineage = Lineage()
+  }
 
   /// An empty list.
-  public init() {
-    older = PersistentVector()
-    newer = PersistentVector()
-    outgoing = []
-    positions = HashTrie()
-    clientIDsByServerID = HashTrie()
-    lineage = Lineage()
-  }
+  public init() { storage = CopyOnWrite(Storage()) }
 
   /// A list holding `messages`: committed ones sorted into server order, outgoing ones after them in the
   /// order given. A message whose client ID repeats is dropped; the first one wins.

@@ -5,45 +5,77 @@ public import Foundation
 ///
 /// It is shown after the messages. `finish` turns it into the server's message; an error or a stream
 /// that ends without finishing commits it as an `interrupted` message with its partial text.
-public struct StreamingReply: Equatable, Sendable, Codable {
+///
+/// A copy is one reference, so a snapshot holding the reply costs one retain; the first delta after a
+/// snapshot was taken copies the fields once (the text itself is shared, see `StreamedText`).
+public struct StreamingReply: Sendable {
+  /// The fields, behind one reference.
+  @usableFromInline var fields: CopyOnWrite<Fields>
+
   /// The request whose stream this is: a send, or a regeneration.
-  public var requestID: RequestID
+  @inlinable public var requestID: RequestID {
+    _read { yield fields.value.requestID }
+    _modify { yield &fields.value.requestID }
+  }
   /// The client ID the reply will have if it is committed without a server message (interrupted).
-  public var clientID: ClientMessageID
+  @inlinable public var clientID: ClientMessageID {
+    _read { yield fields.value.clientID }
+    _modify { yield &fields.value.clientID }
+  }
   /// The text received so far; each delta appends in O(delta).
-  public var text: StreamedText
+  @inlinable public var text: StreamedText {
+    _read { yield fields.value.text }
+    _modify { yield &fields.value.text }
+  }
   /// The tools the agent has called so far in this reply, in call order.
-  public var toolCalls: [ToolCall]
+  @inlinable public var toolCalls: [ToolCall] {
+    _read { yield fields.value.toolCalls }
+    _modify { yield &fields.value.toolCalls }
+  }
   /// The agent writing the reply, when the server said which.
-  public var agent: AgentInfo?
+  @inlinable public var agent: AgentInfo? {
+    _read { yield fields.value.agent }
+    _modify { yield &fields.value.agent }
+  }
   /// When the reply started, on the local device clock, moved to just after the newest committed message so
   /// it never sorts before the question; an interrupted reply keeps it as its `createdAt`.
-  public var startedAt: Date
+  @inlinable public var startedAt: Date {
+    _read { yield fields.value.startedAt }
+    _modify { yield &fields.value.startedAt }
+  }
   /// When this reply regenerates an earlier answer: that answer's client ID. It and everything after it
   /// are replaced only once this reply finishes.
-  public var replacing: ClientMessageID?
+  @inlinable public var replacing: ClientMessageID? {
+    _read { yield fields.value.replacing }
+    _modify { yield &fields.value.replacing }
+  }
   /// The server's ID of the message this reply will become, when the server named it at the start; realtime
   /// events about the reply find it by this ID.
-  public var serverID: ServerMessageID?
+  @inlinable public var serverID: ServerMessageID? {
+    _read { yield fields.value.serverID }
+    _modify { yield &fields.value.serverID }
+  }
   /// For a reply streaming over the realtime connection, the request of the connection that carries it.
   /// Losing that connection interrupts the reply, so while this is set that connection is the live one.
-  public var connection: RequestID?
+  @inlinable public var connection: RequestID? {
+    _read { yield fields.value.connection }
+    _modify { yield &fields.value.connection }
+  }
   /// How many UTF-8 bytes of `text` are shown, for paced and instant presentation; nil: all of it.
-  public var presentedUTF8Count: Int?
+  @inlinable public var presentedUTF8Count: Int? {
+    _read { yield fields.value.presentedUTF8Count }
+    _modify { yield &fields.value.presentedUTF8Count }
+  }
 
   /// A reply that has just started: no text and no tool calls yet.
   public init(
     requestID: RequestID, clientID: ClientMessageID, text: StreamedText = StreamedText(), toolCalls: [ToolCall] = [],
     agent: AgentInfo? = nil, startedAt: Date, replacing: ClientMessageID? = nil, serverID: ServerMessageID? = nil
   ) {
-    self.serverID = serverID
-    self.requestID = requestID
-    self.clientID = clientID
-    self.text = text
-    self.toolCalls = toolCalls
-    self.agent = agent
-    self.startedAt = startedAt
-    self.replacing = replacing
+    fields = CopyOnWrite(
+      Fields(
+        text: text, requestID: requestID, clientID: clientID, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
+        replacing: replacing, serverID: serverID, connection: nil, presentedUTF8Count: nil))
   }
 
   /// Client-executed tool calls so far, which `ChatPolicy.clientToolCallLimit` bounds.
@@ -54,5 +86,42 @@ public struct StreamingReply: Equatable, Sendable, Codable {
   public var presentedText: String {
     guard let presented = presentedUTF8Count else { return text.string }
     return text.substring(fromUTF8: 0, toUTF8: presented)
+  }
+}
+
+extension StreamingReply {
+  /// The stored fields; `text` first, so comparing two versions of one reply stops at the first field.
+  @usableFromInline
+  struct Fields: Equatable, Sendable, Codable {
+    @usableFromInline var text: StreamedText
+    @usableFromInline var requestID: RequestID
+    @usableFromInline var clientID: ClientMessageID
+    @usableFromInline var toolCalls: [ToolCall]
+    @usableFromInline var agent: AgentInfo?
+    @usableFromInline var startedAt: Date
+    @usableFromInline var replacing: ClientMessageID?
+    @usableFromInline var serverID: ServerMessageID?
+    @usableFromInline var connection: RequestID?
+    @usableFromInline var presentedUTF8Count: Int?
+  }
+}
+
+extension StreamingReply: Equatable {
+  /// Field by field, or at once for two copies of one version.
+  @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.fields == rhs.fields }
+}
+
+extension StreamingReply: Codable {
+  /// Decodes the JSON object `encode(to:)` writes: one key per field.
+  public init(from decoder: any Decoder) throws { fields = CopyOnWrite(try Fields(from: decoder)) }
+
+  /// Encodes one JSON object with a key per field.
+  public func encode(to encoder: any Encoder) throws { try fields.value.encode(to: encoder) }
+}
+
+extension StreamingReply: CustomReflectable {
+  /// The fields by name, as if they were stored here (a state diff walks them).
+  public var customMirror: Mirror {
+    Mirror(self, children: Mirror(reflecting: fields.value).children, displayStyle: .struct)
   }
 }

@@ -1,0 +1,114 @@
+public import Foundation
+
+extension ConversationState {
+  /// Everything a streamed delta leaves alone; each field is documented on `ConversationState`.
+  @usableFromInline
+  struct Cold: Equatable, Sendable, Codable {
+    @usableFromInline var conversationID: ConversationID?
+    @usableFromInline var title: String?
+    @usableFromInline var status: ConversationStatus
+    @usableFromInline var history: HistoryPaging
+    @usableFromInline var typing: [ParticipantID: Date]
+    @usableFromInline var isUserTyping: Bool
+    @usableFromInline var connection: ConnectionState
+    @usableFromInline var feedbackMoment: FeedbackMoment?
+    @usableFromInline var hasOfferedFeedback: Bool
+    @usableFromInline var readCursor: ReadCursor?
+    @usableFromInline var unreadCount: Int
+    @usableFromInline var draft: String
+    @usableFromInline var escalation: Escalation?
+    @usableFromInline var userError: ChatError?
+    @usableFromInline var backgroundError: ChatError?
+    @usableFromInline var epoch: IdentityEpoch
+    @usableFromInline var identity: UserIdentity?
+    @usableFromInline var requests: [RequestID: PendingRequest]
+    @usableFromInline var failedConnectionAttempts: Int
+    @usableFromInline var requestSequence: UInt64
+    @usableFromInline var credentials: CredentialStatus
+    @usableFromInline var retryableAt: Date?
+    @usableFromInline var hasMissedMessagesGap: Bool
+    @usableFromInline var failedSyncAttempts: Int
+    @usableFromInline var acceptedRatings: [ClientMessageID: AcceptedRating]
+    @usableFromInline var resentAfterReload: Set<ClientMessageID>
+    @usableFromInline var serverUnreadCount: Int?
+    @usableFromInline var savedReadCursor: ServerMessageID?
+    @usableFromInline var outboxRecording: Set<ClientMessageID>
+    @usableFromInline var credentialRenewal: UInt64?
+
+    init(conversationID: ConversationID?, epoch: IdentityEpoch, identity: UserIdentity?) {
+      self.conversationID = conversationID
+      title = nil
+      status = .ongoing
+      history = HistoryPaging()
+      typing = [:]
+      isUserTyping = false
+      connection = .idle
+      feedbackMoment = nil
+      hasOfferedFeedback = false
+      readCursor = nil
+      unreadCount = 0
+      draft = ""
+      escalation = nil
+      userError = nil
+      backgroundError = nil
+      self.epoch = epoch
+      self.identity = identity
+      requests = [:]
+      failedConnectionAttempts = 0
+      requestSequence = 0
+      credentials = .valid
+      retryableAt = nil
+      hasMissedMessagesGap = false
+      failedSyncAttempts = 0
+      acceptedRatings = [:]
+      resentAfterReload = []
+      serverUnreadCount = nil
+      savedReadCursor = nil
+      outboxRecording = []
+      credentialRenewal = nil
+    }
+  }
+}
+
+extension ConversationState: Equatable {
+  /// Field by field, except that parts two versions share (every part a delta left alone) compare by
+  /// identity. The reply first: it is what differs between two frames of a streamed reply.
+  @inlinable public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.streamingReply == rhs.streamingReply && lhs.agentActivity == rhs.agentActivity && lhs.cold == rhs.cold
+      && lhs.messages == rhs.messages
+  }
+}
+
+extension ConversationState: Codable {
+  /// The hot fields' keys; the cold ones are `Cold`'s, in the same JSON object, so the encoding is one
+  /// flat object with a key per field, as before the fields were split.
+  private enum HotKeys: String, CodingKey {
+    case messages, streamingReply, agentActivity
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: HotKeys.self)
+    messages = try container.decode(MessageList.self, forKey: .messages)
+    streamingReply = try container.decodeIfPresent(StreamingReply.self, forKey: .streamingReply)
+    agentActivity = try container.decode(AgentActivity.self, forKey: .agentActivity)
+    cold = CopyOnWrite(try Cold(from: decoder))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try cold.value.encode(to: encoder)
+    var container = encoder.container(keyedBy: HotKeys.self)
+    try container.encode(messages, forKey: .messages)
+    try container.encodeIfPresent(streamingReply, forKey: .streamingReply)
+    try container.encode(agentActivity, forKey: .agentActivity)
+  }
+}
+
+extension ConversationState: CustomReflectable {
+  /// The fields by name, as if they were stored here (a state diff walks them).
+  public var customMirror: Mirror {
+    let hotFields: [Mirror.Child] = [
+      ("messages", messages), ("streamingReply", streamingReply as Any), ("agentActivity", agentActivity),
+    ]
+    return Mirror(self, children: hotFields + Array(Mirror(reflecting: cold.value).children), displayStyle: .struct)
+  }
+}

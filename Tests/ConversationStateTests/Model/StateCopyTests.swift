@@ -1,0 +1,106 @@
+import ConversationState
+import ConversationTesting
+import Foundation
+import Testing
+
+/// `ConversationState`, `StreamingReply` and `MessageList` keep their fields behind shared references; these
+/// stories check that they still behave as plain values and encode as they did when the fields were stored
+/// inline.
+@Suite("State copies")
+struct StateCopyTests {
+  static func streaming(_ text: String) -> ConversationState {
+    var state = ConversationState(conversationID: "c1")
+    state.messages.commit(
+      Message(clientID: "q1", serverID: "s1", role: .user, text: "Hi", createdAt: .story(0), delivery: .sent))
+    state.streamingReply = StreamingReply(
+      requestID: RequestID(epoch: state.epoch, sequence: 1), clientID: "r1", text: StreamedText(text),
+      startedAt: .story(1))
+    state.agentActivity = .generating
+    return state
+  }
+
+  @Test("a snapshot held while the reply streams keeps the frame it showed")
+  func heldSnapshotKeepsItsFrame() {
+    // Given a frame a UI drew
+    var state = Self.streaming("Hel")
+    let drawn = state
+    // When a delta arrives and the user types
+    state.streamingReply?.text.append("lo")
+    state.draft = "Tha"
+    // Then the drawn frame is unchanged, and the new one differs in the reply row only
+    #expect(drawn.streamingReply?.text.string == "Hel")
+    #expect(drawn.draft == "")
+    #expect(state.streamingReply?.text.string == "Hello")
+    #expect(state != drawn)
+    let changes = state.changes(since: drawn)
+    #expect(changes.updated == ["r1"] && changes.inserted.isEmpty && changes.removed.isEmpty)
+  }
+
+  @Test("a change made to a copy leaves the original alone, field by field")
+  func copiesAreIndependent() {
+    // Given a state and a copy of it
+    let original = Self.streaming("Hello")
+    var copy = original
+    // When every part of the copy changes: a cold field, the messages, the reply and the activity
+    copy.title = "Billing"
+    copy.requests[RequestID(epoch: copy.epoch, sequence: 9)] = .history
+    copy.messages.commit(
+      Message(clientID: "q2", serverID: "s2", role: .user, text: "More", createdAt: .story(2), delivery: .sent))
+    copy.streamingReply?.toolCalls.append(
+      ToolCall(id: "t1", name: "lookup", input: .object([:]), execution: .server))
+    copy.agentActivity = .idle
+    // Then the original still has what it had
+    #expect(original.title == nil)
+    #expect(original.requests.isEmpty)
+    #expect(original.messages.map(\.clientID) == ["q1"])
+    #expect(original.streamingReply?.toolCalls.isEmpty == true)
+    #expect(original.agentActivity == .generating)
+    #expect(copy.messages.map(\.clientID) == ["q1", "q2"])
+    #expect(copy != original)
+  }
+
+  @Test("two copies of one version are equal and show no change; equal states built apart are equal too")
+  func equality() {
+    let state = Self.streaming("Hello")
+    let copy = state
+    #expect(copy == state)
+    #expect(copy.changes(since: state).isEmpty)
+    // Built apart: no shared storage, same fields (the messages' lineages differ, so rows reset)
+    let rebuilt = Self.streaming("Hello")
+    #expect(rebuilt.streamingReply == state.streamingReply)
+    #expect(rebuilt.messages == state.messages)
+    var other = rebuilt
+    other.unreadCount = 1
+    #expect(other != rebuilt)
+  }
+
+  @Test("the state encodes as one flat object with a key per field, and decodes back equal")
+  func flatEncoding() throws {
+    // Given a state with a reply, a title and a draft
+    var state = Self.streaming("Hello")
+    state.title = "Billing"
+    state.draft = "Thanks"
+    // When it is encoded
+    let data = try JSONEncoder().encode(state)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    // Then hot and cold fields sit side by side, the reply's fields in one object of its own
+    for key in ["messages", "streamingReply", "agentActivity", "title", "draft", "epoch", "requests"] {
+      #expect(object[key] != nil, "missing \(key)")
+    }
+    let reply = try #require(object["streamingReply"] as? [String: Any])
+    #expect(reply["text"] as? String == "Hello")
+    #expect(reply["clientID"] as? String == "r1")
+    // And it decodes to an equal state
+    #expect(try JSONDecoder().decode(ConversationState.self, from: data) == state)
+  }
+
+  @Test("a mirror shows the fields by name, as a state diff walks them")
+  func mirrorNamesFields() {
+    let state = Self.streaming("Hello")
+    let labels = Mirror(reflecting: state).children.compactMap(\.label)
+    #expect(labels.count == 33)
+    #expect(Set(labels).isSuperset(of: ["messages", "streamingReply", "agentActivity", "title", "requests"]))
+    let replyLabels = Mirror(reflecting: state.streamingReply!).children.compactMap(\.label)
+    #expect(Set(replyLabels).isSuperset(of: ["text", "clientID", "requestID", "toolCalls"]))
+  }
+}
