@@ -17,7 +17,8 @@ extension ConversationState: ChangeTracking {
     // The common frame: a delta of the reply that streamed before too, with no message changed. Its row is
     // simply updated; the general case below looks the rows up.
     if changes.isEmpty, let id = streamingReply?.clientID, old.streamingReply?.clientID == id {
-      if old.streamingReply != streamingReply { changes.updated.insert(id) }
+      // Built at its size: inserted into the empty set, the ID was hashed again when the set first grew.
+      if old.streamingReply != streamingReply { changes.updated = [id] }
       return changes
     }
     let before = old.streamingReply
