@@ -5,27 +5,55 @@
 /// let error = ChatError(.rateLimited, "Slow down", status: 429)
 /// error.retryable  // true: classified from code and status by `ChatError.isRetryable`
 /// ```
-public struct ChatError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct ChatError: Error, Sendable, CustomStringConvertible {
+  /// The fields behind one reference: a message's `delivery` and `reply` carry an error only when one
+  /// failed, and inline the error made every message of a conversation 96 bytes larger.
+  @usableFromInline var fields: CopyOnWrite<Fields>
+
   /// What went wrong, as a stable code to branch on; `message` is for people, not for logic.
-  public var code: Code
+  @inlinable public var code: Code {
+    _read { yield fields.value.code }
+    _modify { yield &fields.value.code }
+  }
   /// A human-readable explanation to show or log; empty when the server sent none.
-  public var message: String
+  @inlinable public var message: String {
+    _read { yield fields.value.message }
+    _modify { yield &fields.value.message }
+  }
   /// The HTTP status of the failed response; `nil` when none came back (a dropped connection, or a
   /// refusal made on the device).
-  public var status: Int?
+  @inlinable public var status: Int? {
+    _read { yield fields.value.status }
+    _modify { yield &fields.value.status }
+  }
   /// Whether trying the same request again can help: classified by `isRetryable(code:status:)` unless
   /// the server said otherwise.
-  public var retryable: Bool
+  @inlinable public var retryable: Bool {
+    _read { yield fields.value.retryable }
+    _modify { yield &fields.value.retryable }
+  }
   /// The server's hint for when to try again (for example from a 429's `Retry-After`), in seconds.
-  public var retryAfter: Double?
+  @inlinable public var retryAfter: Double? {
+    _read { yield fields.value.retryAfter }
+    _modify { yield &fields.value.retryAfter }
+  }
 
   /// An error whose `retryable` flag comes from the one classification table, `isRetryable(code:status:)`.
   public init(_ code: Code, _ message: String, status: Int? = nil, retryAfter: Double? = nil) {
-    self.code = code
-    self.message = message
-    self.status = status
-    self.retryable = Self.isRetryable(code: code, status: status)
-    self.retryAfter = retryAfter
+    fields = CopyOnWrite(
+      Fields(
+        code: code, message: message, status: status, retryable: Self.isRetryable(code: code, status: status),
+        retryAfter: retryAfter))
+  }
+
+  /// The stored fields.
+  @usableFromInline
+  struct Fields: Hashable, Sendable {
+    @usableFromInline var code: Code
+    @usableFromInline var message: String
+    @usableFromInline var status: Int?
+    @usableFromInline var retryable: Bool
+    @usableFromInline var retryAfter: Double?
   }
 
   /// The error as `CODE (HTTP status): message`, for logs.
@@ -149,5 +177,24 @@ extension ChatError {
   /// retried, and a connection that hits one closes.
   public var isAuthorizationFailure: Bool {
     code == .invalidIdentity || code == .unauthorized || status == 401 || status == 403
+  }
+}
+
+extension ChatError: Hashable {
+  /// Field by field.
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.fields == rhs.fields }
+
+  public func hash(into hasher: inout Hasher) { fields.value.hash(into: &hasher) }
+}
+
+extension ChatError: Codable {
+  /// Encodes one JSON object with a key per field (decoding is in `ChatError+Codable.swift`).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(code, forKey: .code)
+    try container.encode(message, forKey: .message)
+    try container.encodeIfPresent(status, forKey: .status)
+    try container.encode(retryable, forKey: .retryable)
+    try container.encodeIfPresent(retryAfter, forKey: .retryAfter)
   }
 }

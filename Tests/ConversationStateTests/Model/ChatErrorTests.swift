@@ -1,4 +1,5 @@
 import ConversationState
+import Foundation
 import Testing
 
 @Suite("ChatError")
@@ -39,5 +40,29 @@ struct ChatErrorTests {
   @Test("a description names the code, the status and the message")
   func description() {
     #expect(ChatError(.rateLimited, "Slow down", status: 429).description == "RATE_LIMITED (HTTP 429): Slow down")
+  }
+
+  @Test("an error is a value: a changed copy leaves the original, and equal errors hash alike")
+  func valueSemantics() throws {
+    let original = ChatError(.rateLimited, "Slow down", status: 429, retryAfter: 3)
+    var copy = original
+    copy.retryable = false
+    copy.message = "Stop"
+    #expect(original.retryable && original.message == "Slow down")
+    #expect(copy != original)
+    let twin = ChatError(.rateLimited, "Slow down", status: 429, retryAfter: 3)
+    #expect(twin == original && twin.hashValue == original.hashValue)
+    #expect(Set([original, twin, copy]).count == 2)
+  }
+
+  @Test("an error encodes every field and decodes back equal, with the server's retryable kept")
+  func codableRoundTrip() throws {
+    var error = ChatError(.network, "Dropped", status: nil, retryAfter: 1.5)
+    error.retryable = false
+    let data = try JSONEncoder().encode(error)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    #expect(object["code"] as? String == "NETWORK" && object["retryable"] as? Bool == false)
+    #expect(object["retryAfter"] as? Double == 1.5 && object["status"] == nil)
+    #expect(try JSONDecoder().decode(ChatError.self, from: data) == error)
   }
 }
