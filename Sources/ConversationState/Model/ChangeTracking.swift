@@ -17,8 +17,12 @@ extension ConversationState: ChangeTracking {
     // The common frame: a delta of the reply that streamed before too, with no message changed. Its row is
     // simply updated; the general case below looks the rows up.
     if changes.isEmpty, let id = streamingReply?.clientID, old.streamingReply?.clientID == id {
-      // Built at its size: inserted into the empty set, the ID was hashed again when the set first grew.
-      if old.streamingReply != streamingReply { changes.updated = [id] }
+      // Built at its size: inserted into an empty set, the ID was hashed again when the set first grew (and a
+      // literal `[id]` builds an array first).
+      if old.streamingReply != streamingReply {
+        changes.updated = Set(minimumCapacity: 1)
+        changes.updated.insert(id)
+      }
       return changes
     }
     let before = old.streamingReply

@@ -6,10 +6,11 @@ public import Foundation
 /// It is shown after the messages. `finish` turns it into the server's message; an error or a stream
 /// that ends without finishing commits it as an `interrupted` message with its partial text.
 ///
-/// A copy is one reference, so a snapshot holding the reply costs one retain; the first delta after a
-/// snapshot was taken copies the fields once (the text itself is shared, see `StreamedText`).
+/// A copy is two references: the text, and every other field behind one more. A delta changes only the
+/// text, which appends in place even while a snapshot shares it (see `StreamedText`), so streaming with a
+/// UI holding its last frame allocates nothing per delta.
 public struct StreamingReply: Sendable {
-  /// The fields, behind one reference.
+  /// The fields but `text`, behind one reference.
   @usableFromInline var fields: CopyOnWrite<Fields>
 
   /// The request whose stream this is: a send, or a regeneration.
@@ -23,10 +24,7 @@ public struct StreamingReply: Sendable {
     _modify { yield &fields.value.clientID }
   }
   /// The text received so far; each delta appends in O(delta).
-  @inlinable public var text: StreamedText {
-    _read { yield fields.value.text }
-    _modify { yield &fields.value.text }
-  }
+  public var text: StreamedText
   /// The tools the agent has called so far in this reply, in call order.
   @inlinable public var toolCalls: [ToolCall] {
     _read { yield fields.value.toolCalls }
@@ -72,9 +70,10 @@ public struct StreamingReply: Sendable {
     requestID: RequestID, clientID: ClientMessageID, text: StreamedText = StreamedText(), toolCalls: [ToolCall] = [],
     agent: AgentInfo? = nil, startedAt: Date, replacing: ClientMessageID? = nil, serverID: ServerMessageID? = nil
   ) {
+    self.text = text
     fields = CopyOnWrite(
       Fields(
-        text: text, requestID: requestID, clientID: clientID, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
+        requestID: requestID, clientID: clientID, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
         replacing: replacing, serverID: serverID, connection: nil, presentedUTF8Count: nil))
   }
 
@@ -90,10 +89,9 @@ public struct StreamingReply: Sendable {
 }
 
 extension StreamingReply {
-  /// The stored fields; `text` first, so comparing two versions of one reply stops at the first field.
+  /// The fields a delta leaves alone.
   @usableFromInline
   struct Fields: Equatable, Sendable, Codable {
-    @usableFromInline var text: StreamedText
     @usableFromInline var requestID: RequestID
     @usableFromInline var clientID: ClientMessageID
     @usableFromInline var toolCalls: [ToolCall]
@@ -107,26 +105,32 @@ extension StreamingReply {
 }
 
 extension StreamingReply: Equatable {
-  /// Field by field, or at once for two copies of one version. The text first: two frames of one reply
-  /// differ there, and comparing its length answers without copying the other fields out of their box.
-  @inlinable public static func == (lhs: Self, rhs: Self) -> Bool {
-    if lhs.fields.box === rhs.fields.box { return true }
-    guard lhs.text == rhs.text else { return false }
-    return lhs.fields == rhs.fields
-  }
+  /// Field by field; the text first, as two frames of one reply differ there (its length answers), and the
+  /// other fields by identity when the two share them.
+  @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.text == rhs.text && lhs.fields == rhs.fields }
 }
 
 extension StreamingReply: Codable {
+  private enum TextKey: String, CodingKey { case text }
+
   /// Decodes the JSON object `encode(to:)` writes: one key per field.
-  public init(from decoder: any Decoder) throws { fields = CopyOnWrite(try Fields(from: decoder)) }
+  public init(from decoder: any Decoder) throws {
+    text = try decoder.container(keyedBy: TextKey.self).decode(StreamedText.self, forKey: .text)
+    fields = CopyOnWrite(try Fields(from: decoder))
+  }
 
   /// Encodes one JSON object with a key per field.
-  public func encode(to encoder: any Encoder) throws { try fields.value.encode(to: encoder) }
+  public func encode(to encoder: any Encoder) throws {
+    try fields.value.encode(to: encoder)
+    var container = encoder.container(keyedBy: TextKey.self)
+    try container.encode(text, forKey: .text)
+  }
 }
 
 extension StreamingReply: CustomReflectable {
   /// The fields by name, as if they were stored here (a state diff walks them).
   public var customMirror: Mirror {
-    Mirror(self, children: Mirror(reflecting: fields.value).children, displayStyle: .struct)
+    let text: Mirror.Child = ("text", text)
+    return Mirror(self, children: [text] + Array(Mirror(reflecting: fields.value).children), displayStyle: .struct)
   }
 }
