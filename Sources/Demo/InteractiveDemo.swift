@@ -26,11 +26,12 @@ enum InteractiveDemo {
     }
     let color = ColorSupport.isEnabled()
     let writer = ScreenWriter { FileHandle.standardOutput.write(Data($0.utf8)) }
+    let replyLayout = ReplyLayoutCache()
     func draw() {
       let size = TerminalSize.current()
       let screen = session.screen()
       writer.write(
-        FrameRenderer.render(screen, width: size.width, height: size.height, color: color),
+        FrameRenderer.render(screen, width: size.width, height: size.height, color: color, replyLayout: replyLayout),
         cursor: FrameRenderer.cursor(screen, width: size.width, height: size.height))
     }
     draw()

@@ -7,10 +7,14 @@ enum ConversationActivity {
   static let cursor = "▌"
   static let feedbackCommands = "/feedback good|bad|dismiss"
 
-  static func lines(_ state: ConversationState, now: Date, width: Int) -> [StyledLine] {
+  /// `replyLayout`, when given, keeps the streamed reply's wrapped lines from frame to frame, so each frame
+  /// wraps only what was appended (the lines are the same either way).
+  static func lines(_ state: ConversationState, now: Date, width: Int, replyLayout: ReplyLayoutCache? = nil)
+    -> [StyledLine]
+  {
     var lines: [StyledLine] = []
     if let reply = state.streamingReply {
-      lines += replyLines(reply, activity: state.agentActivity, width: width)
+      lines += replyLines(reply, activity: state.agentActivity, width: width, layout: replyLayout)
     } else if let waiting = activityLine(state.agentActivity) {
       lines.append(waiting)
     }
@@ -23,7 +27,9 @@ enum ConversationActivity {
     return lines
   }
 
-  private static func replyLines(_ reply: StreamingReply, activity: AgentActivity, width: Int) -> [StyledLine] {
+  private static func replyLines(
+    _ reply: StreamingReply, activity: AgentActivity, width: Int, layout: ReplyLayoutCache?
+  ) -> [StyledLine] {
     var lines = [StyledLine(reply.agent?.name ?? "Assistant", .bold)]
     let indent = MessageLines.indent
     for call in reply.toolCalls {
@@ -33,7 +39,14 @@ enum ConversationActivity {
     }
     let text = reply.presentedText
     if !text.isEmpty {
-      var wrapped = TextWrap.lines(text, width: width - indent.count)
+      // Shown as it arrives: wrap only what was appended since the last frame. Paced or held back, the text
+      // shown is a prefix that is not the whole text, and is wrapped whole.
+      var wrapped =
+        if let layout, reply.presentedUTF8Count == nil {
+          layout.lines(of: reply.text, reply: reply.clientID, width: width - indent.count)
+        } else {
+          TextWrap.lines(text, width: width - indent.count)
+        }
       if TextWidth.columns(of: wrapped[wrapped.count - 1]) < width - indent.count {
         wrapped[wrapped.count - 1] += cursor
       } else {

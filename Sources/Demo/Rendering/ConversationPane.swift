@@ -28,20 +28,25 @@ enum ConversationPane {
 
   /// Exactly `height` lines of exactly `width` columns, the first column a margin (the header's focus
   /// marker sits in it) so text does not touch the separator.
-  static func lines(_ screen: DemoScreen, width: Int, height: Int) -> [StyledLine] {
-    content(screen, width: width - 1, height: height).map { line in
+  static func lines(_ screen: DemoScreen, width: Int, height: Int, replyLayout: ReplyLayoutCache? = nil)
+    -> [StyledLine]
+  {
+    content(screen, width: width - 1, height: height, replyLayout: replyLayout).map { line in
       var margined = StyledLine(" ")
       margined.append(line)
       return margined.fitted(to: width)
     }
   }
 
-  private static func content(_ screen: DemoScreen, width: Int, height: Int) -> [StyledLine] {
+  private static func content(_ screen: DemoScreen, width: Int, height: Int, replyLayout: ReplyLayoutCache?)
+    -> [StyledLine]
+  {
     var lines: [StyledLine] = []
     if let state = screen.conversation {
       // Pinned above the messages, so it shows however far the history is scrolled.
       if state.history.isLoadingHistory { lines.append(StyledLine("loading older messages…", .dim)) }
-      lines += window(state, screen: screen, width: width, height: height - lines.count)
+      lines += window(
+        state, screen: screen, width: width, height: height - lines.count, replyLayout: replyLayout)
     } else {
       lines.append(StyledLine("Type a message to start a conversation, or /open N.", .dim))
     }
@@ -51,11 +56,11 @@ enum ConversationPane {
 
   /// The last `height` lines of the conversation; or, when the selected message would be above them, the
   /// lines from that message down.
-  private static func window(_ state: ConversationState, screen: DemoScreen, width: Int, height: Int)
-    -> [StyledLine]
-  {
+  private static func window(
+    _ state: ConversationState, screen: DemoScreen, width: Int, height: Int, replyLayout: ReplyLayoutCache?
+  ) -> [StyledLine] {
     guard height > 0 else { return [] }
-    let live = ConversationActivity.lines(state, now: screen.now, width: width)
+    let live = ConversationActivity.lines(state, now: screen.now, width: width, replyLayout: replyLayout)
     if state.messages.isEmpty && live.isEmpty {
       return [StyledLine("Say hello: type a message and press Enter.", .dim)]
     }

@@ -4,9 +4,12 @@ import ConversationStore
 /// compared as text in tests and printed as they are by script mode.
 enum FrameRenderer {
   /// Exactly `height` lines, each exactly `width` columns wide when printed. With `color` off there is no
-  /// escape sequence in them at all.
-  static func render(_ screen: DemoScreen, width: Int, height: Int, color: Bool) -> [String] {
-    styledLines(screen, width: width, height: height).map { $0.rendered(color: color) }
+  /// escape sequence in them at all. `replyLayout` keeps a streamed reply's wrapping between frames (the
+  /// frame is the same with or without it).
+  static func render(
+    _ screen: DemoScreen, width: Int, height: Int, color: Bool, replyLayout: ReplyLayoutCache? = nil
+  ) -> [String] {
+    styledLines(screen, width: width, height: height, replyLayout: replyLayout).map { $0.rendered(color: color) }
   }
 
   /// Where the terminal's cursor goes: just after the composer's text. Nil when the terminal has no room.
@@ -16,7 +19,9 @@ enum FrameRenderer {
     return CursorPosition(row: row, column: ComposerLine.line(screen.composer, width: width).cursorColumn)
   }
 
-  private static func styledLines(_ screen: DemoScreen, width: Int, height: Int) -> [StyledLine] {
+  private static func styledLines(_ screen: DemoScreen, width: Int, height: Int, replyLayout: ReplyLayoutCache?)
+    -> [StyledLine]
+  {
     let width = max(0, width)
     let (layout, notices, help) = layout(screen, width: width, height: height)
     var lines = Array(repeating: StyledLine(), count: max(0, height))
@@ -28,7 +33,7 @@ enum FrameRenderer {
     let list = layout.listWidth > 0 ? ListPane.lines(screen, width: layout.listWidth, height: rows) : []
     let conversation =
       layout.conversationWidth > 0
-      ? ConversationPane.lines(screen, width: layout.conversationWidth, height: rows) : []
+      ? ConversationPane.lines(screen, width: layout.conversationWidth, height: rows, replyLayout: replyLayout) : []
     for (offset, row) in layout.bodyRows.enumerated() {
       lines[row] = panes(
         layout, list.isEmpty ? StyledLine() : list[offset],

@@ -15,6 +15,9 @@ struct ScriptRunner {
   /// The size frames are rendered at: the smallest the demo supports.
   static let width = 80
   static let height = 24
+  /// Keeps a streamed reply's wrapping between frames, as the interactive demo does, so the scripted frames
+  /// (which tests compare as text) go through the same path.
+  private let replyLayout = ReplyLayoutCache()
 
   func run() async {
     let clock = TestClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01, any fixed time
@@ -51,7 +54,8 @@ struct ScriptRunner {
       let lines = transcript.lines(for: screen)
       if !lines.isEmpty { write(lines.joined(separator: "\n") + "\n") }
     } else {
-      let frame = FrameRenderer.render(screen, width: Self.width, height: Self.height, color: false)
+      let frame = FrameRenderer.render(
+        screen, width: Self.width, height: Self.height, color: false, replyLayout: replyLayout)
       write("── \(heading) " + String(repeating: "─", count: max(0, Self.width - heading.count - 4)) + "\n")
       write(frame.joined(separator: "\n") + "\n")
     }
