@@ -131,7 +131,8 @@ public final class ControlledBackend: ChatBackend {
 extension Store {
   /// Waits for the first snapshot whose state satisfies `predicate` and returns that state; nil when none
   /// did within `seconds` of real time (5 by default) or the store closed, so a test fails fast instead of
-  /// hanging until its time limit.
+  /// hanging until its time limit. In the ThreadSanitizer build (`.ci/run` compiles it with
+  /// `-DCONVERSATION_STORE_TSAN`), which runs everything several times slower, it waits six times as long.
   public func state(within seconds: Double = 5, where predicate: @escaping @Sendable (State) -> Bool) async
     -> State?
   {
@@ -142,7 +143,7 @@ extension Store {
         return nil
       }
       group.addTask {
-        try? await Task.sleep(for: .seconds(seconds))
+        try? await Task.sleep(for: .seconds(seconds * sanitizerSlowdown))
         return nil
       }
       let first = await group.next() ?? nil
@@ -151,3 +152,11 @@ extension Store {
     }
   }
 }
+
+#if CONVERSATION_STORE_TSAN
+  /// How much longer waits for real time last under ThreadSanitizer: with the whole suite running under it,
+  /// the README client story once missed its 5 s.
+  let sanitizerSlowdown = 6.0
+#else
+  let sanitizerSlowdown = 1.0
+#endif
