@@ -11,7 +11,9 @@ public enum RealtimeEventMapper {
   /// times the server leaves out.
   public static func map(_ event: ServerSentEvent, receivedAt: Date) throws(ChatError) -> RealtimeUpdate? {
     guard Self.known.contains(event.type) else { return nil }
-    let frame = try WireJSON.decode(RealtimeFrame.self, from: Data(event.data.utf8), what: "a \"\(event.type)\" event")
+    let frame = try event.withDataUTF8 { bytes throws(ChatError) in
+      try WireJSON.decode(RealtimeFrame.self, from: Data(bytes), what: "a \"\(event.type)\" event")
+    }
     let conversation = ConversationID(frame.conversationId)
     func required<T>(_ value: T?, _ key: String) throws(ChatError) -> T {
       guard let value else { throw ChatError(.invalidEvent, "A \"\(event.type)\" event came without \"\(key)\".") }

@@ -53,7 +53,7 @@ public struct ReplyStreamMapper: Sendable {
   public mutating func map(_ event: ServerSentEvent) throws(ChatError) -> [ReplyEvent] {
     guard !isFinished else { return [] }
     switch event.type {
-    case "message": return try dataFrame(event.data)
+    case "message": return try dataFrame(event)
     case "start": return try start(decode(StartFrame.self, event))
     case "text-delta":
       let frame = try decode(DeltaFrame.self, event)
@@ -93,8 +93,10 @@ public struct ReplyStreamMapper: Sendable {
 
   // MARK: - Style A: data frames
 
-  private mutating func dataFrame(_ data: String) throws(ChatError) -> [ReplyEvent] {
-    let frame = try WireJSON.decode(DataFrame.self, from: Data(data.utf8), what: "a reply frame")
+  private mutating func dataFrame(_ event: ServerSentEvent) throws(ChatError) -> [ReplyEvent] {
+    let frame = try event.withDataUTF8 { bytes throws(ChatError) in
+      try WireJSON.decode(DataFrame.self, from: Data(bytes), what: "a reply frame")
+    }
     if frame.type == "heartbeat" { return [] }
     if let id = frame.conversationId { conversationID = conversationID ?? ConversationID(id) }
     if let id = frame.messageId { replyID = replyID ?? ServerMessageID(id) }
@@ -182,7 +184,9 @@ public struct ReplyStreamMapper: Sendable {
   }
 
   private func decode<T: Decodable>(_ type: T.Type, _ event: ServerSentEvent) throws(ChatError) -> T {
-    try WireJSON.decode(type, from: Data(event.data.utf8), what: "a \"\(event.type)\" event")
+    try event.withDataUTF8 { bytes throws(ChatError) in
+      try WireJSON.decode(type, from: Data(bytes), what: "a \"\(event.type)\" event")
+    }
   }
 
   static func serverError(_ error: WireError) -> ChatError {

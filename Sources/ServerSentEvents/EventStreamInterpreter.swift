@@ -7,24 +7,36 @@
 struct EventStreamInterpreter: Sendable {
   private static let colon = UInt8(ascii: ":")
   private static let space = UInt8(ascii: " ")
+  private static let lineFeed = UInt8(ascii: "\n")
 
-  /// The last event ID string, set from `lastEventIDBuffer` at every dispatch.
-  private(set) var lastEventID = ""
-  /// The `id:` seen last; it outlives blocks, so a block without `id:` keeps the previous one.
-  private var lastEventIDBuffer = ""
+  /// The bytes of the last event ID string, set at every dispatch from an `id:` field read since the last
+  /// one (the standard's "last event ID buffer", where `hasNewID`).
+  private var dispatchedID = ReusableBytes()
+  /// An `id:` value that the next dispatch makes the last event ID; the two arrays trade storage.
+  private var newID = ReusableBytes()
+  private var hasNewID = false
+
+  /// The last event ID string, as the standard keeps it: updated at every dispatch, even when no event fires.
+  var lastEventID: String { dispatchedID.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) } }
   /// The last `event:` value read, and its bytes, kept after its block: a stream that names the same type
   /// in every block then decodes it once.
   private var eventType = ""
-  private var eventTypeBytes: [UInt8] = []
+  private var eventTypeBytes = ReusableBytes()
   /// Whether the block being read has an `event:` field (its value is `eventType`).
   private var blockHasEventType = false
-  /// The block's data lines so far, joined by `\n`; nil until its first `data:` field, as `data:` with an
-  /// empty value still makes an event, with empty data.
-  private var data: String?
+  /// The block's data lines so far, joined by `\n`, as bytes; the storage is kept from block to block.
+  private var data = ReusableBytes()
+  /// Whether the block has a `data:` field: one with an empty value still makes an event, with empty data.
+  private var blockHasData = false
+  /// Kept storage past this is let go after a dispatch, so one huge event does not pin its size forever.
+  private static let keptDataCapacity = 1 << 16
+
+  /// The data bytes read for the block so far (a feed's output must have room for them).
+  var pendingDataCount: Int { data.count }
 
   /// Reads one line (without its line end), appending what it completes to `items`.
-  mutating func interpret(_ line: UnsafeBufferPointer<UInt8>, into items: inout [ServerSentEventDecoder.Item]) {
-    guard let first = line.first else { return dispatch(into: &items) }
+  mutating func interpret(_ line: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput) {
+    guard let first = line.first else { return dispatch(into: &output) }
     if first == Self.colon { return }  // a comment
     let nameEnd = line.firstIndex(of: Self.colon) ?? line.endIndex
     var valueStart = min(nameEnd + 1, line.endIndex)
@@ -33,14 +45,16 @@ struct EventStreamInterpreter: Sendable {
     let value = UnsafeBufferPointer(rebasing: line[valueStart...])
     switch name.count {
     case 4 where Self.name(name, is: "data"):
-      if data == nil { data = Self.string(value) } else { appendDataLine(value) }
+      if blockHasData { data.append(Self.lineFeed) }
+      blockHasData = true
+      data.append(value)
     case 5 where Self.name(name, is: "event"):
       if !eventTypeBytes.withUnsafeBufferPointer({ Self.bytes($0, equal: value) }) { setEventType(value) }
       blockHasEventType = true
     case 2 where Self.name(name, is: "id"):
-      if !value.contains(0) { lastEventIDBuffer = Self.string(value) }
+      if !value.contains(0) { setNewID(value) }
     case 5 where Self.name(name, is: "retry"):
-      Self.readRetry(value, into: &items)
+      Self.readRetry(value, into: &output.items)
     default:
       break
     }
@@ -49,17 +63,15 @@ struct EventStreamInterpreter: Sendable {
   // The rarer fields stay out of line, so the common path keeps its registers.
 
   @inline(never)
-  private mutating func appendDataLine(_ value: UnsafeBufferPointer<UInt8>) {
-    var joined = data.take() ?? ""
-    joined += "\n"
-    joined += String(decoding: value, as: UTF8.self)
-    data = joined
+  private mutating func setNewID(_ value: UnsafeBufferPointer<UInt8>) {
+    newID.replace(with: value)
+    hasNewID = true
   }
 
   @inline(never)
   private mutating func setEventType(_ value: UnsafeBufferPointer<UInt8>) {
     eventType = String(decoding: value, as: UTF8.self)
-    eventTypeBytes = Array(value)
+    eventTypeBytes.replace(with: value)
   }
 
   @inline(never)
@@ -73,25 +85,20 @@ struct EventStreamInterpreter: Sendable {
   /// Forgets the block being read (at the end of input, where an unterminated block is never dispatched).
   mutating func discardBlock() {
     blockHasEventType = false
-    data = nil
+    blockHasData = false
+    data.removeAll(keepingAtMost: Self.keptDataCapacity)
   }
 
-  private mutating func dispatch(into items: inout [ServerSentEventDecoder.Item]) {
-    lastEventID = lastEventIDBuffer
-    if let data = data.take() {
-      let type = blockHasEventType && !eventType.isEmpty ? eventType : "message"
-      items.append(.event(ServerSentEvent(type: type, data: data, lastEventID: lastEventID)))
+  private mutating func dispatch(into output: inout FeedOutput) {
+    if hasNewID {
+      swap(&dispatchedID, &newID)
+      hasNewID = false
     }
-    blockHasEventType = false
-  }
-
-  /// The UTF-8 `bytes` as a string, invalid sequences replaced by U+FFFD.
-  ///
-  /// Values that fit a small string (15 bytes on 64-bit platforms; most IDs) are built in place, which costs
-  /// less than `String(decoding:)`; for longer ones, which need storage, `String(decoding:)` costs less.
-  private static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    guard bytes.count <= 15 else { return String(decoding: bytes, as: UTF8.self) }
-    return String(unsafeUninitializedCapacity: bytes.count) { $0.initialize(fromContentsOf: bytes) }
+    if blockHasData {
+      let type = blockHasEventType && !eventType.isEmpty ? eventType : "message"
+      output.appendEvent(type: type, data: data, id: dispatchedID)
+    }
+    discardBlock()
   }
 
   private static func name(_ name: UnsafeBufferPointer<UInt8>, is field: StaticString) -> Bool {
