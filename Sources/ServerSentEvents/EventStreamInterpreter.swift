@@ -1,18 +1,19 @@
 /// Turns the lines of an event stream into events and retry values, as the standard's "interpreting an
 /// event stream" says; `ServerSentEventDecoder` finds the lines.
 ///
-/// A line is read in place, and field names are compared as bytes. Values are decoded one line at a time,
-/// which gives the same text as decoding the whole stream first: line ends and the `\n` that joins data
-/// lines are ASCII, so no UTF-8 sequence (nor its U+FFFD replacement) spans them.
+/// A line is read in place, and field names are compared as bytes. Data and IDs stay bytes until an event's
+/// reader decodes them; an event type is decoded when it changes. Decoding a value alone gives the same text
+/// as decoding the whole stream first: line ends and the `\n` that joins data lines are ASCII, so no UTF-8
+/// sequence (nor its U+FFFD replacement) spans them.
 struct EventStreamInterpreter: Sendable {
   private static let colon = UInt8(ascii: ":")
   private static let space = UInt8(ascii: " ")
   private static let lineFeed = UInt8(ascii: "\n")
 
-  /// The bytes of the last event ID string, set at every dispatch from an `id:` field read since the last
-  /// one (the standard's "last event ID buffer", where `hasNewID`).
+  /// The bytes of the last event ID string. The standard's "last event ID buffer" is `newID` when
+  /// `hasNewID` (an `id:` field came after the last dispatch), else this; a dispatch makes it this.
   private var dispatchedID = ReusableBytes()
-  /// An `id:` value that the next dispatch makes the last event ID; the two arrays trade storage.
+  /// An `id:` value that the next dispatch makes the last event ID; the two trade storage.
   private var newID = ReusableBytes()
   private var hasNewID = false
 
