@@ -24,6 +24,9 @@ final class EventDataBuffer: ManagedBuffer<EventDataBuffer.Header, UInt8> {
     return unsafeDowncast(buffer, to: EventDataBuffer.self)
   }
 
+  /// Bytes written so far.
+  var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+
   /// Room left for more bytes.
   var available: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity - $0.pointee.count } }
 
@@ -36,17 +39,36 @@ final class EventDataBuffer: ManagedBuffer<EventDataBuffer.Header, UInt8> {
     return self
   }
 
-  /// Copies `data` and then `id` after the bytes already here, and returns them as one event's. The caller
-  /// checks `available`.
-  func append(data: UnsafeBufferPointer<UInt8>, id: UnsafeBufferPointer<UInt8>) -> SharedBytes {
-    // Through the pointers, not the `header` property: a class's stored property is checked for exclusive
-    // access at run time, which cost more than the copy.
+  // Writes go through the pointers, not the `header` property: a class's stored property is checked for
+  // exclusive access at run time, which cost more than the copies. The caller checks `available`.
+
+  /// Copies `bytes` after the ones already here.
+  func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress else { return }
     withUnsafeMutablePointers { header, elements in
-      let start = header.pointee.count
-      if let source = data.baseAddress { (elements + start).initialize(from: source, count: data.count) }
-      if let source = id.baseAddress { (elements + start + data.count).initialize(from: source, count: id.count) }
-      header.pointee.count = start + data.count + id.count
-      return SharedBytes(buffer: self, start: start, dataCount: data.count, idCount: id.count)
+      (elements + header.pointee.count).initialize(from: source, count: bytes.count)
+      header.pointee.count += bytes.count
+    }
+  }
+
+  func append(_ byte: UInt8) {
+    withUnsafeMutablePointers { header, elements in
+      (elements + header.pointee.count).initialize(to: byte)
+      header.pointee.count += 1
+    }
+  }
+
+  /// Copies `id` after the last `dataCount` bytes written, and returns those and it as one event's.
+  func closeEvent(dataCount: Int, id: UnsafeBufferPointer<UInt8>) -> SharedBytes {
+    let start = count - dataCount
+    append(id)
+    return SharedBytes(buffer: self, start: start, dataCount: dataCount, idCount: id.count)
+  }
+
+  /// The last `count` bytes written.
+  func withLast<R>(_ count: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    withUnsafeMutablePointers { header, elements in
+      body(UnsafeBufferPointer(start: elements + header.pointee.count - count, count: count))
     }
   }
 }

@@ -8,7 +8,6 @@
 struct EventStreamInterpreter: Sendable {
   private static let colon = UInt8(ascii: ":")
   private static let space = UInt8(ascii: " ")
-  private static let lineFeed = UInt8(ascii: "\n")
 
   /// The bytes of the last event ID string. The standard's "last event ID buffer" is `newID` when
   /// `hasNewID` (an `id:` field came after the last dispatch), else this; a dispatch makes it this.
@@ -25,15 +24,13 @@ struct EventStreamInterpreter: Sendable {
   private var eventTypeBytes = ReusableBytes()
   /// Whether the block being read has an `event:` field (its value is `eventType`).
   private var blockHasEventType = false
-  /// The block's data lines so far, joined by `\n`, as bytes; the storage is kept from block to block.
-  private var data = ReusableBytes()
   /// Whether the block has a `data:` field: one with an empty value still makes an event, with empty data.
+  /// Its data lines, joined by `\n`, are written to the feed's output as they are read.
   private var blockHasData = false
-  /// Kept storage past this is let go after a dispatch, so one huge event does not pin its size forever.
+  /// The data of a block that one feed left open, for the next feed to go on with.
+  private(set) var carriedData = ReusableBytes()
+  /// Kept storage past this is let go, so one huge event does not pin its size forever.
   private static let keptDataCapacity = 1 << 16
-
-  /// The data bytes read for the block so far (a feed's output must have room for them).
-  var pendingDataCount: Int { data.count }
 
   /// Reads one line (without its line end), appending what it completes to `items`.
   mutating func interpret(_ line: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput) {
@@ -46,9 +43,8 @@ struct EventStreamInterpreter: Sendable {
     let value = UnsafeBufferPointer(rebasing: line[valueStart...])
     switch name.count {
     case 4 where Self.name(name, is: "data"):
-      if blockHasData { data.append(Self.lineFeed) }
+      output.appendData(value, afterLineFeed: blockHasData)
       blockHasData = true
-      data.append(value)
     case 5 where Self.name(name, is: "event"):
       if !eventTypeBytes.withUnsafeBufferPointer({ Self.bytes($0, equal: value) }) { setEventType(value) }
       blockHasEventType = true
@@ -87,7 +83,13 @@ struct EventStreamInterpreter: Sendable {
   mutating func discardBlock() {
     blockHasEventType = false
     blockHasData = false
-    data.removeAll(keepingAtMost: Self.keptDataCapacity)
+    carriedData.removeAll(keepingAtMost: Self.keptDataCapacity)
+  }
+
+  /// Keeps the data of the block a feed leaves open, for the next feed.
+  mutating func carryOpenBlock(from output: FeedOutput) {
+    carriedData.removeAll(keepingAtMost: Self.keptDataCapacity)
+    if output.openDataCount > 0 { output.withOpenData { carriedData.append($0) } }
   }
 
   private mutating func dispatch(into output: inout FeedOutput) {
@@ -97,9 +99,10 @@ struct EventStreamInterpreter: Sendable {
     }
     if blockHasData {
       let type = blockHasEventType && !eventType.isEmpty ? eventType : "message"
-      output.appendEvent(type: type, data: data, id: dispatchedID)
+      output.appendEvent(type: type, id: dispatchedID)
     }
-    discardBlock()
+    blockHasEventType = false
+    blockHasData = false
   }
 
   private static func name(_ name: UnsafeBufferPointer<UInt8>, is field: StaticString) -> Bool {

@@ -1,45 +1,69 @@
 /// What one `ServerSentEventDecoder.feed` completes: its items, and the buffer their events share.
+///
+/// The data lines of the block being read are written straight into the buffer, after every event's bytes,
+/// and become an event's data when the block is dispatched: one copy of each value, not two.
 struct FeedOutput {
   var items: [ServerSentEventDecoder.Item]
   /// Sized for the events the feed can complete: the last feed's, if no event holds it any more, or one made
-  /// at the first event. Copies of a decoder share their spare, so neither reuses it.
+  /// at the first write. Copies of a decoder share their spare, so neither reuses it.
   private var buffer: EventDataBuffer?
-  /// A larger buffer is not kept for the next feed, so one huge piece does not pin its size for good.
-  private static let keptCapacity = 1 << 16
-
-  /// The buffer for the decoder to offer the next feed, if it is worth keeping.
-  var spare: SpareEventDataBuffer {
-    SpareEventDataBuffer(buffer: buffer.flatMap { $0.size <= Self.keptCapacity ? $0 : nil })
-  }
   /// The data bytes the feed can dispatch: its input, a line carried from the last feed and a block's
   /// data read so far. Repeated IDs can need more; a full buffer is followed by another.
   private let capacity: Int
+  /// How many bytes at the end of `buffer` are the data of the block being read.
+  private(set) var openDataCount = 0
+  /// A larger buffer is not kept for the next feed, so one huge piece does not pin its size for good.
+  private static let keptCapacity = 1 << 16
 
   /// Starts a feed's output in `items`' storage, with `spare` (the last feed's buffer) if nothing else holds
-  /// it.
-  init(items: [ServerSentEventDecoder.Item], capacity: Int, spare: inout SpareEventDataBuffer) {
+  /// it, and with `carried`, the data of a block the last feed left open.
+  init(
+    items: [ServerSentEventDecoder.Item], capacity: Int, spare: inout SpareEventDataBuffer,
+    carrying carried: borrowing ReusableBytes
+  ) {
     self.items = items
     self.capacity = capacity
     if isKnownUniquelyReferenced(&spare.buffer), spare.buffer.unsafelyUnwrapped.size >= capacity {
       buffer = spare.buffer.take().unsafelyUnwrapped.reuse()
     }
+    if carried.count > 0 { carried.withUnsafeBufferPointer { appendData($0, afterLineFeed: false) } }
   }
 
-  /// Appends an event whose data and last event ID are `data` and `id`, as UTF-8 that its reader checks.
-  ///
-  /// The bytes are borrowed, not read through closures in the caller: there, each was a retain and a release
-  /// per event.
-  mutating func appendEvent(type: String, data: borrowing ReusableBytes, id: borrowing ReusableBytes) {
-    let size = data.count + id.count
-    if buffer == nil || buffer.unsafelyUnwrapped.available < size {
-      // A quarter more than this feed needs, so the next feeds, a little longer or shorter, can reuse it.
-      buffer = EventDataBuffer.make(capacity: max(capacity + capacity / 4, size))
-    }
-    // Read in place, not bound to a constant: a binding is a retain and a release per event, and the
-    // event's own reference is the only one it needs.
-    let bytes = data.withUnsafeBufferPointer { data in
-      id.withUnsafeBufferPointer { id in buffer.unsafelyUnwrapped.append(data: data, id: id) }
-    }
+  /// The buffer for the decoder to offer the next feed, if it is worth keeping.
+  var spare: SpareEventDataBuffer {
+    SpareEventDataBuffer(buffer: buffer.flatMap { $0.size <= Self.keptCapacity ? $0 : nil })
+  }
+
+  /// Adds a data line to the block being read; after the first, a line feed joins them.
+  mutating func appendData(_ value: UnsafeBufferPointer<UInt8>, afterLineFeed: Bool) {
+    let size = value.count + (afterLineFeed ? 1 : 0)
+    makeRoom(for: size)
+    if afterLineFeed { buffer.unsafelyUnwrapped.append(UInt8(ascii: "\n")) }
+    buffer.unsafelyUnwrapped.append(value)
+    openDataCount += size
+  }
+
+  /// Makes the block being read an event of `type` whose last event ID is `id`.
+  mutating func appendEvent(type: String, id: borrowing ReusableBytes) {
+    makeRoom(for: id.count)
+    // The buffer is read in place, not bound to a constant: that was a retain and a release per event more.
+    let bytes = id.withUnsafeBufferPointer { buffer.unsafelyUnwrapped.closeEvent(dataCount: openDataCount, id: $0) }
     items.append(.event(ServerSentEvent(type: type, payload: .shared(bytes))))
+    openDataCount = 0
+  }
+
+  /// Calls `body` with the data of the block being read.
+  func withOpenData<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    guard let buffer else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+    return buffer.withLast(openDataCount, body)
+  }
+
+  /// Makes sure `size` more bytes fit after the block being read, moving it to a new buffer if they do not.
+  private mutating func makeRoom(for size: Int) {
+    if let buffer, buffer.available >= size { return }
+    // A quarter more than this feed needs, so the next feeds, a little longer or shorter, can reuse it.
+    let larger = EventDataBuffer.make(capacity: max(capacity + capacity / 4, openDataCount + size))
+    withOpenData { larger.append($0) }
+    buffer = larger
   }
 }

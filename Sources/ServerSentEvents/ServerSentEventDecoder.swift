@@ -73,8 +73,10 @@ public struct ServerSentEventDecoder: Sendable {
 
   private mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, into items: [Item]) -> [Item] {
     var output = FeedOutput(
-      items: items, capacity: bytes.count + partialLine.count + interpreter.pendingDataCount, spare: &spareBuffer)
+      items: items, capacity: bytes.count + partialLine.count + interpreter.carriedData.count, spare: &spareBuffer,
+      carrying: interpreter.carriedData)
     read(bytes, into: &output)
+    interpreter.carryOpenBlock(from: output)
     spareBuffer = output.spare
     return output.items
   }
