@@ -3,7 +3,8 @@
 /// A decoded event keeps its `data` and `lastEventID` as the UTF-8 bytes it was sent as, in a buffer that
 /// the events of one `ServerSentEventDecoder.feed` share, and makes them `String`s when they are read.
 /// Reading the data with `withDataUTF8(_:)` (to parse JSON, say) makes no `String` at all. Holding an event
-/// holds that shared buffer, at most about the size of the input that feed was given.
+/// holds that shared buffer, about the size of the input that feed was given (a socket read: a kilobyte or
+/// two); to keep a few events for long, keep their `data` strings or events made from them instead.
 ///
 /// ```swift
 /// let frame = try event.withDataUTF8 { try JSONDecoder().decode(Frame.self, from: Data($0)) }
