@@ -23,9 +23,13 @@ struct FeedOutput {
   ) {
     self.items = items
     self.capacity = capacity
-    if isKnownUniquelyReferenced(&spare.buffer), spare.buffer.unsafelyUnwrapped.size >= capacity {
-      buffer = spare.buffer.take().unsafelyUnwrapped.reuse()
-    }
+    // Never reused in the ThreadSanitizer build: the sanitizer cannot see the order the runtime's reference
+    // counts give the hand-over (see `isWritableInPlace` in ConversationState).
+    #if !CONVERSATION_STORE_TSAN
+      if isKnownUniquelyReferenced(&spare.buffer), spare.buffer.unsafelyUnwrapped.size >= capacity {
+        buffer = spare.buffer.take().unsafelyUnwrapped.reuse()
+      }
+    #endif
     if carried.count > 0 { carried.withUnsafeBufferPointer { appendData($0, afterLineFeed: false) } }
   }
 

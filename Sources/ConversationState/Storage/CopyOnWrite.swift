@@ -18,7 +18,7 @@ struct CopyOnWrite<Value: Sendable>: @unchecked Sendable {
   @inlinable var value: Value {
     unsafeAddress { UnsafePointer(box.address) }
     unsafeMutableAddress {
-      if !isKnownUniquelyReferenced(&box) { box = CopyOnWriteBox.make(box.address.pointee) }
+      if !isWritableInPlace(&box) { box = CopyOnWriteBox.make(box.address.pointee) }
       return box.address
     }
   }

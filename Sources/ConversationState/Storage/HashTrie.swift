@@ -42,7 +42,7 @@ public struct HashTrie<Key: Hashable, Value> {
   /// Inserts or replaces; returns the value that was replaced.
   @discardableResult
   public mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
-    if !isKnownUniquelyReferenced(&root) { root = root.copy() }
+    if !isWritableInPlace(&root) { root = root.copy() }
     let replaced = root.insert(key, value, hash: key.hashValue, shift: 0)
     if replaced == nil { count += 1 }
     return replaced
@@ -53,7 +53,7 @@ public struct HashTrie<Key: Hashable, Value> {
   @discardableResult
   public mutating func removeValue(forKey key: Key) -> Value? {
     guard root.value(for: key, hash: key.hashValue, shift: 0) != nil else { return nil }
-    if !isKnownUniquelyReferenced(&root) { root = root.copy() }
+    if !isWritableInPlace(&root) { root = root.copy() }
     let removed = root.remove(key, hash: key.hashValue, shift: 0)
     if removed != nil { count -= 1 }
     return removed
@@ -128,7 +128,7 @@ final class TrieNode<Key: Hashable, Value>: @unchecked Sendable {
     }
     if nodeMap & bit != 0 {
       let index = Self.slot(nodeMap, bit)
-      if !isKnownUniquelyReferenced(&children[index]) { children[index] = children[index].copy() }
+      if !isWritableInPlace(&children[index]) { children[index] = children[index].copy() }
       return children[index].insert(key, value, hash: hash, shift: shift + 5)
     }
     entries.insert((key, value), at: Self.slot(dataMap, bit))
@@ -166,7 +166,7 @@ final class TrieNode<Key: Hashable, Value>: @unchecked Sendable {
     }
     guard nodeMap & bit != 0 else { return nil }
     let index = Self.slot(nodeMap, bit)
-    if !isKnownUniquelyReferenced(&children[index]) { children[index] = children[index].copy() }
+    if !isWritableInPlace(&children[index]) { children[index] = children[index].copy() }
     let child = children[index]
     let removed = child.remove(key, hash: hash, shift: shift + 5)
     if child.children.isEmpty && child.entries.count <= 1 {

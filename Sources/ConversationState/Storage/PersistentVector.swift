@@ -119,7 +119,7 @@ public struct PersistentVector<Element> {
   }
 
   @usableFromInline static func uniqued(_ node: inout VectorNode<Element>) {
-    if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+    if !isWritableInPlace(&node) { node = node.copy() }
   }
 
   @usableFromInline static func assign(_ value: Element, at position: Int, in node: VectorNode<Element>, level: Int) {
