@@ -29,8 +29,6 @@ struct EventStreamInterpreter: Sendable {
   private var blockHasData = false
   /// The data of a block that one feed left open, for the next feed to go on with.
   private(set) var carriedData = ReusableBytes()
-  /// Kept storage past this is let go, so one huge event does not pin its size forever.
-  private static let keptDataCapacity = 1 << 16
 
   /// Reads one line (without its line end), appending what it completes to `items`.
   mutating func interpret(_ line: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput) {
@@ -83,12 +81,12 @@ struct EventStreamInterpreter: Sendable {
   mutating func discardBlock() {
     blockHasEventType = false
     blockHasData = false
-    carriedData.removeAll(keepingAtMost: Self.keptDataCapacity)
+    carriedData.removeAll(keepingAtMost: FeedOutput.keptCapacity)
   }
 
   /// Keeps the data of the block a feed leaves open, for the next feed.
   mutating func carryOpenBlock(from output: FeedOutput) {
-    carriedData.removeAll(keepingAtMost: Self.keptDataCapacity)
+    carriedData.removeAll(keepingAtMost: FeedOutput.keptCapacity)
     if output.openDataCount > 0 { output.withOpenData { carriedData.append($0) } }
   }
 

@@ -12,8 +12,9 @@ struct FeedOutput {
   private let capacity: Int
   /// How many bytes at the end of `buffer` are the data of the block being read.
   private(set) var openDataCount = 0
-  /// A larger buffer is not kept for the next feed, so one huge piece does not pin its size for good.
-  private static let keptCapacity = 1 << 16
+  /// Storage larger than this is not kept for the next feed (this buffer, or the interpreter's carried
+  /// bytes), so one huge piece or event does not pin its size for good.
+  static let keptCapacity = 1 << 16
 
   /// Starts a feed's output in `items`' storage, with `spare` (the last feed's buffer) if nothing else holds
   /// it, and with `carried`, the data of a block the last feed left open.

@@ -36,13 +36,6 @@ struct ReusableBytes: Sendable {
 
   @inline(never)
   private mutating func grow(toAtLeast needed: Int) {
-    var larger = [UInt8](repeating: 0, count: Swift.max(needed, storage.count * 2, 32))
-    let kept = count
-    larger.withUnsafeMutableBufferPointer { larger in
-      storage.withUnsafeBufferPointer { old in
-        if kept > 0 { larger.baseAddress!.update(from: old.baseAddress!, count: kept) }
-      }
-    }
-    storage = larger
+    storage.append(contentsOf: repeatElement(0, count: Swift.max(needed, storage.count * 2, 32) - storage.count))
   }
 }

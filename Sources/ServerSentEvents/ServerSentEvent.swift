@@ -54,10 +54,7 @@ public struct ServerSentEvent: Hashable, Sendable {
   /// Calls `body` with the UTF-8 bytes of `data`, valid for the call only. For a decoded event whose bytes
   /// are valid UTF-8 (nearly all), these are the bytes it was sent as, and no `String` is made.
   public func withDataUTF8<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
-    if case .shared(let bytes) = payload {
-      let sent: R?? = try bytes.withData { (utf8) throws(E) -> R? in utf8.isValidUTF8 ? try body(utf8) : nil }
-      if case .some(.some(let result)) = sent { return result }
-    }
+    if case .shared(let bytes) = payload, bytes.withData({ $0.isValidUTF8 }) { return try bytes.withData(body) }
     // Text, or sent bytes that need repair: the string's own bytes. `withUTF8` is mutating only to make a
     // bridged string contiguous; a native one is read in place.
     var text = data
