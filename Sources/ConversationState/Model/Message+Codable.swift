@@ -29,4 +29,40 @@ extension Message {
       usage: try container.decodeIfPresent(Usage.self, forKey: .usage),
       isPlaceholderText: try container.decodeIfPresent(Bool.self, forKey: .isPlaceholderText) ?? false)
   }
+  /// Encodes every field under its name, leaving out those that are `nil` (as the synthesized encoding did).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(clientID, forKey: .clientID)
+    try container.encodeIfPresent(serverID, forKey: .serverID)
+    try container.encode(role, forKey: .role)
+    try container.encodeIfPresent(author, forKey: .author)
+    try container.encode(text, forKey: .text)
+    try container.encode(createdAt, forKey: .createdAt)
+    try container.encodeIfPresent(editedAt, forKey: .editedAt)
+    try container.encode(delivery, forKey: .delivery)
+    try container.encodeIfPresent(reply, forKey: .reply)
+    try container.encode(attachments, forKey: .attachments)
+    try container.encode(rating, forKey: .rating)
+    try container.encodeIfPresent(agent, forKey: .agent)
+    try container.encode(sources, forKey: .sources)
+    try container.encode(toolCalls, forKey: .toolCalls)
+    try container.encodeIfPresent(finishReason, forKey: .finishReason)
+    try container.encodeIfPresent(usage, forKey: .usage)
+    try container.encode(isPlaceholderText, forKey: .isPlaceholderText)
+  }
+}
+
+extension Message: CustomReflectable {
+  /// The fields by name in reading order, as if none were stored out of line (a state diff walks them).
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        ("clientID", clientID), ("serverID", serverID as Any), ("role", role), ("author", author as Any),
+        ("text", text), ("createdAt", createdAt), ("editedAt", editedAt as Any), ("delivery", delivery),
+        ("reply", reply as Any), ("attachments", attachments), ("rating", rating), ("agent", agent as Any),
+        ("sources", sources), ("toolCalls", toolCalls), ("finishReason", finishReason as Any),
+        ("usage", usage as Any), ("isPlaceholderText", isPlaceholderText),
+      ], displayStyle: .struct)
+  }
 }

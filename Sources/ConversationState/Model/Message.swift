@@ -5,40 +5,52 @@ public import Foundation
 /// Identity: `clientID` is fixed for the message's life and is the idempotency key of its send;
 /// `serverID` is set once the server confirmed it. A `MessageList` never holds two entries for one message.
 public struct Message: Identifiable, Hashable, Sendable, Codable {
+  // Stored widest first (16-byte, then 8-byte, then 1-byte fields), so the struct has no padding: a
+  // conversation holds tens of thousands of these. Two rarely set wide fields (agent, usage) live out of line. The mirror
+  // lists the fields in reading order (see `customMirror`).
   /// The ID the client gave the message; fixed for its life and sent as its idempotency key.
   public var clientID: ClientMessageID
   /// The server's ID, set once the server confirmed or delivered the message; `nil` until then.
   public var serverID: ServerMessageID?
-  /// Who the message is from: the user, the AI agent, a human agent or the system.
-  public var role: Role
   /// Who wrote it, when the server says; used to clear that participant's typing indicator.
   public var author: ParticipantID?
   /// What the message says; may be empty for a message that only carries attachments.
   public var text: String
+  /// Why the server finished the reply; `nil` when it gave no reason, as for other roles.
+  public var finishReason: FinishReason?
   /// Local time until the server confirms the message; the server's time after (server time wins).
   public var createdAt: Date
-  /// When the message was last edited, on the server's clock; `nil` if it never was.
-  public var editedAt: Date?
   /// Where the message is on its way to the server; messages from others are always `sent`.
   public var delivery: Delivery
   /// For assistant messages: whether the reply is complete or was cut short. `nil` for other roles.
   public var reply: ReplyState?
   /// Files attached to the message; at most `ChatPolicy.maximumAttachments` on one the user sends.
   public var attachments: [MessageAttachment]
-  /// The user's thumbs up or down on an answer; `none` until they rate it.
-  public var rating: Rating
-  /// The agent that wrote the message, when one did and the server says which.
-  public var agent: AgentInfo?
   /// Knowledge-base articles the answer cites, for links under it.
   public var sources: [KnowledgeSource]
   /// The tools the agent called while writing this reply, in call order.
   public var toolCalls: [ToolCall]
-  /// Why the server finished the reply; `nil` when it gave no reason, as for other roles.
-  public var finishReason: FinishReason?
-  /// What producing the reply cost, when the server reports it.
-  public var usage: Usage?
+  private var storedAgent: OutOfLine<AgentInfo>
+  private var storedUsage: OutOfLine<Usage>
+  /// When the message was last edited, on the server's clock; `nil` if it never was.
+  public var editedAt: Date?
+  /// Who the message is from: the user, the AI agent, a human agent or the system.
+  public var role: Role
+  /// The user's thumbs up or down on an answer; `none` until they rate it.
+  public var rating: Rating
   /// True while `text` is only a stand-in for an attachment ("Image", "Audio"); a transcript replaces it.
   public var isPlaceholderText: Bool
+
+  /// The agent that wrote the message, when one did and the server says which.
+  public var agent: AgentInfo? {
+    get { storedAgent.value }
+    set { storedAgent.value = newValue }
+  }
+  /// What producing the reply cost, when the server reports it.
+  public var usage: Usage? {
+    get { storedUsage.value }
+    set { storedUsage.value = newValue }
+  }
 
   /// The client ID: the one identity a message keeps from send to confirmation.
   public var id: ClientMessageID { clientID }
@@ -62,11 +74,11 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     self.reply = reply
     self.attachments = attachments
     self.rating = rating
-    self.agent = agent
+    self.storedAgent = OutOfLine(agent)
     self.sources = sources
     self.toolCalls = toolCalls
     self.finishReason = finishReason
-    self.usage = usage
+    self.storedUsage = OutOfLine(usage)
     self.isPlaceholderText = isPlaceholderText
   }
 

@@ -38,9 +38,12 @@ extension ConversationReducer {
       state.backgroundError = ChatError(
         .invalidEvent, "\(messages.count - valid.count) message(s) from the server had no ID and were skipped.")
     }
-    // Newest first, so an older page lands in front one message at a time in O(1) each.
-    for message in valid.sorted(by: { $0.orderKey > $1.orderKey }) {
-      commitIncoming(echoAware(message, state), &state)
+    // Newest first, so an older page lands in front one message at a time in O(1) each. The sort moves
+    // indices, not messages: a page arrives oldest first, and moving each message past the others cost
+    // more than committing them all.
+    let keys = valid.map(\.orderKey)
+    for index in keys.indices.sorted(by: { keys[$0] > keys[$1] }) {
+      commitIncoming(echoAware(valid[index], state), &state)
     }
   }
 
