@@ -43,9 +43,10 @@ public struct MessageList: Sendable {
     _read { yield storage.value.positions }
     _modify { yield &storage.value.positions }
   }
-  private var clientIDsByServerID: HashTrie<ServerMessageID, ClientMessageID> {
-    _read { yield storage.value.clientIDsByServerID }
-    _modify { yield &storage.value.clientIDsByServerID }
+  /// Logical position of each committed message that has a server ID.
+  private var serverPositions: HashTrie<ServerMessageID, Int> {
+    _read { yield storage.value.serverPositions }
+    _modify { yield &storage.value.serverPositions }
   }
   /// Identifies this list's layout; a list built anew gets a new one, so a change set knows to reset.
   var lineage: Lineage { storage.value.lineage }
@@ -56,7 +57,7 @@ public struct MessageList: Sendable {
     var newer = PersistentVector<Message>()
     var outgoing: [Message] = []
     var positions = HashTrie<ClientMessageID, Int>()
-    var clientIDsByServerID = HashTrie<ServerMessageID, ClientMessageID>()
+    var serverPositions = HashTrie<ServerMessageID, Int>()
     let lineage = Lineage()
   }
 
@@ -102,7 +103,7 @@ public struct MessageList: Sendable {
 
   /// The message the server knows as `serverID`, or nil when no message in the list has it.
   public subscript(serverID serverID: ServerMessageID) -> Message? {
-    clientIDsByServerID[serverID].flatMap { self[clientID: $0] }
+    serverPositions[serverID].map { message(atLogical: $0) }
   }
 
   /// Whether a message with `clientID`, committed or outgoing, is in the list.
@@ -136,7 +137,7 @@ public struct MessageList: Sendable {
 
   /// Committed messages the server gave no ID (interrupted replies, messages of servers that never return
   /// IDs): O(1).
-  public var committedWithoutServerIDCount: Int { committedCount - clientIDsByServerID.count }
+  public var committedWithoutServerIDCount: Int { committedCount - serverPositions.count }
 
   /// Visits the committed messages created between `start` and `end` (inclusive), oldest first, until
   /// `body` returns false: O(log n + visited), found by binary search on server order.
@@ -193,7 +194,7 @@ public struct MessageList: Sendable {
       return true
     }
     if position >= 0 { newer[position] = after } else { older[-position - 1] = after }
-    reindexServerID(from: before, to: after)
+    reindexServerID(from: before, to: after, at: position)
     return true
   }
 
@@ -230,7 +231,7 @@ public struct MessageList: Sendable {
       {
         // Same place in server order: replace in place, O(log n).
         if position >= 0 { newer[position] = message } else { older[-position - 1] = message }
-        reindexServerID(from: existing, to: message)
+        reindexServerID(from: existing, to: message, at: position)
         return .replaced(previous: existing)
       }
       previous = existing
@@ -307,14 +308,14 @@ public struct MessageList: Sendable {
 
   private mutating func pushNewer(_ message: Message) {
     positions[message.clientID] = newer.count
+    reindexServerID(from: nil, to: message, at: newer.count)
     newer.append(message)
-    reindexServerID(from: nil, to: message)
   }
 
   private mutating func pushOlder(_ message: Message) {
     older.append(message)
     positions[message.clientID] = -older.count
-    reindexServerID(from: nil, to: message)
+    reindexServerID(from: nil, to: message, at: -older.count)
   }
 
   /// Takes `newer[position...]` out (in order), lets `body` edit it, and puts the result back.
@@ -339,12 +340,19 @@ public struct MessageList: Sendable {
 
   private mutating func unindex(_ message: Message) {
     positions[message.clientID] = nil
-    reindexServerID(from: message, to: nil)
+    if let serverID = message.serverID { serverPositions[serverID] = nil }
   }
 
-  private mutating func reindexServerID(from old: Message?, to new: Message?) {
-    if let oldServerID = old?.serverID, oldServerID != new?.serverID { clientIDsByServerID[oldServerID] = nil }
-    if let new, let serverID = new.serverID { clientIDsByServerID[serverID] = new.clientID }
+  /// Moves the server ID index from `old` (or from nothing) to `new`, which is (or will be) at logical
+  /// `position`. An unchanged server ID at an unchanged position writes nothing: with a snapshot holding the
+  /// list, a write would copy a path of the trie.
+  private mutating func reindexServerID(from old: Message?, to new: Message?, at position: Int) {
+    let newServerID = new?.serverID
+    if let oldServerID = old?.serverID {
+      if oldServerID == newServerID { return }
+      serverPositions[oldServerID] = nil
+    }
+    if let newServerID { serverPositions[newServerID] = position }
   }
 }
 
