@@ -39,12 +39,12 @@ public struct MessageList: Sendable {
     _modify { yield &storage.value.outgoing }
   }
   /// Logical position of each committed message: `newer[i]` is `i`, `older[j]` is `-(j + 1)`.
-  private var positions: HashTrie<ClientMessageID, Int> {
+  private var positions: PositionIndex<ClientMessageID> {
     _read { yield storage.value.positions }
     _modify { yield &storage.value.positions }
   }
   /// Logical position of each committed message that has a server ID.
-  private var serverPositions: HashTrie<ServerMessageID, Int> {
+  private var serverPositions: PositionIndex<ServerMessageID> {
     _read { yield storage.value.serverPositions }
     _modify { yield &storage.value.serverPositions }
   }
@@ -56,8 +56,8 @@ public struct MessageList: Sendable {
     var older = PersistentVector<Message>()
     var newer = PersistentVector<Message>()
     var outgoing: [Message] = []
-    var positions = HashTrie<ClientMessageID, Int>()
-    var serverPositions = HashTrie<ServerMessageID, Int>()
+    var positions = PositionIndex<ClientMessageID>()
+    var serverPositions = PositionIndex<ServerMessageID>()
     let lineage = Lineage()
   }
 
@@ -97,13 +97,18 @@ public struct MessageList: Sendable {
   /// The message with `clientID`, or nil when it is not in the list.
   /// O(log n) when committed; O(outgoing) for one the server has not confirmed.
   public subscript(clientID clientID: ClientMessageID) -> Message? {
-    if let position = positions[clientID] { return message(atLogical: position) }
+    if let position = positions.candidate(for: clientID) {
+      let found = message(atLogical: position)
+      if found.clientID == clientID { return found }
+    }
     return outgoing.first { $0.clientID == clientID }
   }
 
   /// The message the server knows as `serverID`, or nil when no message in the list has it.
   public subscript(serverID serverID: ServerMessageID) -> Message? {
-    serverPositions[serverID].map { message(atLogical: $0) }
+    guard let position = serverPositions.candidate(for: serverID) else { return nil }
+    let found = message(atLogical: position)
+    return found.serverID == serverID ? found : nil
   }
 
   /// Whether a message with `clientID`, committed or outgoing, is in the list.
@@ -116,7 +121,7 @@ public struct MessageList: Sendable {
 
   /// The newest committed message before the one with `clientID` that satisfies `predicate`.
   public func lastCommitted(before clientID: ClientMessageID, where predicate: (Message) -> Bool) -> Message? {
-    guard let position = positions[clientID] else { return nil }
+    guard let position = position(of: clientID) else { return nil }
     var found: Message?
     forEachCommitted(before: position) { message in
       if predicate(message) { found = message }
@@ -133,7 +138,7 @@ public struct MessageList: Sendable {
     }
   }
 
-  func logicalPosition(of clientID: ClientMessageID) -> Int? { positions[clientID] }
+  func logicalPosition(of clientID: ClientMessageID) -> Int? { position(of: clientID) }
 
   /// Committed messages the server gave no ID (interrupted replies, messages of servers that never return
   /// IDs): O(1).
@@ -183,7 +188,7 @@ public struct MessageList: Sendable {
       if outgoing[index].isCommitted { commit(outgoing[index]) }
       return true
     }
-    guard let position = positions[clientID] else { return false }
+    guard let position = position(of: clientID) else { return false }
     let before = message(atLogical: position)
     var after = before
     body(&after)
@@ -227,7 +232,7 @@ public struct MessageList: Sendable {
     {
       if existing == message { return .unchanged }
       if existing.clientID == message.clientID, existing.orderKey == message.orderKey,
-        let position = positions[message.clientID]
+        let position = position(of: message.clientID)
       {
         // Same place in server order: replace in place, O(log n).
         if position >= 0 { newer[position] = message } else { older[-position - 1] = message }
@@ -273,7 +278,7 @@ public struct MessageList: Sendable {
   @discardableResult
   public mutating func remove(_ clientID: ClientMessageID) -> Message? {
     if let index = outgoing.firstIndex(where: { $0.clientID == clientID }) { return outgoing.remove(at: index) }
-    guard let position = positions[clientID] else { return nil }
+    guard let position = position(of: clientID) else { return nil }
     let removed = message(atLogical: position)
     if position >= 0 {
       spliceNewer(from: position) { $0.removeFirst() }
@@ -286,7 +291,7 @@ public struct MessageList: Sendable {
   /// Removes the committed message with `clientID` and every committed message after it; returns them
   /// in order. Outgoing messages stay.
   public mutating func removeCommitted(from clientID: ClientMessageID) -> [Message] {
-    guard let position = positions[clientID] else { return [] }
+    guard let position = position(of: clientID) else { return [] }
     if position >= 0 {
       var removed: [Message] = []
       spliceNewer(from: position) { suffix in
@@ -307,14 +312,14 @@ public struct MessageList: Sendable {
   // MARK: - Splicing at the ends
 
   private mutating func pushNewer(_ message: Message) {
-    positions[message.clientID] = newer.count
-    reindexServerID(from: nil, to: message, at: newer.count)
     newer.append(message)
+    setPosition(newer.count - 1, of: message.clientID)
+    reindexServerID(from: nil, to: message, at: newer.count - 1)
   }
 
   private mutating func pushOlder(_ message: Message) {
     older.append(message)
-    positions[message.clientID] = -older.count
+    setPosition(-older.count, of: message.clientID)
     reindexServerID(from: nil, to: message, at: -older.count)
   }
 
@@ -339,8 +344,8 @@ public struct MessageList: Sendable {
   }
 
   private mutating func unindex(_ message: Message) {
-    positions[message.clientID] = nil
-    if let serverID = message.serverID { serverPositions[serverID] = nil }
+    positions.remove(message.clientID)
+    if let serverID = message.serverID { serverPositions.remove(serverID) }
   }
 
   /// Moves the server ID index from `old` (or from nothing) to `new`, which is (or will be) at logical
@@ -350,9 +355,37 @@ public struct MessageList: Sendable {
     let newServerID = new?.serverID
     if let oldServerID = old?.serverID {
       if oldServerID == newServerID { return }
-      serverPositions[oldServerID] = nil
+      serverPositions.remove(oldServerID)
     }
-    if let newServerID { serverPositions[newServerID] = position }
+    if let newServerID, let displaced = serverPositions.set(position, for: newServerID),
+      message(atLogical: displaced).serverID != newServerID
+    {
+      serverPositions.separate(newServerID, at: position, from: displaced)
+    }
+  }
+
+  // MARK: - The ID indexes
+
+  // The indexes keep hashes, not IDs: a position found is confirmed by the ID of the message there. Every
+  // position they hold is a committed message's (messages are unindexed before they move).
+
+  private func position(of clientID: ClientMessageID) -> Int? {
+    guard let position = positions.candidate(for: clientID), committedClientID(at: position) == clientID else {
+      return nil
+    }
+    return position
+  }
+
+  /// Indexes the message at `position`, which is in place.
+  private mutating func setPosition(_ position: Int, of clientID: ClientMessageID) {
+    if let displaced = positions.set(position, for: clientID), committedClientID(at: displaced) != clientID {
+      positions.separate(clientID, at: position, from: displaced)
+    }
+  }
+
+  /// The client ID of the committed message at `position`, read without copying the message.
+  private func committedClientID(at position: Int) -> ClientMessageID {
+    position >= 0 ? newer[position].clientID : older[-position - 1].clientID
   }
 }
 
@@ -380,7 +413,7 @@ extension MessageList: RandomAccessCollection {
   /// confirmed, of which there are only a few. Positions are what a list widget's
   /// `items_changed(position, removed, added)` takes.
   public func index(of clientID: ClientMessageID) -> Int? {
-    if let logical = positions[clientID] { return logical + older.count }
+    if let logical = position(of: clientID) { return logical + older.count }
     return outgoing.firstIndex { $0.clientID == clientID }.map { committedCount + $0 }
   }
 }

@@ -45,16 +45,20 @@ public struct PersistentVector<Element> {
   ///
   /// Setting copies only the path to that element, and only while a snapshot shares it.
   public subscript(position: Int) -> Element {
-    get {
+    // A read accessor, not a getter: reading one field of an element does not copy the element.
+    _read {
       precondition(position >= 0 && position < count, "PersistentVector index \(position) out of 0..<\(count)")
-      if position >= tailOffset { return tail[position & Self.mask] }
-      var node = root
-      var level = shift
-      while level > 0 {
-        node = node.children[(position >> level) & Self.mask]
-        level -= Self.bits
+      if position >= tailOffset {
+        yield tail[position & Self.mask]
+      } else {
+        var node = root
+        var level = shift
+        while level > 0 {
+          node = node.children[(position >> level) & Self.mask]
+          level -= Self.bits
+        }
+        yield node.leaves[position & Self.mask]
       }
-      return node.leaves[position & Self.mask]
     }
     set {
       precondition(position >= 0 && position < count, "PersistentVector index \(position) out of 0..<\(count)")
