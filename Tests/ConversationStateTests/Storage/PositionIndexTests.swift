@@ -1,6 +1,7 @@
-@testable import ConversationState
 import ConversationTesting
 import Testing
+
+@testable import ConversationState
 
 /// A key whose hash takes only `buckets` values, so many keys share one.
 struct BucketedKey: Hashable {
