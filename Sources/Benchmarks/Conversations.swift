@@ -7,11 +7,15 @@ import Synchronization
 enum Conversations {
   static let start = Date(timeIntervalSince1970: 1_750_000_000)
 
+  /// A message as the server delivers it. Its text is sized exactly, as a decoder makes it: a string built by
+  /// interpolation keeps its buffer's spare capacity (about 60 bytes here), which `mem.store` would count
+  /// as the store's.
   static func message(_ index: Int, role: Role? = nil) -> Message {
     let role = role ?? (index.isMultiple(of: 2) ? .user : .assistant)
+    let line = "Message number \(index), long enough to look like a real chat line."
     return Message(
       clientID: ClientMessageID("c\(index)"), serverID: ServerMessageID("s\(index)"), role: role,
-      text: "Message number \(index), long enough to look like a real chat line.",
+      text: String(decoding: Array(line.utf8), as: UTF8.self),
       createdAt: start.addingTimeInterval(Double(index)), reply: role == .assistant ? .complete : nil)
   }
 

@@ -6,7 +6,7 @@ public import Foundation
 /// `serverID` is set once the server confirmed it. A `MessageList` never holds two entries for one message.
 public struct Message: Identifiable, Hashable, Sendable, Codable {
   // Stored widest first (16-byte, then 8-byte, then 1-byte fields), so the struct has no padding: a
-  // conversation holds tens of thousands of these. Two rarely set wide fields (agent, usage) live out of line. The mirror
+  // conversation holds tens of thousands of these. Three fields most messages leave nil (agent, usage, edit time) live out of line, together. The mirror
   // lists the fields in reading order (see `customMirror`).
   /// The ID the client gave the message; fixed for its life and sent as its idempotency key.
   public var clientID: ClientMessageID
@@ -30,10 +30,8 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   public var sources: [KnowledgeSource]
   /// The tools the agent called while writing this reply, in call order.
   public var toolCalls: [ToolCall]
-  private var storedAgent: OutOfLine<AgentInfo>
-  private var storedUsage: OutOfLine<Usage>
-  /// When the message was last edited, on the server's clock; `nil` if it never was.
-  public var editedAt: Date?
+  /// The agent, usage and edit time: one reference, nil (nothing allocated) while all three are.
+  private var rare: OutOfLine<RareFields>
   /// Who the message is from: the user, the AI agent, a human agent or the system.
   public var role: Role
   /// The user's thumbs up or down on an answer; `none` until they rate it.
@@ -43,13 +41,18 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
 
   /// The agent that wrote the message, when one did and the server says which.
   public var agent: AgentInfo? {
-    get { storedAgent.value }
-    set { storedAgent.value = newValue }
+    get { rare.value?.agent }
+    set { rare.value = RareFields(rare.value, agent: newValue) }
   }
   /// What producing the reply cost, when the server reports it.
   public var usage: Usage? {
-    get { storedUsage.value }
-    set { storedUsage.value = newValue }
+    get { rare.value?.usage }
+    set { rare.value = RareFields(rare.value, usage: newValue) }
+  }
+  /// When the message was last edited, on the server's clock; `nil` if it never was.
+  public var editedAt: Date? {
+    get { rare.value?.editedAt }
+    set { rare.value = RareFields(rare.value, editedAt: newValue) }
   }
 
   /// The client ID: the one identity a message keeps from send to confirmation.
@@ -69,16 +72,14 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     self.author = author
     self.text = text
     self.createdAt = createdAt
-    self.editedAt = editedAt
     self.delivery = delivery
     self.reply = reply
     self.attachments = attachments
     self.rating = rating
-    self.storedAgent = OutOfLine(agent)
     self.sources = sources
     self.toolCalls = toolCalls
     self.finishReason = finishReason
-    self.storedUsage = OutOfLine(usage)
+    self.rare = OutOfLine(RareFields(nil, agent: agent, usage: usage, editedAt: editedAt))
     self.isPlaceholderText = isPlaceholderText
   }
 
@@ -94,6 +95,27 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   /// a reply the server never confirmed), so equal timestamps still order the same way everywhere.
   public var orderKey: MessageOrderKey {
     MessageOrderKey(createdAt: createdAt, tieBreak: serverID?.rawValue ?? clientID.rawValue)
+  }
+}
+
+/// The fields of a `Message` that most messages leave nil, kept out of line together.
+struct RareFields: Hashable, Sendable {
+  var agent: AgentInfo?
+  var usage: Usage?
+  var editedAt: Date?
+
+  /// `base` with the given fields replaced (`.some(nil)` clears one); nil when all three end up nil, so a
+  /// message that clears its last rare field holds no box.
+  init?(
+    _ base: RareFields?, agent: AgentInfo?? = .none, usage: Usage?? = .none, editedAt: Date?? = .none
+  ) {
+    let agent = agent ?? base?.agent
+    let usage = usage ?? base?.usage
+    let editedAt = editedAt ?? base?.editedAt
+    if agent == nil && usage == nil && editedAt == nil { return nil }
+    self.agent = agent
+    self.usage = usage
+    self.editedAt = editedAt
   }
 }
 

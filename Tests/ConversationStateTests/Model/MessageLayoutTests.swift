@@ -16,10 +16,10 @@ struct MessageLayoutTests {
       agent: agent, finishReason: "stop", usage: usage)
   }
 
-  @Test("a message a conversation holds by the hundred thousand stays within 160 bytes inline")
+  @Test("a message a conversation holds by the hundred thousand stays within 144 bytes inline")
   func inlineSize() {
-    // The agent (48 bytes) and usage (25) no longer count against every message.
-    #expect(MemoryLayout<Message>.stride <= 160)
+    // The agent (48 bytes), usage (25) and edit time (9) no longer count against every message.
+    #expect(MemoryLayout<Message>.stride <= 144)
   }
 
   @Test("editing the agent of a copy leaves the original's agent alone")
@@ -34,6 +34,24 @@ struct MessageLayoutTests {
     #expect(held.agent?.name == "Ada" && held.usage == Self.usage)
     #expect(message.agent?.name == "Grace" && message.agent?.id == "bot-1" && message.usage == nil)
     #expect(message != held)
+  }
+
+  @Test("agent, usage and edit time are set and cleared one at a time; clearing all equals never having them")
+  func rareFieldsAreIndependent() {
+    // Given a reply with none of the three
+    let plain = Self.reply()
+    var message = plain
+    // When each is set in turn, the others stay as they were
+    message.editedAt = .story(9)
+    message.agent = Self.agent
+    #expect(message.editedAt == .story(9) && message.agent == Self.agent && message.usage == nil)
+    message.usage = Self.usage
+    message.editedAt = nil
+    #expect(message.editedAt == nil && message.agent == Self.agent && message.usage == Self.usage)
+    // Then clearing the last two leaves a message equal to (and hashing as) one that never had them
+    message.agent = nil
+    message.usage = nil
+    #expect(message == plain && message.hashValue == plain.hashValue)
   }
 
   @Test(
