@@ -1,8 +1,8 @@
 /// An optional value kept behind a reference: eight bytes inline, nothing allocated while it is `nil`.
 ///
 /// For fields most values leave unset, in types a list holds by the ten thousand: a `Message`'s agent,
-/// usage and edit time (48, 25 and 9 bytes inline) cost every message their size, set or not. A set value is immutable
-/// in its box; a change makes a new box, so copies never share a write.
+/// usage and edit time (48, 25 and 9 bytes inline) cost every message their size, set or not. A set value
+/// is immutable in its box; a change makes a new box, so copies never share a write.
 ///
 /// ```swift
 /// private var storedAgent = OutOfLine<AgentInfo>(nil)   // 8 bytes
