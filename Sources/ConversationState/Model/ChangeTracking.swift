@@ -16,13 +16,9 @@ extension ConversationState: ChangeTracking {
     if changes.isReset { return changes }
     // The common frame: a delta of the reply that streamed before too, with no message changed. Its row is
     // simply updated; the general case below looks the rows up.
-    if changes.isEmpty, let id = streamingReply?.clientID, old.streamingReply?.clientID == id {
-      // Built at its size: inserted into an empty set, the ID was hashed again when the set first grew (and a
-      // literal `[id]` builds an array first).
-      if old.streamingReply != streamingReply {
-        changes.updated = Set(minimumCapacity: 1)
-        changes.updated.insert(id)
-      }
+    if changes.isEmpty, let reply = streamingReply, old.streamingReply?.clientID == reply.clientID {
+      // The reply's one-row set is made once per reply: making it per frame was an allocation and a hash.
+      if old.streamingReply != reply { changes.updated = reply.row }
       return changes
     }
     let before = old.streamingReply

@@ -21,7 +21,10 @@ public struct StreamingReply: Sendable {
   /// The client ID the reply will have if it is committed without a server message (interrupted).
   @inlinable public var clientID: ClientMessageID {
     _read { yield fields.value.clientID }
-    _modify { yield &fields.value.clientID }
+    set {
+      fields.value.clientID = newValue
+      fields.value.row = [newValue]
+    }
   }
   /// The text received so far; each delta appends in O(delta).
   public var text: StreamedText
@@ -74,10 +77,13 @@ public struct StreamingReply: Sendable {
     fields = CopyOnWrite(
       Fields(
         requestID: requestID, clientID: clientID, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
-        replacing: replacing, serverID: serverID, connection: nil, presentedUTF8Count: nil))
+        replacing: replacing, serverID: serverID, connection: nil, presentedUTF8Count: nil, row: [clientID]))
   }
 
   /// Client-executed tool calls so far, which `ChatPolicy.clientToolCallLimit` bounds.
+  /// The reply's row, `[clientID]`, as a set made once per reply.
+  var row: Set<ClientMessageID> { fields.value.row }
+
   public var clientToolCallCount: Int { toolCalls.count { $0.execution == .client } }
 
   /// The text to show now: all of it while streaming as it arrives, the released part when paced, nothing
@@ -101,6 +107,13 @@ extension StreamingReply {
     @usableFromInline var serverID: ServerMessageID?
     @usableFromInline var connection: RequestID?
     @usableFromInline var presentedUTF8Count: Int?
+    /// `[clientID]`, made once per reply: a frame whose only change is this reply's next delta hands it out
+    /// as its change set's `updated` rows, where making the set each frame was an allocation and a hash.
+    @usableFromInline var row: Set<ClientMessageID> = []
+
+    private enum CodingKeys: String, CodingKey {
+      case requestID, clientID, toolCalls, agent, startedAt, replacing, serverID, connection, presentedUTF8Count
+    }
   }
 }
 
@@ -116,7 +129,9 @@ extension StreamingReply: Codable {
   /// Decodes the JSON object `encode(to:)` writes: one key per field.
   public init(from decoder: any Decoder) throws {
     text = try decoder.container(keyedBy: TextKey.self).decode(StreamedText.self, forKey: .text)
-    fields = CopyOnWrite(try Fields(from: decoder))
+    var fields = try Fields(from: decoder)
+    fields.row = [fields.clientID]
+    self.fields = CopyOnWrite(fields)
   }
 
   /// Encodes one JSON object with a key per field.

@@ -103,4 +103,22 @@ struct StateCopyTests {
     let replyLabels = Mirror(reflecting: state.streamingReply!).children.compactMap(\.label)
     #expect(Set(replyLabels).isSuperset(of: ["text", "clientID", "requestID", "toolCalls"]))
   }
+
+  @Test("a delta frame names the reply's row by its current ID, after the ID changed and after a decode")
+  func deltaFrameNamesTheReplyRow() throws {
+    // Given a streaming reply whose client ID was changed
+    var state = Self.streaming("Hel")
+    state.streamingReply?.clientID = "r2"
+    let drawn = state
+    // When a delta arrives
+    state.streamingReply?.text.append("lo")
+    // Then the frame updates that row, under its new ID
+    #expect(state.changes(since: drawn) == ChangeSet(updated: ["r2"]))
+    // And a state decoded from disk does the same for its next delta
+    var decoded = try JSONDecoder().decode(ConversationState.self, from: JSONEncoder().encode(state))
+    let shown = decoded
+    decoded.streamingReply?.text.append("!")
+    #expect(decoded.changes(since: shown) == ChangeSet(updated: ["r2"]))
+    #expect(decoded.streamingReply?.text.string == "Hello!")
+  }
 }
