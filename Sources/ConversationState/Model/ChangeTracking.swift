@@ -12,15 +12,17 @@ extension ConversationState: ChangeTracking {
   /// Changed message rows, by client ID. The reply being streamed counts as a row under its client ID, so a
   /// delta shows up as an update of that row, and its commit (finished or interrupted) as a replacement.
   public func changes(since old: ConversationState) -> ChangeSet<ClientMessageID> {
+    // The common frame: a delta of the reply that streamed before too, and the message list not touched (the
+    // same storage). Its row is simply updated, with the reply's one-row set, made once per reply (making it
+    // per frame was an allocation and a hash); the general case below diffs the lists and looks rows up.
+    if messages.storage.box === old.messages.storage.box, let id = streamingReply?.clientID,
+      id == old.streamingReply?.clientID
+    {
+      if StreamingReply.areEqual(streamingReply, old.streamingReply) { return ChangeSet() }
+      return ChangeSet(updated: streamingReply?.row ?? [])
+    }
     var changes = messages.changes(since: old.messages)
     if changes.isReset { return changes }
-    // The common frame: a delta of the reply that streamed before too, with no message changed. Its row is
-    // simply updated; the general case below looks the rows up.
-    if changes.isEmpty, let reply = streamingReply, old.streamingReply?.clientID == reply.clientID {
-      // The reply's one-row set is made once per reply: making it per frame was an allocation and a hash.
-      if old.streamingReply != reply { changes.updated = reply.row }
-      return changes
-    }
     let before = old.streamingReply
     let after = streamingReply
     guard before != after else { return changes }

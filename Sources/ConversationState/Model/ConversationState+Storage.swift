@@ -4,6 +4,8 @@ extension ConversationState {
   /// Everything a streamed delta leaves alone; each field is documented on `ConversationState`.
   @usableFromInline
   struct Cold: Equatable, Sendable, Codable {
+    /// First, so that `==` compares it first: the message list is what two versions differ in most.
+    @usableFromInline var messages: MessageList
     @usableFromInline var conversationID: ConversationID?
     @usableFromInline var title: String?
     @usableFromInline var status: ConversationStatus
@@ -36,6 +38,7 @@ extension ConversationState {
     @usableFromInline var credentialRenewal: UInt64?
 
     init(conversationID: ConversationID?, epoch: IdentityEpoch, identity: UserIdentity?) {
+      messages = MessageList()
       self.conversationID = conversationID
       title = nil
       status = .ongoing
@@ -74,8 +77,8 @@ extension ConversationState: Equatable {
   /// Field by field, except that parts two versions share (every part a delta left alone) compare by
   /// identity. The reply first: it is what differs between two frames of a streamed reply.
   @inlinable public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.streamingReply == rhs.streamingReply && lhs.agentActivity == rhs.agentActivity && lhs.cold == rhs.cold
-      && lhs.messages == rhs.messages
+    StreamingReply.areEqual(lhs.streamingReply, rhs.streamingReply) && lhs.agentActivity == rhs.agentActivity
+      && lhs.cold == rhs.cold
   }
 }
 
@@ -83,12 +86,11 @@ extension ConversationState: Codable {
   /// The hot fields' keys; the cold ones are `Cold`'s, in the same JSON object, so the encoding is one
   /// flat object with a key per field, as before the fields were split.
   private enum HotKeys: String, CodingKey {
-    case messages, streamingReply, agentActivity
+    case streamingReply, agentActivity
   }
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: HotKeys.self)
-    messages = try container.decode(MessageList.self, forKey: .messages)
     streamingReply = try container.decodeIfPresent(StreamingReply.self, forKey: .streamingReply)
     agentActivity = try container.decode(AgentActivity.self, forKey: .agentActivity)
     cold = CopyOnWrite(try Cold(from: decoder))
@@ -97,7 +99,6 @@ extension ConversationState: Codable {
   public func encode(to encoder: any Encoder) throws {
     try cold.value.encode(to: encoder)
     var container = encoder.container(keyedBy: HotKeys.self)
-    try container.encode(messages, forKey: .messages)
     try container.encodeIfPresent(streamingReply, forKey: .streamingReply)
     try container.encode(agentActivity, forKey: .agentActivity)
   }
@@ -106,9 +107,7 @@ extension ConversationState: Codable {
 extension ConversationState: CustomReflectable {
   /// The fields by name, as if they were stored here (a state diff walks them).
   public var customMirror: Mirror {
-    let hotFields: [Mirror.Child] = [
-      ("messages", messages), ("streamingReply", streamingReply as Any), ("agentActivity", agentActivity),
-    ]
+    let hotFields: [Mirror.Child] = [("streamingReply", streamingReply as Any), ("agentActivity", agentActivity)]
     return Mirror(self, children: hotFields + Array(Mirror(reflecting: cold.value).children), displayStyle: .struct)
   }
 }

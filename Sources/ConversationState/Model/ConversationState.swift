@@ -6,12 +6,13 @@ public import Foundation
 /// storage: the message list and the streamed reply text are persistent structures (see `MessageList`,
 /// `StreamedText`), so holding an old snapshot never makes the next change copy the history.
 ///
-/// A copy is a few references however many fields there are: what a streamed delta changes (the messages,
-/// the reply, the agent's activity) is stored here, each one reference, and everything else behind one
-/// more. So reading the state from a store, holding a snapshot and the first delta after a snapshot was
-/// taken each cost a few retains, and comparing two versions skips the parts they share by identity.
+/// A copy is a few references however many fields there are: what a streamed delta changes (the reply, the
+/// agent's activity) is stored here, and everything else, the message list included, behind one reference.
+/// So reading the state from a store is one retain (three while a reply streams: its fields and its text),
+/// holding a snapshot costs the first delta after it a few more, and comparing two versions skips the parts
+/// they share by identity.
 public struct ConversationState: Sendable {
-  /// Everything but the three fields a streamed delta changes, behind one reference (see the type's
+  /// Everything but the two fields a streamed delta changes, behind one reference (see the type's
   /// documentation and `ConversationState+Storage.swift`).
   @usableFromInline var cold: CopyOnWrite<Cold>
 
@@ -31,7 +32,10 @@ public struct ConversationState: Sendable {
     _modify { yield &cold.value.status }
   }
   /// The committed messages and the user's outgoing ones, in display order (see `MessageList`).
-  public var messages: MessageList
+  @inlinable public var messages: MessageList {
+    _read { yield cold.value.messages }
+    _modify { yield &cold.value.messages }
+  }
   /// The assistant reply being streamed, shown after `messages`.
   public var streamingReply: StreamingReply?
   /// Where the history paging stands: the cursor of the next older page and whether one is loading.
@@ -180,7 +184,6 @@ public struct ConversationState: Sendable {
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil
   ) {
-    messages = MessageList()
     streamingReply = nil
     agentActivity = .idle
     cold = CopyOnWrite(Cold(conversationID: conversationID, epoch: epoch, identity: identity))

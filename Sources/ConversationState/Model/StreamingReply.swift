@@ -121,6 +121,13 @@ extension StreamingReply: Equatable {
   /// Field by field; the text first, as two frames of one reply differ there (its length answers), and the
   /// other fields by identity when the two share them.
   @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.text == rhs.text && lhs.fields == rhs.fields }
+
+  /// `==` on two optional replies, reading both in place: `Optional`'s generic `==` copies both (a retain and
+  /// a release of each reply's two references), and a frame compares them on every delta.
+  @inlinable static func areEqual(_ lhs: StreamingReply?, _ rhs: StreamingReply?) -> Bool {
+    if lhs == nil || rhs == nil { return lhs == nil && rhs == nil }
+    return lhs!.text == rhs!.text && lhs!.fields == rhs!.fields
+  }
 }
 
 extension StreamingReply: Codable {

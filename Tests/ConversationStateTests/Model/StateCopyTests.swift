@@ -121,4 +121,43 @@ struct StateCopyTests {
     #expect(decoded.changes(since: shown) == ChangeSet(updated: ["r2"]))
     #expect(decoded.streamingReply?.text.string == "Hello!")
   }
+
+  static func withReply(_ text: String?, request: UInt64 = 1) -> ConversationState {
+    var state = ConversationState(conversationID: "c1")
+    if let text {
+      state.streamingReply = StreamingReply(
+        requestID: RequestID(epoch: state.epoch, sequence: request), clientID: "r1", text: StreamedText(text),
+        startedAt: .story(1))
+    }
+    return state
+  }
+
+  @Test(
+    "states compare equal exactly when their replies do, with or without one",
+    arguments: [
+      (nil, nil, 1, true), ("Hi", nil, 1, false), (nil, "Hi", 1, false), ("Hi", "Hi", 1, true),
+      ("Hi", "Ho", 1, false), ("Hi", "Hi", 2, false),
+    ] as [(String?, String?, UInt64, Bool)])
+  func equalityFollowsTheReply(left: String?, right: String?, rightRequest: UInt64, equal: Bool) {
+    // Built apart, so no storage is shared and every field is compared
+    let lhs = Self.withReply(left)
+    let rhs = Self.withReply(right, request: rightRequest)
+    #expect((lhs == rhs) == equal)
+    #expect((rhs == lhs) == equal)
+  }
+
+  @Test("a frame where a message was committed and the reply grew lists both rows")
+  func messageAndReplyInOneFrame() {
+    // Given a drawn frame with a streaming reply
+    var state = Self.streaming("Hel")
+    let drawn = state
+    // When a message arrives and the reply grows before the next frame
+    state.messages.commit(Message.server("Hey", id: "s2", role: .humanAgent, at: 2))
+    state.streamingReply?.text.append("lo")
+    // Then the frame inserts the message and updates the reply's row
+    let changes = state.changes(since: drawn)
+    #expect(changes.inserted == ["srv-s2"] && changes.updated == ["r1"] && changes.removed.isEmpty)
+    // And a frame with nothing new is empty
+    #expect(state.changes(since: state).isEmpty)
+  }
 }
