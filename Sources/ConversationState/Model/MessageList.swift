@@ -97,7 +97,7 @@ public struct MessageList: Sendable {
   /// The message with `clientID`, or nil when it is not in the list.
   /// O(log n) when committed; O(outgoing) for one the server has not confirmed.
   public subscript(clientID clientID: ClientMessageID) -> Message? {
-    if let position = positions.candidate(for: clientID) {
+    if let position = positions.candidate(for: clientID), isCommittedPosition(position) {
       let found = message(atLogical: position)
       if found.clientID == clientID { return found }
     }
@@ -106,7 +106,7 @@ public struct MessageList: Sendable {
 
   /// The message the server knows as `serverID`, or nil when no message in the list has it.
   public subscript(serverID serverID: ServerMessageID) -> Message? {
-    guard let position = serverPositions.candidate(for: serverID) else { return nil }
+    guard let position = serverPositions.candidate(for: serverID), isCommittedPosition(position) else { return nil }
     let found = message(atLogical: position)
     return found.serverID == serverID ? found : nil
   }
@@ -358,7 +358,7 @@ public struct MessageList: Sendable {
       serverPositions.remove(oldServerID)
     }
     if let newServerID, let displaced = serverPositions.set(position, for: newServerID),
-      message(atLogical: displaced).serverID != newServerID
+      isCommittedPosition(displaced), message(atLogical: displaced).serverID != newServerID
     {
       serverPositions.separate(newServerID, at: position, from: displaced)
     }
@@ -367,10 +367,15 @@ public struct MessageList: Sendable {
   // MARK: - The ID indexes
 
   // The indexes keep hashes, not IDs: a position found is confirmed by the ID of the message there. Every
-  // position they hold is a committed message's (messages are unindexed before they move).
+  // position they hold is a committed message's (messages are unindexed before they move); the range is
+  // checked all the same, so a broken rule reads as "not found", never as a trap.
+
+  private func isCommittedPosition(_ position: Int) -> Bool { position >= -older.count && position < newer.count }
 
   private func position(of clientID: ClientMessageID) -> Int? {
-    guard let position = positions.candidate(for: clientID), committedClientID(at: position) == clientID else {
+    guard let position = positions.candidate(for: clientID), isCommittedPosition(position),
+      committedClientID(at: position) == clientID
+    else {
       return nil
     }
     return position
@@ -378,7 +383,9 @@ public struct MessageList: Sendable {
 
   /// Indexes the message at `position`, which is in place.
   private mutating func setPosition(_ position: Int, of clientID: ClientMessageID) {
-    if let displaced = positions.set(position, for: clientID), committedClientID(at: displaced) != clientID {
+    if let displaced = positions.set(position, for: clientID),
+      isCommittedPosition(displaced), committedClientID(at: displaced) != clientID
+    {
       positions.separate(clientID, at: position, from: displaced)
     }
   }
