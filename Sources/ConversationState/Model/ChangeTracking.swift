@@ -25,7 +25,7 @@ extension ConversationState: ChangeTracking {
     if changes.isReset { return changes }
     let before = old.streamingReply
     let after = streamingReply
-    guard before != after else { return changes }
+    guard !StreamingReply.areEqual(before, after) else { return changes }
     var candidates = Set<ClientMessageID>()
     if let before { candidates.insert(before.clientID) }
     if let after { candidates.insert(after.clientID) }

@@ -29,6 +29,7 @@ extension Message {
       usage: try container.decodeIfPresent(Usage.self, forKey: .usage),
       isPlaceholderText: try container.decodeIfPresent(Bool.self, forKey: .isPlaceholderText) ?? false)
   }
+
   /// Encodes every field under its name, leaving out those that are `nil` (as the synthesized encoding did).
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)

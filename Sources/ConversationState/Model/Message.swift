@@ -6,8 +6,8 @@ public import Foundation
 /// `serverID` is set once the server confirmed it. A `MessageList` never holds two entries for one message.
 public struct Message: Identifiable, Hashable, Sendable, Codable {
   // Stored widest first (16-byte, then 8-byte, then 1-byte fields), so the struct has no padding: a
-  // conversation holds tens of thousands of these. Three fields most messages leave nil (agent, usage, edit time) live out of line, together. The mirror
-  // lists the fields in reading order (see `customMirror`).
+  // conversation holds tens of thousands of these. Three fields most messages leave nil (agent, usage, edit
+  // time) live out of line, together. The mirror lists the fields in reading order (see `customMirror`).
   /// The ID the client gave the message; fixed for its life and sent as its idempotency key.
   public var clientID: ClientMessageID
   /// The server's ID, set once the server confirmed or delivered the message; `nil` until then.
@@ -42,17 +42,24 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   /// The agent that wrote the message, when one did and the server says which.
   public var agent: AgentInfo? {
     get { rare.value?.agent }
-    set { rare.value = RareFields(rare.value, agent: newValue) }
+    set { editRare { $0.agent = newValue } }
   }
   /// What producing the reply cost, when the server reports it.
   public var usage: Usage? {
     get { rare.value?.usage }
-    set { rare.value = RareFields(rare.value, usage: newValue) }
+    set { editRare { $0.usage = newValue } }
   }
   /// When the message was last edited, on the server's clock; `nil` if it never was.
   public var editedAt: Date? {
     get { rare.value?.editedAt }
-    set { rare.value = RareFields(rare.value, editedAt: newValue) }
+    set { editRare { $0.editedAt = newValue } }
+  }
+
+  /// Edits the rare fields; a message left with none of them set drops its box.
+  private mutating func editRare(_ edit: (inout RareFields) -> Void) {
+    var fields = rare.value ?? RareFields()
+    edit(&fields)
+    rare.value = fields.unlessEmpty
   }
 
   /// The client ID: the one identity a message keeps from send to confirmation.
@@ -79,7 +86,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     self.sources = sources
     self.toolCalls = toolCalls
     self.finishReason = finishReason
-    self.rare = OutOfLine(RareFields(nil, agent: agent, usage: usage, editedAt: editedAt))
+    self.rare = OutOfLine(RareFields(agent: agent, usage: usage, editedAt: editedAt).unlessEmpty)
     self.isPlaceholderText = isPlaceholderText
   }
 
@@ -104,19 +111,8 @@ struct RareFields: Hashable, Sendable {
   var usage: Usage?
   var editedAt: Date?
 
-  /// `base` with the given fields replaced (`.some(nil)` clears one); nil when all three end up nil, so a
-  /// message that clears its last rare field holds no box.
-  init?(
-    _ base: RareFields?, agent: AgentInfo?? = .none, usage: Usage?? = .none, editedAt: Date?? = .none
-  ) {
-    let agent = agent ?? base?.agent
-    let usage = usage ?? base?.usage
-    let editedAt = editedAt ?? base?.editedAt
-    if agent == nil && usage == nil && editedAt == nil { return nil }
-    self.agent = agent
-    self.usage = usage
-    self.editedAt = editedAt
-  }
+  /// These fields, or nil when all three are: a message with none of them set holds no box.
+  var unlessEmpty: RareFields? { agent == nil && usage == nil && editedAt == nil ? nil : self }
 }
 
 /// Server order of committed messages.

@@ -80,10 +80,10 @@ public struct StreamingReply: Sendable {
         replacing: replacing, serverID: serverID, connection: nil, presentedUTF8Count: nil, row: [clientID]))
   }
 
-  /// Client-executed tool calls so far, which `ChatPolicy.clientToolCallLimit` bounds.
   /// The reply's row, `[clientID]`, as a set made once per reply.
   var row: Set<ClientMessageID> { fields.value.row }
 
+  /// Client-executed tool calls so far, which `ChatPolicy.clientToolCallLimit` bounds.
   public var clientToolCallCount: Int { toolCalls.count { $0.execution == .client } }
 
   /// The text to show now: all of it while streaming as it arrives, the released part when paced, nothing
