@@ -112,8 +112,10 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case replyEnded(RequestID)
   indirect case historyLoaded(RequestID, HistoryPage)
   /// Messages missed while disconnected (after the last confirmed one). `hasMore` says the server has
-  /// more after these; the store then asks again, from the newest it now has.
-  case syncLoaded(RequestID, [Message], hasMore: Bool = false)
+  /// more after these; the store then asks again, from the newest it now has. A page that says "more" but
+  /// brings nothing newer is a stalled catch-up (`SYNC_STALLED`), retried after the sync backoff spread by
+  /// `jitter` in 0…1 (the runtime supplies it; nil counts as 1).
+  case syncLoaded(RequestID, [Message], hasMore: Bool = false, jitter: Double? = nil)
   /// A realtime event for `conversationID`.
   ///
   /// `connection` is the request ID of the connection that delivered it: the store's runtime always sets

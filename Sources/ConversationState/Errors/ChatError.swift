@@ -158,11 +158,37 @@ extension ChatError {
     /// Chat is not available right now (a disabled state the UI shows, not a failure to retry).
     public static let chatUnavailable: Code = "CHAT_UNAVAILABLE"
 
+    // What a misbehaving server gets back (see `ChatPolicy` for every limit).
+    /// The server's answer is not what the protocol says it must be: the wrong content type (an HTML portal
+    /// page for a stream), a JSON answer that is not JSON, a page larger than was asked for, a history cursor
+    /// that repeats. The HTTP status, when there was one, is kept. Transient: a captive portal goes away.
+    public static let invalidResponse: Code = "INVALID_RESPONSE"
+    /// One server-sent event, or one line of the stream, is larger than `ChatPolicy.maximumEventBytes`; the
+    /// stream is closed.
+    public static let eventTooLarge: Code = "EVENT_TOO_LARGE"
+    /// An answer's body (decompressed) is larger than `ChatPolicy.maximumAnswerBytes`, or a stream's
+    /// unread bytes outgrew `ChatPolicy.maximumUnreadBytes`; nothing more of it is read.
+    public static let responseTooLarge: Code = "RESPONSE_TOO_LARGE"
+    /// A reply's text reached `ChatPolicy.maximumReplyBytes`, or it carried more than
+    /// `ChatPolicy.maximumToolCallsPerReply` tool calls: it ends as interrupted with what arrived kept.
+    public static let replyTooLarge: Code = "REPLY_TOO_LARGE"
+    /// The server redirected a request to another origin (scheme, host or port), or from HTTPS to HTTP;
+    /// nothing was sent there.
+    public static let redirectRefused: Code = "REDIRECT_REFUSED"
+    /// A catch-up brought nothing new although the server said there was more; it is tried again after
+    /// `ChatPolicy.syncBackoff`, never at once.
+    public static let syncStalled: Code = "SYNC_STALLED"
+    /// A host setting is out of range (a timeout of zero or less, a NaN); reported by the initializer
+    /// that was given it.
+    public static let invalidConfiguration: Code = "INVALID_CONFIGURATION"
+
     /// The device could not store something it had to keep (a full disk, an unwritable data folder); trying
     /// again can work once space is freed.
     public static let storageFailed: Code = "STORAGE_FAILED"
     static let transient: Set<Code> = [
-      .rateLimited, .providerError, .incompleteStream, .network, .timeout, .storageFailed,
+      .rateLimited, .providerError, .incompleteStream, .network, .timeout, .storageFailed, .syncStalled,
+      // A captive portal's page, or a proxy's, goes away once the user has signed in to the network.
+      .invalidResponse,
     ]
     static let permanent: Set<Code> = [
       .agentNotFound, .invalidIdentity, .conversationNotFound, .conversationNotOngoing, .conversationChanged,
@@ -170,6 +196,7 @@ extension ChatError {
       .tooManyAttachments, .attachmentTooLarge, .invalidPageSize, .unknownMessage, .invalidEvent,
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
       .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed, .attachmentUnavailable,
+      .eventTooLarge, .responseTooLarge, .replyTooLarge, .redirectRefused, .invalidConfiguration,
     ]
   }
 

@@ -56,6 +56,49 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// storage: the store emits `enqueueOutbox` and the message shows `queued` once it is on disk).
   public var offlineDelivery: OfflineDelivery
 
+  // What a server may make the client do or hold. Every duration and size that comes from outside is
+  // bounded by one of these, in one place, before it reaches a timer or a buffer.
+
+  /// Seconds a server's `Retry-After` (or any wait it asks for) may hold requests back (default 600). A
+  /// larger, negative or unreadable value is clamped by `serverDelay(_:)`: `1e19` seconds or a date in the
+  /// year 9999 hold sends for this long, never for good.
+  public var maximumRetryAfter: Double
+  /// Seconds a realtime connection must stay open before it counts as healthy when it delivers no event
+  /// (default 10). A connection counts as healthy once it delivers an event or has stayed open this long;
+  /// until then its loss counts as one more failed attempt, so a server that accepts and drops at once is
+  /// retried at the pace of `reconnectBackoff`, never in a loop.
+  public var healthyConnectionAfter: Double
+  /// UTF-8 bytes a reply's text may reach (default 4 MiB). The delta that would pass it ends the reply as
+  /// interrupted with `REPLY_TOO_LARGE`, keeping the text that arrived before it, and closes its stream.
+  public var maximumReplyBytes: Int
+  /// Tool calls, run by the server or by the app, that one reply may carry (default 128); the next one
+  /// ends the reply like `maximumReplyBytes` does.
+  public var maximumToolCallsPerReply: Int
+
+  // The transport's limits, read by the HTTP backends (`HTTPChatBackend(baseURL:policy:token:)`).
+
+  /// Seconds a request may take to get its response head, and a JSON answer to arrive whole (default 30):
+  /// a body dripped a byte at a time fails with `TIMEOUT` once this has passed.
+  public var requestTimeout: Double
+  /// Seconds a stream (a reply, the realtime connection) may go without completing a line (default 60).
+  /// A line is an event's field, a comment or a heartbeat; bytes that never end a line do not keep a
+  /// stream alive. Servers send heartbeats more often than this.
+  public var idleTimeout: Double
+  /// Bytes one server-sent event may have, and one line of a stream (default 1 MiB). A larger one closes
+  /// the stream with `EVENT_TOO_LARGE`; a reply keeps what arrived before it.
+  public var maximumEventBytes: Int
+  /// Bytes a JSON answer (a history page, a list page) may have after decompression (default 8 MiB). A
+  /// larger one fails the call with `RESPONSE_TOO_LARGE` as soon as the limit is passed, so a gzip body that
+  /// inflates to gigabytes costs this much memory at most.
+  public var maximumAnswerBytes: Int
+  /// Bytes of an error's body that are read for its code and message (default 64 KiB); the rest is not.
+  public var maximumErrorBodyBytes: Int
+  /// Bytes a stream may have received that the store has not yet read (default 4 MiB). Bytes are read as
+  /// fast as the store takes them, and the deltas that piled up meanwhile reach it as one; a server that
+  /// outruns the store by more than this fails the stream with `RESPONSE_TOO_LARGE`. (Linux's
+  /// FoundationNetworking cannot pause a transfer, so this bound stands in for TCP back pressure.)
+  public var maximumUnreadBytes: Int
+
   /// The defaults described on each setting.
   public init(
     maximumAttachments: Int = 4, maximumAttachmentBytes: Int = 8 * 1024 * 1024,
@@ -65,8 +108,22 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     typingLifetime: Double = 6,
     reconnectBackoff: Backoff = Backoff(base: 1, cap: 30), syncBackoff: Backoff = Backoff(base: 2, cap: 60),
     echoMatchWindow: Double = 300, pollInterval: Double? = nil, replyPresentation: ReplyPresentation = .stream,
-    offlineDelivery: OfflineDelivery = .waitInConversation
+    offlineDelivery: OfflineDelivery = .waitInConversation, maximumRetryAfter: Double = 600,
+    healthyConnectionAfter: Double = 10, maximumReplyBytes: Int = 4 * 1024 * 1024,
+    maximumToolCallsPerReply: Int = 128, requestTimeout: Double = 30, idleTimeout: Double = 60,
+    maximumEventBytes: Int = 1024 * 1024, maximumAnswerBytes: Int = 8 * 1024 * 1024,
+    maximumErrorBodyBytes: Int = 64 * 1024, maximumUnreadBytes: Int = 4 * 1024 * 1024
   ) {
+    self.maximumRetryAfter = maximumRetryAfter
+    self.healthyConnectionAfter = healthyConnectionAfter
+    self.maximumReplyBytes = maximumReplyBytes
+    self.maximumToolCallsPerReply = maximumToolCallsPerReply
+    self.requestTimeout = requestTimeout
+    self.idleTimeout = idleTimeout
+    self.maximumEventBytes = maximumEventBytes
+    self.maximumAnswerBytes = maximumAnswerBytes
+    self.maximumErrorBodyBytes = maximumErrorBodyBytes
+    self.maximumUnreadBytes = maximumUnreadBytes
     self.replyPresentation = replyPresentation
     self.offlineDelivery = offlineDelivery
     self.maximumAttachments = maximumAttachments
@@ -83,6 +140,58 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     self.syncBackoff = syncBackoff
     self.echoMatchWindow = echoMatchWindow
     self.pollInterval = pollInterval
+  }
+
+  /// A wait the server asked for (`Retry-After`, backoff advice), in seconds, clamped into
+  /// 0…`maximumRetryAfter`; nil for NaN (no advice is the honest reading of an unreadable one).
+  ///
+  /// ```swift
+  /// ChatPolicy().serverDelay(1e19)   // 600
+  /// ChatPolicy().serverDelay(-5)     // 0
+  /// ```
+  public func serverDelay(_ seconds: Double) -> Double? {
+    guard !seconds.isNaN else { return nil }
+    return min(max(seconds, 0), max(0, maximumRetryAfter.isNaN ? 0 : maximumRetryAfter))
+  }
+
+  /// The longest wait any timer is given, in seconds (30 days). `Duration` traps on waits of about
+  /// 2^63 nanoseconds (292 years) and more; nothing in a chat needs a timer longer than this.
+  public static let longestTimer: Double = 30 * 24 * 3600
+
+  /// `seconds` as a timer can take it: NaN and negative waits are 0, longer ones `longestTimer`. The
+  /// runtime's clocks pass every wait through here, whoever computed it.
+  public static func timerDelay(_ seconds: Double) -> Double {
+    guard !seconds.isNaN else { return 0 }
+    return min(max(seconds, 0), longestTimer)
+  }
+
+  /// The host settings that cannot work, as an `INVALID_CONFIGURATION` error naming the first one: a
+  /// timeout or wait that is not a positive finite number, a size limit below 1.
+  public func validate() throws(ChatError) {
+    let durations: [(String, Double)] = [
+      ("requestTimeout", requestTimeout), ("idleTimeout", idleTimeout), ("toolDeadline", toolDeadline),
+      ("typingLifetime", typingLifetime), ("healthyConnectionAfter", healthyConnectionAfter),
+      ("reconnectBackoff.base", reconnectBackoff.base), ("reconnectBackoff.cap", reconnectBackoff.cap),
+      ("syncBackoff.base", syncBackoff.base), ("syncBackoff.cap", syncBackoff.cap),
+    ]
+    for (name, value) in durations where !(value.isFinite && value > 0) {
+      throw ChatError(.invalidConfiguration, "ChatPolicy.\(name) must be a positive number of seconds; it is \(value).")
+    }
+    if let pollInterval, !(pollInterval.isFinite && pollInterval > 0) {
+      throw ChatError(.invalidConfiguration, "ChatPolicy.pollInterval must be positive or nil; it is \(pollInterval).")
+    }
+    if !(maximumRetryAfter.isFinite && maximumRetryAfter >= 0) {
+      throw ChatError(
+        .invalidConfiguration, "ChatPolicy.maximumRetryAfter must be 0 or more; it is \(maximumRetryAfter).")
+    }
+    let sizes: [(String, Int)] = [
+      ("maximumReplyBytes", maximumReplyBytes), ("maximumToolCallsPerReply", maximumToolCallsPerReply),
+      ("maximumEventBytes", maximumEventBytes), ("maximumAnswerBytes", maximumAnswerBytes),
+      ("maximumErrorBodyBytes", maximumErrorBodyBytes), ("maximumUnreadBytes", maximumUnreadBytes),
+    ]
+    for (name, value) in sizes where value < 1 {
+      throw ChatError(.invalidConfiguration, "ChatPolicy.\(name) must be at least 1; it is \(value).")
+    }
   }
 
   /// Whether `contentType` is allowed: listed exactly, or its `type/*` is listed.

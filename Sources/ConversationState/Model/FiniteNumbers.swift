@@ -91,7 +91,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .toolCallStarted(_, let call): return call.hasOnlyFiniteNumbers
     case .toolCallFinished(_, _, let outcome), .toolRan(_, let outcome): return outcome.hasOnlyFiniteNumbers
     case .historyLoaded(_, let page): return page.messages.hasOnlyFiniteNumbers
-    case .syncLoaded(_, let messages, _): return messages.hasOnlyFiniteNumbers
+    case .syncLoaded(_, let messages, _, _): return messages.hasOnlyFiniteNumbers
     case .realtime(_, let event, _, let receivedAt):
       return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
     case .attachmentProgress(_, _, let fraction), .uploadProgressed(_, let fraction): return fraction.isFinite

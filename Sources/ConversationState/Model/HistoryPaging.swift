@@ -13,6 +13,9 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
   public var loadingRequest: RequestID?
   /// Whether any history page has loaded, so an empty timeline can be told apart from one not loaded yet.
   public var hasLoadedFirstPage: Bool
+  /// The cursor the load in flight asked from (nil for the newest page). A page whose next cursor is this
+  /// one again would page in a loop: paging then ends with `INVALID_RESPONSE`.
+  public var requestedCursor: PageCursor?
 
   /// Paging state; the defaults describe a conversation whose history has not been asked for yet.
   public init(

@@ -55,4 +55,7 @@ public enum TimerID: Hashable, Sendable, Codable {
   case poll
   /// Release the next part of a paced reply's text.
   case pace
+  /// The realtime connection has stayed open for `ChatPolicy.healthyConnectionAfter`: it counts as healthy,
+  /// and the reconnect backoff starts again from its base.
+  case connectionHealthy
 }

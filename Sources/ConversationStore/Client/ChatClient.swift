@@ -80,7 +80,7 @@ public final class ChatClient: Sendable {
     let lock = self.registry
     let tasks = [
       ListBridge.routeRealtime(
-        hub: hub, list: list, backoff: options.policy.reconnectBackoff, environment: environment,
+        hub: hub, list: list, policy: options.policy, environment: environment,
         isOpen: { id in lock.withLock { $0.open[id] != nil } },
         onOpened: { [weak self] in self?.kickUploader() }),
       ListBridge.persist(

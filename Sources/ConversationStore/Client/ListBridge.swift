@@ -7,31 +7,39 @@ import Reducers
 /// ones report through their follower), and the list's snapshots go to the scope's list file.
 enum ListBridge {
   /// Routes the client's realtime connection to the list until cancelled, resubscribing with the policy's
-  /// reconnect backoff when the connection drops.
+  /// reconnect backoff when the connection drops. As in a conversation's connection, opening proves
+  /// nothing: the backoff starts again from its base only once the connection delivers an event or has
+  /// stayed open for `ChatPolicy.healthyConnectionAfter`, so a stream that opens and closes at once is
+  /// retried at the backoff's pace.
   static func routeRealtime(
-    hub: RealtimeHub, list: ConversationListStore, backoff: Backoff, environment: StoreEnvironment,
+    hub: RealtimeHub, list: ConversationListStore, policy: ChatPolicy, environment: StoreEnvironment,
     isOpen: @escaping @Sendable (ConversationID) -> Bool, onOpened: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
     Task {
       var failures = 0
       while !Task.isCancelled {
+        var openedAt: Date?
         do {
           for try await update in hub.subscribe(nil) {
             guard case .event(let id, let event) = update else {
-              failures = 0
+              openedAt = environment.clock.now()
               onOpened()
               continue
             }
+            failures = 0
             if case .messageCreated = event, isOpen(id) { continue }
             if case .replyFinished = event, isOpen(id) { continue }
             if let listEvent = ConversationListEvent(event, in: id) { list.send(.realtime(listEvent)) }
           }
-        } catch let error as ChatError where !error.retryable {
-          return  // an authorization failure: the stores show it; retrying cannot help
+        } catch let error as ChatError where error.isAuthorizationFailure {
+          return  // the stores show it and ask for a fresh credential; retrying with this one cannot help
         } catch {}
         if Task.isCancelled { return }
+        if let openedAt, environment.clock.now().timeIntervalSince(openedAt) >= policy.healthyConnectionAfter {
+          failures = 0
+        }
         failures += 1
-        let delay = backoff.delay(attempt: failures, jitter: environment.jitter())
+        let delay = policy.reconnectBackoff.delay(attempt: failures, jitter: environment.jitter())
         do { try await environment.clock.sleep(seconds: delay) } catch { return }
       }
     }

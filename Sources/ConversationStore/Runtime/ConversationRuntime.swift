@@ -93,14 +93,21 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .fetchHistory(let requestID, let conversationID, let cursor, let limit):
       requests.run(requestID) {
         await Self.request(requestID, store) {
-          .historyLoaded(requestID, try await backend.history(of: conversationID, before: cursor, limit: limit))
+          let page = try await backend.history(of: conversationID, before: cursor, limit: limit)
+          // A server that ignores the page size would grow the window by whatever it sends: such a page is
+          // refused whole (keeping some would leave a hole between what is shown and the next cursor).
+          guard page.messages.count <= limit else {
+            throw ChatError(
+              .invalidResponse, "The server sent \(page.messages.count) messages for a history page of \(limit).")
+          }
+          return .historyLoaded(requestID, page)
         }
       }
     case .fetchMessagesAfter(let requestID, let conversationID, let after):
       requests.run(requestID) {
         await Self.request(requestID, store) {
           let page = try await backend.catchUp(in: conversationID, after: after)
-          return .syncLoaded(requestID, page.messages, hasMore: page.hasMore)
+          return .syncLoaded(requestID, page.messages, hasMore: page.hasMore, jitter: store.jitter())
         }
       }
     case .submitRating(let requestID, let conversationID, let messageID, let rating):

@@ -1,3 +1,4 @@
+import ConversationState
 public import Foundation
 
 /// Where time, new IDs and randomness come from. Reducers never touch these; the runtime reads them and
@@ -69,8 +70,9 @@ public struct SystemChatClock: ChatClock {
   public init() {}
   /// The device's current wall-clock time.
   public func now() -> Date { Date() }
-  /// Sleeps `seconds` (negative counts as zero); throws `CancellationError` when the task is cancelled.
+  /// Sleeps `seconds`, clamped by `ChatPolicy.timerDelay` (negative and NaN count as zero, more than 30
+  /// days as 30 days: `Duration` would trap); throws `CancellationError` when the task is cancelled.
   public func sleep(seconds: Double) async throws {
-    try await Task.sleep(for: .seconds(max(0, seconds)))
+    try await Task.sleep(for: .seconds(ChatPolicy.timerDelay(seconds)))
   }
 }

@@ -27,17 +27,33 @@ extension ConversationReducer {
 
   /// Live. When messages may have been missed (there is a confirmed message to sync from), the state is
   /// `syncing` until they are fetched; queued messages go out either way.
+  ///
+  /// Opening proves nothing about the connection: the backoff starts again from its base only once it
+  /// delivers an event or stays open for `ChatPolicy.healthyConnectionAfter` (`connectionProvenHealthy`), so
+  /// a server that accepts and drops at once is retried at the backoff's pace.
   func connectionOpened(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard state.requests[requestID] == .connect, state.connection == .connecting else { return [] }
-    state.failedConnectionAttempts = 0
     credentialsProven(&state)
     var effects: [ConversationEffect] = policy.pollInterval == nil ? [] : [.cancelTimer(.poll)]
+    if state.failedConnectionAttempts > 0 {
+      effects.append(.startTimer(.connectionHealthy, seconds: policy.healthyConnectionAfter))
+    }
     if state.conversationID != nil && state.lastConfirmedMessageID != nil {
       effects += startSync(&state)
     } else {
       state.connection = .connected
     }
     return effects + dispatchPendingMessages(&state)
+  }
+
+  /// The live connection delivered an event, or stayed open long enough: the next loss starts the backoff
+  /// from its base again.
+  func connectionProvenHealthy(_ state: inout ConversationState) {
+    guard state.failedConnectionAttempts != 0 else { return }
+    switch state.connection {
+    case .connected, .syncing: state.failedConnectionAttempts = 0
+    case .idle, .connecting, .reconnecting, .closed: break
+    }
   }
 
   func startSync(_ state: inout ConversationState) -> [ConversationEffect] {

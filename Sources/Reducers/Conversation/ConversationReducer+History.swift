@@ -13,10 +13,10 @@ extension ConversationReducer {
     let firstPage = !more || !state.history.hasLoadedFirstPage
     if !firstPage && !state.history.hasMoreHistory { return [] }
     let requestID = state.beginRequest(.history)
+    let cursor = firstPage ? nil : state.history.cursor
     state.history.loadingRequest = requestID
-    return [
-      .fetchHistory(requestID, conversationID, cursor: firstPage ? nil : state.history.cursor, limit: pageSize)
-    ]
+    state.history.requestedCursor = cursor
+    return [.fetchHistory(requestID, conversationID, cursor: cursor, limit: pageSize)]
   }
 
   /// Loads the newest page again (after `CONVERSATION_CHANGED`, or when a conversation is opened).
@@ -33,9 +33,17 @@ extension ConversationReducer {
     guard state.requests[requestID] == .history else { return [] }
     state.requests[requestID] = nil
     state.history.loadingRequest = nil
+    let requested = state.history.requestedCursor
+    state.history.requestedCursor = nil
     mergeFromServer(page.messages, &state)
     state.history.cursor = page.nextCursor
     state.history.hasMoreHistory = page.hasMore
+    if page.hasMore, let requested, page.nextCursor == requested {
+      // The same cursor again would load the same page forever: what it held is kept, paging ends.
+      state.history.hasMoreHistory = false
+      state.backgroundError = ChatError(
+        .invalidResponse, "The server's next history cursor is the one just used; older history is not loaded.")
+    }
     state.history.hasLoadedFirstPage = true
     if let title = page.title { state.title = title }
     var effects: [ConversationEffect] = []
@@ -50,13 +58,20 @@ extension ConversationReducer {
     return effects + dispatchPendingMessages(&state)
   }
 
-  func syncLoaded(_ requestID: RequestID, _ messages: [Message], hasMore: Bool, _ state: inout ConversationState)
-    -> [ConversationEffect]
-  {
+  func syncLoaded(
+    _ requestID: RequestID, _ messages: [Message], hasMore: Bool, jitter: Double, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
     guard state.requests[requestID] == .sync else { return [] }
     state.requests[requestID] = nil
+    let newestBefore = state.lastConfirmedMessageID
     mergeFromServer(messages, &state)
     credentialsProven(&state)
+    if hasMore && !messages.isEmpty && state.lastConfirmedMessageID == newestBefore {
+      // "More" that brings nothing newer would be asked for again at once, and again: a loop a server's bug
+      // must not be able to start. It is a failed catch-up, tried again after the sync backoff.
+      let error = ChatError(.syncStalled, "The server said more messages follow, but sent none newer than the last.")
+      return syncFailed(error, jitter: jitter, &state)
+    }
     state.failedSyncAttempts = 0
     // The server has more after these: page on from the newest now held, until it says it is done.
     if hasMore && !messages.isEmpty, let conversationID = state.conversationID {

@@ -63,6 +63,7 @@ extension ConversationReducer {
     state.epoch = state.epoch.next
     state.identity = identity
     state.history.loadingRequest = nil
+    state.history.requestedCursor = nil
     state.typing = [:]
     state.isUserTyping = false
     state.agentActivity = .idle
@@ -93,6 +94,7 @@ extension ConversationReducer {
     if case .creating(let draft, _) = state.escalation { state.escalation = .failed(draft, stopped) }
     state.requests = [:]
     state.history.loadingRequest = nil
+    state.history.requestedCursor = nil
     state.typing = [:]
     state.isUserTyping = false
     state.agentActivity = .idle

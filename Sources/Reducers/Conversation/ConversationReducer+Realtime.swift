@@ -7,7 +7,10 @@ extension ConversationReducer {
     _ state: inout ConversationState
   ) -> [ConversationEffect] {
     // An event from a connection that is no longer the live one (closed, replaced) is stale.
-    if let connection, state.requests[connection] != .connect { return [] }
+    if let connection {
+      guard state.requests[connection] == .connect else { return [] }
+      connectionProvenHealthy(&state)
+    }
     // Before the conversation exists the connection carries all of the user's events; those of other
     // conversations (and the early echo of the first send, which its response confirms anyway) are the
     // list's business, not an error.
@@ -150,6 +153,9 @@ extension ConversationReducer {
       return poll(&state)
     case .pace:
       return releasePacedText(&state)
+    case .connectionHealthy:
+      connectionProvenHealthy(&state)
+      return []
     }
   }
 

@@ -52,6 +52,7 @@ extension ConversationReducer {
 
     case .history:
       state.history.loadingRequest = nil
+      state.history.requestedCursor = nil
       state.userError = error
       return dispatchPendingMessages(&state)
 
@@ -123,11 +124,14 @@ extension ConversationReducer {
     return statusChanged(to: status, &state)
   }
 
-  /// After `RATE_LIMITED` with a `retryAfter`: nothing is sent before it has passed.
+  /// After `RATE_LIMITED` with a `retryAfter`: nothing is sent before it has passed. The server's wait is
+  /// clamped by `ChatPolicy.serverDelay`, so no hint can hold sends for longer than the policy allows.
   private func holdForRateLimit(_ error: ChatError, at: Date?, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
-    guard error.code == .rateLimited, let seconds = error.retryAfter, seconds > 0 else { return [] }
+    guard error.code == .rateLimited, let hint = error.retryAfter, let seconds = policy.serverDelay(hint),
+      seconds > 0
+    else { return [] }
     state.retryableAt = (at ?? Date(timeIntervalSinceReferenceDate: 0)).addingTimeInterval(seconds)
     return [.startTimer(.rateLimitOver, seconds: seconds)]
   }

@@ -57,6 +57,9 @@ extension ConversationReducer {
     if let index = reply.toolCalls.firstIndex(where: { $0.id == call.id }) {
       reply.toolCalls[index] = call
     } else {
+      if reply.toolCalls.count >= policy.maximumToolCallsPerReply {
+        return endOversizedReply("The reply made more than \(policy.maximumToolCallsPerReply) tool calls.", &state)
+      }
       if call.execution == .client && reply.clientToolCallCount >= policy.clientToolCallLimit {
         let error = ChatError(
           .toolLoopLimit, "The agent called more than \(policy.clientToolCallLimit) client tools in one reply.")

@@ -105,8 +105,8 @@ public struct ConversationReducer: Reducer {
       return replyFinished(requestID, message, userMessageID: userMessageID, &state)
     case .replyEnded(let requestID): return streamClosed(requestID, &state)
     case .historyLoaded(let requestID, let page): return historyLoaded(requestID, page, &state)
-    case .syncLoaded(let requestID, let messages, let hasMore):
-      return syncLoaded(requestID, messages, hasMore: hasMore, &state)
+    case .syncLoaded(let requestID, let messages, let hasMore, let jitter):
+      return syncLoaded(requestID, messages, hasMore: hasMore, jitter: jitter ?? 1, &state)
     case .realtime(let conversationID, let event, let connection, let receivedAt):
       return realtime(event, in: conversationID, connection: connection, receivedAt: receivedAt, &state)
     case .connectionOpened(let requestID): return connectionOpened(requestID, &state)
@@ -139,6 +139,9 @@ public struct ConversationReducer: Reducer {
   /// shown text has caught up (the timer runs only while there is text to release).
   @inline(__always)
   func appendDelta(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
+    if let count = state.streamingReply?.text.utf8Count, count &+ delta.utf8.count > policy.maximumReplyBytes {
+      return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
+    }
     guard case .paced = policy.replyPresentation else {
       state.streamingReply?.text.append(delta)
       if state.agentActivity != .generating { state.agentActivity = .generating }
@@ -148,5 +151,18 @@ public struct ConversationReducer: Reducer {
     state.streamingReply?.text.append(delta)
     if state.agentActivity != .generating { state.agentActivity = .generating }
     return caughtUp && !delta.isEmpty ? [.startTimer(.pace, seconds: ReplyPresentation.paceTick)] : []
+  }
+
+  /// Ends a reply that passed one of the policy's size limits (`maximumReplyBytes`,
+  /// `maximumToolCallsPerReply`): it is kept, interrupted, with what arrived before the limit, and its
+  /// stream is closed, so what a server sends can never grow the state without bound.
+  @inline(never)
+  func endOversizedReply(_ reason: String, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard let reply = state.streamingReply else { return [] }
+    let error = ChatError(.replyTooLarge, reason)
+    state.requests[reply.requestID] = nil
+    interrupt(reply, error, &state)
+    state.backgroundError = error
+    return [.cancel(reply.requestID)] + cancelTools(of: reply.requestID, &state) + dispatchPendingMessages(&state)
   }
 }

@@ -29,7 +29,10 @@ struct ConnectionTests {
     #expect(chat.state.connection == .connecting)
 
     let sync = chat.nextRequestID
-    #expect(chat.send(.connectionOpened(connect)) == [.fetchMessagesAfter(sync, "conv-1", after: "s1")])
+    #expect(
+      chat.send(.connectionOpened(connect)) == [
+        .startTimer(.connectionHealthy, seconds: 10), .fetchMessagesAfter(sync, "conv-1", after: "s1"),
+      ])
     #expect(chat.state.connection == .syncing)
 
     chat.send(.syncLoaded(sync, [.server("missed", id: "s2", at: 5), .server("before", id: "s1", at: 1)]))
