@@ -18,7 +18,7 @@ enum HTTPWorkloads {
     }
     return Workload(name: "http.delta.local") {
       _ = server.process  // kept alive for as long as the workload is
-      let backend = HTTPChatBackend(baseURL: server.baseURL) { "secret" }
+      guard let backend = try? HTTPChatBackend(baseURL: server.baseURL, token: { "secret" }) else { return (0, 0) }
       let store = ChatStore(backend: backend)
       defer { store.close() }
       var deltas = 0

@@ -9,12 +9,12 @@ import Synchronization
 #endif
 
 /// A `ChatBackend` over HTTP and Server-Sent Events, for the REST + SSE protocol in `Docs/HTTP-PROTOCOL.md`
-/// (both reply frame styles). Bodies are decoded as they arrive; cancelling a request (the user stops a
-/// reply, a store closes) closes its connection.
+/// (both reply frame styles). Bodies are decoded as they arrive, at the pace the store reads them;
+/// cancelling a request (the user stops a reply, a store closes) closes its connection.
 ///
 /// ```swift
 /// let tokens = TokenStore()                                  // the host's
-/// let backend = HTTPChatBackend(baseURL: URL(string: "https://chat.example.com/v1")!) {
+/// let backend = try HTTPChatBackend(baseURL: URL(string: "https://chat.example.com/v1")!) {
 ///   await tokens.current                                     // read before every request
 /// }
 /// let client = ChatClient(backend: backend, credentials: { try await tokens.refresh() })
@@ -22,12 +22,18 @@ import Synchronization
 ///
 /// - `baseURL` must be `https`, except for `localhost`, `127.0.0.1` and `::1`; otherwise every call fails
 ///   with `INSECURE_URL` before anything is sent.
-/// - `token` is asked before every request and sent as `Authorization: Bearer`. A 401 or 403 fails the call
-///   with `UNAUTHORIZED`; the store then runs the host's credential provider and tries again.
+/// - `token` is asked before every request and sent as `Authorization: Bearer`, only to `baseURL`'s origin:
+///   a redirect is followed only within it (never from `https` to `http`); one to another origin fails with
+///   `REDIRECT_REFUSED` and nothing, not even a connection, goes there. A 401 or 403 fails the call with
+///   `UNAUTHORIZED`; the store then runs the host's credential provider and tries again.
 /// - Errors: 401/403 `UNAUTHORIZED`, 404 `CONVERSATION_NOT_FOUND`, 409 `CONVERSATION_CHANGED`, 429
-///   `RATE_LIMITED` with `retryAfter` from `Retry-After`, 5xx retryable; a code in the body wins.
-/// - A request whose response head does not come within `requestTimeout` seconds, or a body that goes quiet
-///   for `idleTimeout` seconds, fails with `TIMEOUT`.
+///   `RATE_LIMITED` with `retryAfter` from `Retry-After` (clamped by `ChatPolicy.serverDelay`), 5xx
+///   retryable; a code in the body wins, also in a 200's body.
+/// - What the server sends is checked and bounded by the policy's transport limits: a stream that is not
+///   `text/event-stream`, or an answer that is not JSON, is `INVALID_RESPONSE` (with the status kept); an
+///   event or a line over `maximumEventBytes` is `EVENT_TOO_LARGE`; an answer over `maximumAnswerBytes`
+///   (decompressed) is `RESPONSE_TOO_LARGE`; timeouts (`requestTimeout`, `idleTimeout`) are `TIMEOUT`.
+///   Memory while a stream is read stays within those limits, whatever the server sends.
 public final class HTTPChatBackend: ChatBackend {
   /// Supplies the bearer token for the next request; nil sends none.
   public typealias TokenProvider = @Sendable () async throws -> String?
@@ -37,31 +43,62 @@ public final class HTTPChatBackend: ChatBackend {
   private let streaming: HTTPStreaming
   private let session: URLSession
   private let now: @Sendable () -> Date
+  /// The limits and timeouts this backend applies to what the server sends.
+  public let policy: ChatPolicy
   /// The realtime stream's last event ID, sent as `Last-Event-ID` when it reconnects.
   private let lastEventID = Mutex("")
 
   /// A backend for the server at `baseURL` (for example `https://chat.example.com/v1`).
   ///
   /// - Parameters:
-  ///   - requestTimeout: seconds to wait for a response's head.
-  ///   - idleTimeout: seconds a streaming body may go without a byte (heartbeats count).
+  ///   - policy: the transport's timeouts and limits (`requestTimeout`, `idleTimeout`, `maximumEventBytes`,
+  ///     `maximumAnswerBytes`, `maximumErrorBodyBytes`, `maximumUnreadBytes`, `maximumRetryAfter`); the
+  ///     store's own policy is separate, pass the same value to both to keep them in step.
   ///   - now: the device's clock, for times the server leaves out of a frame.
+  /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work (`ChatPolicy.validate()`).
   public init(
-    baseURL: URL, requestTimeout: Double = 30, idleTimeout: Double = 60,
-    now: @escaping @Sendable () -> Date = { Date() }, token: @escaping TokenProvider
-  ) {
+    baseURL: URL, policy: ChatPolicy = ChatPolicy(), now: @escaping @Sendable () -> Date = { Date() },
+    token: @escaping TokenProvider
+  ) throws(ChatError) {
+    try policy.validate()
     self.baseURL = baseURL
     self.token = token
     self.now = now
-    streaming = HTTPStreaming(requestTimeout: requestTimeout, idleTimeout: idleTimeout)
+    self.policy = policy
+    streaming = HTTPStreaming(policy: policy)
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = max(requestTimeout, idleTimeout) * 2  // our watchdog decides first
+    // The exchanges' watchdog decides; the session's own limits only back it up.
+    configuration.timeoutIntervalForRequest = min(max(policy.requestTimeout, policy.idleTimeout) * 2, 7 * 24 * 3600)
     configuration.timeoutIntervalForResource = 7 * 24 * 3600  // a realtime stream may stay open for days
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    session = URLSession(configuration: configuration, delegate: streaming, delegateQueue: nil)
+    // No cache at all: with one, FoundationNetworking makes a task's protocol only once the cache has
+    // answered, and a cancel made meanwhile reports its failure late, after the task completed (a trap:
+    // see `HTTPExchange.finish`). Nothing here is cacheable anyway.
+    configuration.urlCache = nil
+    configuration.httpShouldSetCookies = false
+    session = URLSession(configuration: configuration, delegate: streaming, delegateQueue: streaming.delegateQueue)
   }
 
-  deinit { session.invalidateAndCancel() }
+  /// A backend with the default policy but for its two timeouts, in seconds: `requestTimeout` for a
+  /// response's head (and a JSON answer whole), `idleTimeout` for a stream between two lines.
+  ///
+  /// - Throws: `INVALID_CONFIGURATION` when a timeout is not a positive number.
+  public convenience init(
+    baseURL: URL, requestTimeout: Double, idleTimeout: Double, now: @escaping @Sendable () -> Date = { Date() },
+    token: @escaping TokenProvider
+  ) throws(ChatError) {
+    var policy = ChatPolicy()
+    policy.requestTimeout = requestTimeout
+    policy.idleTimeout = idleTimeout
+    try self.init(baseURL: baseURL, policy: policy, now: now, token: token)
+  }
+
+  deinit {
+    // Each exchange cancels its own task the safe way (see `HTTPExchange.finish`); `invalidateAndCancel`
+    // would cancel them all on the spot.
+    streaming.cancelAll()
+    session.finishTasksAndInvalidate()
+  }
 
   /// Whether `url` may be used: HTTPS, or plain HTTP to this machine only.
   public static func isAllowed(_ url: URL) -> Bool {
@@ -100,11 +137,9 @@ public final class HTTPChatBackend: ChatBackend {
   }
 
   private func reply(_ endpoint: Endpoint, _ start: ReplyStreamMapper) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    stream { yield in
-      var mapper = start
-      try await self.events(endpoint) { event in
-        for reply in try mapper.map(event) { yield(reply) }
-      }
+    eventStream(endpoint, start, opened: nil) { mapper, event throws(ChatError) in
+      try mapper.map(event)
+    } end: { mapper throws(ChatError) in
       try mapper.finish()
     }
   }
@@ -112,17 +147,16 @@ public final class HTTPChatBackend: ChatBackend {
   // MARK: - Realtime
 
   public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
-    stream { yield in
-      var endpoint = Endpoint.get("events", query: conversation.map { ["conversation_id": $0.rawValue] } ?? [:])
-      endpoint.lastEventID = self.lastEventID.withLock { $0 }
-      try await self.events(endpoint, opened: { yield(.opened) }) { event in
-        // A malformed frame drops the connection; its ID is already the last one seen, so the reconnect
-        // resumes after it and the catch-up fetches whatever it was about.
-        self.lastEventID.withLock { $0 = event.lastEventID }
-        guard let update = try RealtimeEventMapper.map(event, receivedAt: self.now()) else { return }
-        if let conversation, case .event(let other, _) = update, other != conversation { return }
-        yield(update)
-      }
+    var endpoint = Endpoint.get("events", query: conversation.map { ["conversation_id": $0.rawValue] } ?? [:])
+    endpoint.lastEventID = lastEventID.withLock { $0 }
+    return eventStream(endpoint, (), opened: .opened) { _, event throws(ChatError) in
+      // A malformed frame drops the connection; its ID is already the last one seen, so the reconnect
+      // resumes after it and the catch-up fetches whatever it was about.
+      self.lastEventID.withLock { $0 = event.lastEventID }
+      guard let update = try RealtimeEventMapper.map(event, receivedAt: self.now()) else { return [] }
+      if let conversation, case .event(let other, _) = update, other != conversation { return [] }
+      return [update]
+    } end: { _ throws(ChatError) in
     }
   }
 
@@ -213,75 +247,139 @@ public final class HTTPChatBackend: ChatBackend {
 
   // MARK: - Plumbing
 
-  /// A call whose answer is JSON.
+  /// A call whose answer is JSON: anything else is `INVALID_RESPONSE`, and an error body wins even on a 200.
   private func call<Answer: Decodable>(_ endpoint: Endpoint, _ answer: Answer.Type) async throws -> Answer {
-    let data = try await body(of: endpoint)
-    return try WireJSON.decode(answer, from: data, what: "an answer")
+    let (response, data) = try await body(of: endpoint)
+    guard Self.isJSON(response) else {
+      throw ChatError(
+        .invalidResponse, "The server answered \(Self.contentType(response) ?? "no content type"), not JSON.",
+        status: response.statusCode)
+    }
+    if let error = Self.errorInBody(data, status: response.statusCode) { throw error }
+    do {
+      return try WireJSON.decode(answer, from: data, what: "an answer")
+    } catch {
+      throw ChatError(.invalidResponse, error.message, status: response.statusCode)
+    }
   }
 
-  /// A call whose answer carries nothing to read.
+  /// A call whose answer carries nothing to read, unless it is an error.
   private func call(_ endpoint: Endpoint) async throws {
-    _ = try await body(of: endpoint)
+    let (response, data) = try await body(of: endpoint)
+    if Self.isJSON(response), let error = Self.errorInBody(data, status: response.statusCode) { throw error }
   }
 
-  /// The whole body of a successful answer (bounded: answers here are pages, not files).
-  private func body(of endpoint: Endpoint) async throws -> Data {
-    let request = try await request(endpoint)
+  /// The whole body of a successful answer, at most `ChatPolicy.maximumAnswerBytes` of it (answers here
+  /// are pages, not files), within `requestTimeout` in all.
+  private func body(of endpoint: Endpoint) async throws -> (HTTPURLResponse, Data) {
+    let exchange = streaming.start(try await request(endpoint), kind: .answer, on: session)
+    var response: HTTPURLResponse?
     var data = Data()
-    var iterator = streaming.start(request, on: session).makeAsyncIterator()
-    while let event = try await iterator.next() {
+    while let event = try await exchange.next() {
       switch event {
-      case .response(let response):
-        guard (200..<300).contains(response.statusCode) else {
-          throw await failure(response, rest: &iterator)
-        }
+      case .response(let head):
+        guard (200..<300).contains(head.statusCode) else { throw await failure(head, rest: exchange) }
+        response = head
       case .bytes(let bytes):
-        data.append(bytes)
-        if data.count > Self.maximumAnswerBytes {
-          throw ChatError(.invalidEvent, "The server's answer is larger than \(Self.maximumAnswerBytes) bytes.")
-        }
+        data.append(bytes)  // at most `maximumAnswerBytes` in all: the exchange stops the transfer past it
       }
     }
-    try Task.checkCancellation()
-    return data
+    guard let response else { throw ChatError(.network, "The connection ended before the server answered.") }
+    return (response, data)
   }
 
-  static let maximumAnswerBytes = 32 * 1024 * 1024
-
-  /// Feeds a streamed answer's events to `handle`, as they arrive. `opened` runs once the response is 2xx.
-  private func events(
-    _ endpoint: Endpoint, opened: () -> Void = {}, _ handle: (ServerSentEvent) throws -> Void
-  ) async throws {
-    var request = try await request(endpoint)
-    request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-    var decoder = ServerSentEventDecoder()
-    let exchange = streaming.start(request, on: session)
-    var iterator = exchange.makeAsyncIterator()
-    while let event = try await iterator.next() {
-      switch event {
-      case .response(let response):
-        guard (200..<300).contains(response.statusCode) else {
-          throw await failure(response, rest: &iterator)
+  /// A Server-Sent Events response, read and mapped at its consumer's pace: each element the store takes
+  /// asks for the next bytes only once the last are used, and the text deltas that piled up meanwhile reach
+  /// it as one. `opened` is the element for a 2xx head; `map` turns each event into elements, `end` checks
+  /// the body's end.
+  private func eventStream<Mapper: Sendable, Element: CoalescingElement>(
+    _ endpoint: Endpoint, _ mapper: Mapper, opened: Element?,
+    map: @escaping @Sendable (inout Mapper, ServerSentEvent) throws(ChatError) -> [Element],
+    end: @escaping @Sendable (inout Mapper) throws(ChatError) -> Void
+  ) -> AsyncThrowingStream<Element, any Error> {
+    let limits = ServerSentEventDecoder.Limits(
+      maximumLineBytes: policy.maximumEventBytes, maximumEventBytes: policy.maximumEventBytes)
+    return PulledStream.make(from: EventRead.starting(endpoint, mapper)) { read in
+      switch read {
+      case .starting(let endpoint, let mapper):
+        var request = try await self.request(endpoint)
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        let exchange = self.streaming.start(request, kind: .stream, on: self.session)
+        read = .reading(exchange, ServerSentEventDecoder(limits: limits), mapper)
+        return []
+      case .reading(let exchange, var decoder, var mapper):
+        guard let event = try await exchange.next() else {
+          read = .done
+          try end(&mapper)
+          return nil
         }
-        opened()
-      case .bytes(let bytes):
-        for case .event(let event) in decoder.feed(bytes) { try handle(event) }
+        switch event {
+        case .response(let head):
+          guard (200..<300).contains(head.statusCode) else { throw await self.failure(head, rest: exchange) }
+          guard Self.contentType(head) == "text/event-stream" else {
+            // Some servers answer a refused stream with 200 and a JSON error: its code is the error.
+            if Self.isJSON(head),
+              let error = Self.errorInBody(await self.errorBody(rest: exchange), status: head.statusCode)
+            {
+              throw error
+            }
+            throw ChatError(
+              .invalidResponse,
+              "The server answered \(Self.contentType(head) ?? "no content type") where an event stream was due.",
+              status: head.statusCode)
+          }
+          return opened.map { [$0] } ?? []
+        case .bytes(let bytes):
+          var elements: [Element] = []
+          do {
+            for case .event(let event) in try decoder.feed(bytes) { elements += try map(&mapper, event) }
+          } catch let error as ServerSentEventDecoder.LimitExceeded {
+            throw ChatError(.eventTooLarge, error.description)
+          }
+          read = .reading(exchange, decoder, mapper)
+          return Element.coalesced(elements)
+        }
+      case .done:
+        return nil
       }
     }
-    try Task.checkCancellation()
   }
 
-  /// The typed error of a non-2xx answer, read from the rest of its body (whose code wins over the status's).
-  private func failure(
-    _ response: HTTPURLResponse, rest: inout AsyncThrowingStream<HTTPStreamEvent, any Error>.Iterator
-  ) async -> ChatError {
+  /// The typed error of a non-2xx answer, read from at most `maximumErrorBodyBytes` of its body (whose
+  /// code wins over the status's).
+  private func failure(_ response: HTTPURLResponse, rest: HTTPExchange) async -> ChatError {
+    HTTPFailure.error(
+      status: response.statusCode, body: await errorBody(rest: rest),
+      retryAfter: response.value(forHTTPHeaderField: "Retry-After"), now: now(), policy: policy)
+  }
+
+  /// At most `maximumErrorBodyBytes` of the rest of a body; the transfer is stopped after.
+  private func errorBody(rest: HTTPExchange) async -> Data {
     var body = Data()
-    while body.count < 64 * 1024, let event = try? await rest.next() {
-      if case .bytes(let bytes) = event { body.append(bytes) }
+    while body.count < policy.maximumErrorBodyBytes, case .bytes(let bytes)? = try? await rest.next() {
+      body.append(bytes.prefix(policy.maximumErrorBodyBytes - body.count))
     }
-    return HTTPFailure.error(
-      status: response.statusCode, body: body, retryAfter: response.value(forHTTPHeaderField: "Retry-After"), now: now()
-    )
+    rest.cancel()
+    return body
+  }
+
+  /// The server's error in a JSON body (`{"error": {"code": …}}`), whatever the status said.
+  private static func errorInBody(_ data: Data, status: Int) -> ChatError? {
+    guard let wire = try? WireJSON.decoder().decode(WireErrorBody.self, from: data).error, let code = wire.code
+    else { return nil }
+    return ChatError(ChatError.Code(rawValue: code), wire.message ?? "", status: status)
+  }
+
+  /// The media type of a response, lowercased, without parameters (`text/event-stream`).
+  private static func contentType(_ response: HTTPURLResponse) -> String? {
+    guard let value = response.value(forHTTPHeaderField: "Content-Type") else { return nil }
+    return value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+  }
+
+  /// `application/json` or any `+json` type; an empty body with no type is nothing to read, so it passes too.
+  private static func isJSON(_ response: HTTPURLResponse) -> Bool {
+    guard let type = contentType(response) else { return response.expectedContentLength <= 0 }
+    return type == "application/json" || type.hasSuffix("+json")
   }
 
   private func request(_ endpoint: Endpoint) async throws -> URLRequest {
@@ -311,24 +409,17 @@ public final class HTTPChatBackend: ChatBackend {
     } catch {
       throw (error as? ChatError) ?? ChatError(.unauthorized, "No credential: \(error)")
     }
-    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    // Only ever to the configured origin: every URL here is built on `baseURL`, and redirects leave it never.
+    if let token, HTTPExchange.isSameOrigin(url, baseURL) {
+      request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
     return request
   }
+}
 
-  /// A stream whose work runs in a task that the stream's end cancels (which closes the connection).
-  private func stream<Element: Sendable>(
-    _ work: @escaping @Sendable (_ yield: (Element) -> Void) async throws -> Void
-  ) -> AsyncThrowingStream<Element, any Error> {
-    let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
-    let task = Task {
-      do {
-        try await work { continuation.yield($0) }
-        continuation.finish()
-      } catch {
-        continuation.finish(throwing: HTTPFailure.transport(error))
-      }
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
-  }
+/// Where one event stream's read is.
+private enum EventRead<Mapper: Sendable>: Sendable {
+  case starting(Endpoint, Mapper)
+  case reading(HTTPExchange, ServerSentEventDecoder, Mapper)
+  case done
 }

@@ -4,12 +4,14 @@ import Foundation
 /// How a failed HTTP response becomes the store's typed error (see "Errors" in `Docs/HTTP-PROTOCOL.md`).
 enum HTTPFailure {
   /// The error for a non-2xx `status`: the body's code when it has one, else the status's default; the
-  /// status is always kept, and a 429's `Retry-After` (seconds, or an HTTP date) becomes `retryAfter`.
-  static func error(status: Int, body: Data, retryAfter: String?, now: Date) -> ChatError {
+  /// status is always kept, and a `Retry-After` (seconds, or an HTTP date) becomes `retryAfter`, clamped by
+  /// `policy.serverDelay` (so `1e19`, a negative number or the year 9999 become a wait a timer can take).
+  static func error(status: Int, body: Data, retryAfter: String?, now: Date, policy: ChatPolicy) -> ChatError {
     let wire = try? WireJSON.decoder().decode(WireErrorBody.self, from: body).error
     let code = wire?.code.map(ChatError.Code.init(rawValue:)) ?? defaultCode(status)
     let message = wire?.message ?? "The server answered HTTP \(status)."
-    return ChatError(code, message, status: status, retryAfter: retryAfter.flatMap { seconds($0, now: now) })
+    let wait = retryAfter.flatMap { seconds($0, now: now) }.flatMap(policy.serverDelay)
+    return ChatError(code, message, status: status, retryAfter: wait)
   }
 
   static func defaultCode(_ status: Int) -> ChatError.Code {
@@ -23,10 +25,11 @@ enum HTTPFailure {
     }
   }
 
-  /// `Retry-After` as delay-seconds or as an HTTP date, in seconds from `now`; nil when unreadable.
+  /// `Retry-After` as delay-seconds or as an HTTP date, in seconds from `now` (not yet clamped); nil when
+  /// unreadable (`NaN`, `soon`).
   static func seconds(_ header: String, now: Date) -> Double? {
     let trimmed = header.trimmingCharacters(in: .whitespaces)
-    if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds }
+    if let seconds = Double(trimmed) { return seconds.isNaN ? nil : seconds }
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = TimeZone(identifier: "GMT")

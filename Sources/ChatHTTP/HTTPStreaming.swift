@@ -6,75 +6,73 @@ import Synchronization
   import FoundationNetworking
 #endif
 
-/// What one HTTP exchange delivers: the response head, then the body in the pieces the network gives.
-enum HTTPStreamEvent: Sendable {
-  case response(HTTPURLResponse)
-  case bytes(Data)
-}
-
-/// Runs HTTP requests on one `URLSession` and hands each body over incrementally, as it arrives (a reply
-/// is decoded while it streams, never buffered whole).
+/// The streaming HTTP layer every protocol backend shares: one `URLSession` whose delegate hands each
+/// response to its `HTTPExchange`, to be read at the reader's pace (a reply is decoded while it streams,
+/// never buffered whole).
 ///
-/// Ending the returned stream early (the consumer's task is cancelled, or it stops iterating) cancels the
-/// request, which closes its connection. A request with no response head within `requestTimeout`, or a
-/// body that goes quiet for `idleTimeout`, fails with `TIMEOUT`: the server's heartbeats keep a stream alive.
+/// The rules a misbehaving server meets are here, once, for every backend built on it:
+/// - Timeouts (`ChatPolicy.requestTimeout`, `.idleTimeout`): no response head in time, a JSON answer that
+///   takes longer in all (however it drips), a stream that completes no line in time: `TIMEOUT`.
+/// - Redirects are followed only within the request's origin; any other fails with `REDIRECT_REFUSED`
+///   before anything is sent there. The credential, attached to each request by its backend, never leaves.
+/// - Bytes received and not yet read are bounded (`ChatPolicy.maximumUnreadBytes`).
+/// - Cancelling is safe at any moment (see `HTTPExchange`): dropping an exchange cancels its transfer.
 final class HTTPStreaming: NSObject, URLSessionDataDelegate, Sendable {
-  private struct Exchange {
-    var continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation
-    var lastActivity: ContinuousClock.Instant
-    var hasResponse = false
+  private struct WeakExchange {
+    weak var exchange: HTTPExchange?
   }
 
-  private let exchanges = Mutex<[Int: Exchange]>([:])
-  let requestTimeout: Double
-  let idleTimeout: Double
+  private let exchanges = Mutex<[Int: WeakExchange]>([:])
+  let policy: ChatPolicy
+  /// Serial: the transport's callbacks run here, one at a time, in order.
+  let delegateQueue: OperationQueue
 
-  init(requestTimeout: Double, idleTimeout: Double) {
-    self.requestTimeout = requestTimeout
-    self.idleTimeout = idleTimeout
+  init(policy: ChatPolicy) {
+    self.policy = policy
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    queue.name = "ChatHTTP.delegate"
+    delegateQueue = queue
   }
 
-  /// Starts `request` on `session` (whose delegate is this object).
-  func start(_ request: URLRequest, on session: URLSession) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
-    let (stream, continuation) = AsyncThrowingStream<HTTPStreamEvent, any Error>.makeStream()
+  /// Starts `request` on `session` (whose delegate is this object); the exchange ends its transfer when it
+  /// is dropped.
+  func start(_ request: URLRequest, kind: HTTPExchange.Kind, on session: URLSession) -> HTTPExchange {
     let task = session.dataTask(with: request)
-    let id = task.taskIdentifier
-    exchanges.withLock { $0[id] = Exchange(continuation: continuation, lastActivity: .now) }
-    let watchdog = Task { [weak self] in await self?.watch(id, task: task) }
-    continuation.onTermination = { [weak self] _ in
-      watchdog.cancel()
-      task.cancel()
-      _ = self?.exchanges.withLock { $0.removeValue(forKey: id) }
+    let exchange = HTTPExchange(
+      task: task, kind: kind, origin: request.url ?? URL(fileURLWithPath: "/"), policy: policy)
+    exchanges.withLock { $0[task.taskIdentifier] = WeakExchange(exchange: exchange) }
+    // The watchdog checks the timeouts about four times per limit, until the exchange ends or is dropped;
+    // it holds the exchange only while it checks, so dropping it still ends the transfer.
+    Task { [weak exchange, policy] in
+      let tick = Self.tick(policy)
+      while Self.check(exchange) { try? await Task.sleep(for: tick) }
     }
     task.resume()
-    return stream
+    return exchange
   }
 
-  /// Fails the exchange with `TIMEOUT` once it has been quiet for longer than its limit.
-  private func watch(_ id: Int, task: URLSessionDataTask) async {
-    let tick = Duration.milliseconds(Int(min(requestTimeout, idleTimeout) * 250))
-    while !Task.isCancelled {
-      try? await Task.sleep(for: tick)
-      let expired = exchanges.withLock { exchanges -> Exchange? in
-        guard let exchange = exchanges[id] else { return nil }
-        let limit = exchange.hasResponse ? idleTimeout : requestTimeout
-        guard exchange.lastActivity.duration(to: .now) > .milliseconds(Int(limit * 1000)) else { return nil }
-        return exchanges.removeValue(forKey: id)
-      }
-      guard let expired else { continue }
-      expired.continuation.finish(throwing: ChatError(.timeout, "The server went quiet; no answer came in time."))
-      task.cancel()
-      return
-    }
+  /// Fails an exchange past its timeout; false once it has ended or is gone.
+  private static func check(_ exchange: HTTPExchange?) -> Bool {
+    guard let exchange, !exchange.hasEnded else { return false }
+    guard let expired = exchange.expired(at: .now) else { return true }
+    exchange.fail(expired)
+    return false
   }
 
-  private func touch(_ id: Int, response: Bool = false) -> AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation?
-  {
-    exchanges.withLock { exchanges in
-      exchanges[id]?.lastActivity = .now
-      if response { exchanges[id]?.hasResponse = true }
-      return exchanges[id]?.continuation
-    }
+  private static func tick(_ policy: ChatPolicy) -> Duration {
+    let quarter = min(policy.requestTimeout, policy.idleTimeout) / 4
+    return .milliseconds(Int(min(max(quarter, 0.01), 60) * 1000))
+  }
+
+  /// Cancels every exchange still running (the backend is going away).
+  func cancelAll() {
+    let running = exchanges.withLock { $0.values.compactMap(\.exchange) }
+    for exchange in running { exchange.cancel() }
+  }
+
+  private func exchange(_ task: URLSessionTask) -> HTTPExchange? {
+    exchanges.withLock { $0[task.taskIdentifier]?.exchange }
   }
 
   // MARK: URLSessionDataDelegate
@@ -83,22 +81,24 @@ final class HTTPStreaming: NSObject, URLSessionDataDelegate, Sendable {
     _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
   ) {
-    if let response = response as? HTTPURLResponse {
-      touch(dataTask.taskIdentifier, response: true)?.yield(.response(response))
-    }
+    if let response = response as? HTTPURLResponse { exchange(dataTask)?.received(response) }
     completionHandler(.allow)
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    touch(dataTask.taskIdentifier)?.yield(.bytes(data))
+    exchange(dataTask)?.received(data)
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+  ) {
+    let allowed = exchange(task)?.mayRedirect(to: request.url, status: response.statusCode) ?? false
+    completionHandler(allowed ? request : nil)
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-    let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-    if let error {
-      exchange?.continuation.finish(throwing: HTTPFailure.transport(error))
-    } else {
-      exchange?.continuation.finish()
-    }
+    let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier)?.exchange }
+    exchange?.completed(error)
   }
 }

@@ -5,7 +5,7 @@ public import ServerSentEvents
 
 /// Turns a reply's Server-Sent Events into the store's `ReplyEvent`s, for both frame styles agent backends
 /// use (see `Docs/HTTP-PROTOCOL.md`): data frames (`data: {"content": …, "status": "DONE"}`, heartbeats
-/// skipped) and typed events (`start`, `text-delta`, `tool-call`, `tool-result`, `finish`, `error`).
+/// skipped, also a bare `data: heartbeat`) and typed events (`start`, `text-delta`, `tool-call`, `tool-result`, `finish`, `error`).
 ///
 /// Pure and incremental: feed each decoded event to `map(_:)`, then call `finish()` at the end of the
 /// body. Unknown event types are ignored; a frame whose JSON cannot be read throws `INVALID_EVENT`; a body
@@ -94,9 +94,11 @@ public struct ReplyStreamMapper: Sendable {
   // MARK: - Style A: data frames
 
   private mutating func dataFrame(_ event: ServerSentEvent) throws(ChatError) -> [ReplyEvent] {
-    let frame = try event.withDataUTF8 { bytes throws(ChatError) in
-      try WireJSON.decode(DataFrame.self, from: Data(bytes), what: "a reply frame")
+    let frame = try event.withDataUTF8 { bytes throws(ChatError) -> DataFrame? in
+      if Self.isKeepAliveWord(bytes) { return nil }
+      return try WireJSON.decode(DataFrame.self, from: Data(bytes), what: "a reply frame")
     }
+    guard let frame else { return [] }
     if frame.type == "heartbeat" { return [] }
     if let id = frame.conversationId { conversationID = conversationID ?? ConversationID(id) }
     if let id = frame.messageId { replyID = replyID ?? ServerMessageID(id) }
@@ -113,6 +115,14 @@ public struct ReplyStreamMapper: Sendable {
       break
     }
     return events
+  }
+
+  /// Some servers keep a stream alive with a bare word as a frame's data (`data: heartbeat`), not JSON:
+  /// `heartbeat`, `ping`, `keepalive` or `keep-alive`, in any case and with spaces around it, is skipped.
+  static func isKeepAliveWord(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.count <= 16, let first = bytes.first, first != UInt8(ascii: "{") else { return false }
+    let word = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+    return ["heartbeat", "ping", "keepalive", "keep-alive"].contains(word)
   }
 
   // MARK: - Style B: typed events

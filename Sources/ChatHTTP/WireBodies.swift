@@ -2,7 +2,7 @@ import ConversationState
 import Foundation
 
 /// One call's method, path under the base URL, query, body and idempotency key.
-struct Endpoint {
+struct Endpoint: Sendable {
   var method: String
   var path: String
   var query: [String: String] = [:]

@@ -10,7 +10,12 @@ enum InteractiveDemo {
     if let server = arguments.server {
       // A real server: the conversations are its; the user opens one from the list or starts a new one.
       let token = arguments.token
-      let backend = HTTPChatBackend(baseURL: server) { token }
+      let backend: HTTPChatBackend
+      do {
+        backend = try HTTPChatBackend(baseURL: server) { token }
+      } catch {
+        fail("\(error)")
+      }
       session = DemoSession(
         backend: backend, agent: nil, environment: .live, storage: storage, user: arguments.user,
         workspace: "server \(server.absoluteString)")

@@ -27,8 +27,11 @@ struct EventStreamInterpreter: Sendable {
   /// Whether the block has a `data:` field: one with an empty value still makes an event, with empty data.
   /// Its data lines, joined by `\n`, are written to the feed's output as they are read.
   private var blockHasData = false
-  /// The data of a block that one feed left open, for the next feed to go on with.
-  private(set) var carriedData = ReusableBytes()
+  /// The data of a block that one feed left open, for the next feed to go on with (it takes it, and hands
+  /// it back at its end).
+  var carriedData = ReusableBytes()
+  /// Whether a block with data is open: the next feed continues it.
+  var hasOpenData: Bool { blockHasData }
 
   /// Reads one line (without its line end), appending what it completes to `items`.
   mutating func interpret(_ line: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput) {
@@ -85,9 +88,8 @@ struct EventStreamInterpreter: Sendable {
   }
 
   /// Keeps the data of the block a feed leaves open, for the next feed.
-  mutating func carryOpenBlock(from output: FeedOutput) {
-    carriedData.removeAll(keepingAtMost: FeedOutput.keptCapacity)
-    if output.openDataCount > 0 { output.withOpenData { carriedData.append($0) } }
+  mutating func carryOpenBlock(from output: inout FeedOutput) {
+    output.carryOpenBlock(into: &carriedData, blockIsOpen: blockHasData)
   }
 
   private mutating func dispatch(into output: inout FeedOutput) {

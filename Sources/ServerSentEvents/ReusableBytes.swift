@@ -16,6 +16,12 @@ struct ReusableBytes: Sendable {
     count = start + bytes.count
   }
 
+  mutating func append(_ byte: UInt8) {
+    if count == storage.count { grow(toAtLeast: count + 1) }
+    storage[count] = byte
+    count += 1
+  }
+
   /// Makes these bytes `bytes`.
   mutating func replace(with bytes: UnsafeBufferPointer<UInt8>) {
     count = 0

@@ -6,13 +6,17 @@
 /// piece and its LF starts the next. One leading byte-order mark is dropped. A block is dispatched only at a
 /// blank line and only if it has data; an unterminated last line or block is discarded, never dispatched.
 ///
-/// Decoding is linear in the bytes fed: a piece is scanned for line ends in place, and only a line that
-/// straddles two pieces is copied before it is read.
+/// Decoding is linear in the bytes fed, however they are cut: a piece is scanned for line ends in place, a
+/// line that straddles two pieces is copied once before it is read, and an event's data once more.
+///
+/// What a stream can make the decoder hold is bounded by its `Limits`: a line or an event that passes one
+/// makes `feed` throw `LimitExceeded`, so a server that never ends a line costs a limit's worth of memory,
+/// not all it sends.
 ///
 /// ```swift
-/// var decoder = ServerSentEventDecoder()
+/// var decoder = ServerSentEventDecoder(limits: .init(maximumLineBytes: 1 << 20, maximumEventBytes: 1 << 20))
 /// for try await chunk in response.body {            // any sequence of byte chunks
-///   for item in decoder.feed(chunk) {
+///   for item in try decoder.feed(chunk) {
 ///     if case .event(let event) = item { handle(event.type, event.data) }
 ///   }
 /// }
@@ -23,6 +27,42 @@ public struct ServerSentEventDecoder: Sendable {
     case event(ServerSentEvent)
     case retry(Int)
   }
+
+  /// How much of a stream the decoder holds at once. The standard sets no limits; `none` follows it.
+  public struct Limits: Hashable, Sendable {
+    /// Bytes one line may have, not counting its line end.
+    public var maximumLineBytes: Int
+    /// Bytes of data one event may gather: its data lines, and the line feeds that join them.
+    public var maximumEventBytes: Int
+
+    /// Limits of the given sizes (at least 1 each; smaller ones count as 1).
+    public init(maximumLineBytes: Int = .max, maximumEventBytes: Int = .max) {
+      self.maximumLineBytes = max(1, maximumLineBytes)
+      self.maximumEventBytes = max(1, maximumEventBytes)
+    }
+
+    /// No limit: lines and events as long as the stream makes them.
+    public static let none = Limits()
+  }
+
+  /// A line or an event passed the decoder's `Limits`. The decoder has then dropped what it held of the
+  /// stream, as `finish()` does (the last event ID stays): feeding it more starts a new stream.
+  public struct LimitExceeded: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Which limit was passed.
+    public enum Kind: Hashable, Sendable {
+      case line, event
+    }
+    public let kind: Kind
+    /// The limit, in bytes.
+    public let limit: Int
+
+    public var description: String {
+      "A server-sent \(kind == .line ? "line" : "event") is larger than \(limit) bytes."
+    }
+  }
+
+  /// The limits this decoder applies.
+  public let limits: Limits
 
   private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
   private static let lineFeed = UInt8(ascii: "\n")
@@ -44,21 +84,33 @@ public struct ServerSentEventDecoder: Sendable {
   /// for every piece cost 4% of `sse.decode.1mb`.
   private var spareBuffer = SpareEventDataBuffer()
 
-  public init() {}
+  /// A decoder for one stream, holding at most what `limits` allow.
+  public init(limits: Limits = .none) { self.limits = limits }
 
   /// Decodes `bytes`, returning the events and retry values they completed, in order.
   ///
   /// Contiguous pieces (`[UInt8]`, `ArraySlice<UInt8>`, `Data`, buffer pointers) are read in place; any
   /// other sequence is copied into an array first. The decoder holds on to the returned items until the next
   /// `feed` or `finish()`, to reuse the array's storage.
-  public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) -> [Item] where Bytes.Element == UInt8 {
+  ///
+  /// - Throws: `LimitExceeded` when a line or an event passes `limits`; what the piece completed before it
+  ///   is dropped with the rest.
+  public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws(LimitExceeded) -> [Item]
+  where Bytes.Element == UInt8 {
     var items: [Item] = []
     swap(&items, &lastItems)
     items.removeAll(keepingCapacity: true)  // a caller still holding it keeps theirs: this starts a new one
-    let readInPlace: [Item]? = bytes.withContiguousStorageIfAvailable { feed($0, into: items) }
-    let fed = readInPlace ?? Array(bytes).withUnsafeBufferPointer { feed($0, into: items) }
-    lastItems = fed
-    return fed
+    let result: Result<[Item], LimitExceeded> =
+      bytes.withContiguousStorageIfAvailable { feed($0, into: items) }
+      ?? Array(bytes).withUnsafeBufferPointer { feed($0, into: items) }
+    switch result {
+    case .success(let fed):
+      lastItems = fed
+      return fed
+    case .failure(let error):
+      finish()
+      throw error
+    }
   }
 
   /// Ends the input. An unterminated last line and block are discarded, as the standard says.
@@ -71,17 +123,23 @@ public struct ServerSentEventDecoder: Sendable {
     afterCarriageReturn = false
   }
 
-  private mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, into items: [Item]) -> [Item] {
+  private mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, into items: [Item]) -> Result<[Item], LimitExceeded> {
     var output = FeedOutput(
-      items: items, capacity: bytes.count + partialLine.count + interpreter.carriedData.count, spare: &spareBuffer,
-      carrying: interpreter.carriedData)
-    read(bytes, into: &output)
-    interpreter.carryOpenBlock(from: output)
+      items: items, capacity: bytes.count + partialLine.count, spare: &spareBuffer,
+      carrying: &interpreter.carriedData, blockIsOpen: interpreter.hasOpenData)
+    do throws(LimitExceeded) {
+      try read(bytes, into: &output)
+    } catch {
+      return .failure(error)
+    }
+    interpreter.carryOpenBlock(from: &output)
     spareBuffer = output.spare
-    return output.items
+    return .success(output.items)
   }
 
-  private mutating func read(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput) {
+  private mutating func read(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput)
+    throws(LimitExceeded)
+  {
     var start = bytes.startIndex
     if var matched = byteOrderMarkPrefix {
       while matched < Self.byteOrderMark.count, start < bytes.endIndex, bytes[start] == Self.byteOrderMark[matched] {
@@ -97,17 +155,23 @@ public struct ServerSentEventDecoder: Sendable {
       // Not a mark after all: its bytes were the first line's (none of them can end a line).
       if matched < Self.byteOrderMark.count { partialLine.append(contentsOf: Self.byteOrderMark[..<matched]) }
     }
-    readLines(bytes, from: start, into: &output)
+    try readLines(bytes, from: start, into: &output)
   }
 
-  private mutating func readLines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into output: inout FeedOutput) {
+  private mutating func readLines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into output: inout FeedOutput)
+    throws(LimitExceeded)
+  {
     var start = start
     if afterCarriageReturn && start < bytes.endIndex {
       afterCarriageReturn = false
       if bytes[start] == Self.lineFeed { start += 1 }
     }
     while start < bytes.endIndex {
-      guard let end = bytes.firstLineEnd(from: start) else {
+      let end = bytes.firstLineEnd(from: start)
+      if partialLine.count + ((end ?? bytes.endIndex) - start) > limits.maximumLineBytes {
+        throw LimitExceeded(kind: .line, limit: limits.maximumLineBytes)
+      }
+      guard let end else {
         partialLine.append(contentsOf: bytes[start...])
         return
       }
@@ -116,6 +180,9 @@ public struct ServerSentEventDecoder: Sendable {
       } else {
         partialLine.append(contentsOf: bytes[start..<end])
         readPartialLine(into: &output)
+      }
+      if output.blockDataCount > limits.maximumEventBytes {
+        throw LimitExceeded(kind: .event, limit: limits.maximumEventBytes)
       }
       start = end + 1
       if bytes[end] == Self.carriageReturn {

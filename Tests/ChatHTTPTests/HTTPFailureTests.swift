@@ -17,7 +17,8 @@ struct HTTPFailureTests {
       (503, "SERVER_ERROR", true), (400, "HTTP_400", false),
     ])
   func statuses(status: Int, code: String, retryable: Bool) {
-    let error = HTTPFailure.error(status: status, body: Data("<html>oops</html>".utf8), retryAfter: nil, now: Self.now)
+    let error = HTTPFailure.error(
+      status: status, body: Data("<html>oops</html>".utf8), retryAfter: nil, now: Self.now, policy: ChatPolicy())
 
     #expect(error.code.rawValue == code)
     #expect(error.status == status)
@@ -28,19 +29,23 @@ struct HTTPFailureTests {
   func bodyCodeWins() {
     let body = Data(#"{"error": {"code": "INVALID_IDENTITY", "message": "Who are you?"}}"#.utf8)
 
-    let error = HTTPFailure.error(status: 403, body: body, retryAfter: nil, now: Self.now)
+    let error = HTTPFailure.error(status: 403, body: body, retryAfter: nil, now: Self.now, policy: ChatPolicy())
 
     #expect(error.code == .invalidIdentity && error.message == "Who are you?" && error.status == 403)
     #expect(error.isAuthorizationFailure)
   }
 
   @Test(
-    "Retry-After in seconds or as an HTTP date becomes retryAfter",
-    arguments: [("2", 2.0), (" 120 ", 120), ("Mon, 01 Dec 2025 03:00:10 GMT", 10), ("soon", nil), ("-3", nil)])
+    "Retry-After in seconds or as an HTTP date becomes retryAfter, clamped into 0…maximumRetryAfter",
+    arguments: [
+      ("2", 2.0), (" 120 ", 120), ("Mon, 01 Dec 2025 03:00:10 GMT", 10), ("soon", nil), ("-3", 0), ("NaN", nil),
+      ("1e19", 600), ("99999999999999999999", 600), ("1e308", 600), ("1e400", 600),
+      ("Fri, 31 Dec 9999 23:59:59 GMT", 600), ("Mon, 01 Dec 2025 02:00:00 GMT", 0),
+    ] as [(String, Double?)])
   func retryAfter(header: String, seconds: Double?) {
     let now = Date(timeIntervalSince1970: 1_764_558_000)  // 2025-12-01T03:00:00Z
 
-    let error = HTTPFailure.error(status: 429, body: Data(), retryAfter: header, now: now)
+    let error = HTTPFailure.error(status: 429, body: Data(), retryAfter: header, now: now, policy: ChatPolicy())
 
     #expect(error.retryAfter == seconds)
     #expect(error.code == .rateLimited)
@@ -59,9 +64,9 @@ struct HTTPFailureTests {
   }
 
   @Test("a backend on a plain-HTTP remote URL fails every call with INSECURE_URL and sends nothing")
-  func insecureURL() async {
+  func insecureURL() async throws {
     let asked = TokenCount()
-    let backend = HTTPChatBackend(baseURL: URL(string: "http://chat.example.com/v1")!) {
+    let backend = try HTTPChatBackend(baseURL: URL(string: "http://chat.example.com/v1")!) {
       asked.increment()
       return "secret"
     }

@@ -16,8 +16,8 @@ actor Tokens {
   func refresh() async throws { token = try await renew() }
 }
 
-func startChat(server: URL, tokens: Tokens) -> ChatClient {
-  let backend = HTTPChatBackend(baseURL: server) {
+func startChat(server: URL, tokens: Tokens) throws -> ChatClient {
+  let backend = try HTTPChatBackend(baseURL: server) {
     await tokens.current()  // read before every request, sent as "Authorization: Bearer"
   }
   // After a 401 the store calls this once, then sends again.
@@ -38,7 +38,7 @@ struct ReadmeHTTPTests {
     }
 
     // When the README's client sends
-    let client = startChat(server: server.baseURL, tokens: tokens)
+    let client = try startChat(server: server.baseURL, tokens: tokens)
     let chat = client.newConversation()
     chat.sendMessage("Hello from the README")
 

@@ -26,13 +26,26 @@ struct ReferenceServerTests {
     "a reply streams frame by frame in either style, and finishes with the text that streamed",
     arguments: ["typed", "frames"])
   func streamedReply(style: String) async throws {
-    // Given the reference server
+    // Given the reference server, 100 ms between frames (about 5 s for the reply)
     let server = try ReferenceServer(["--style", style])
-    let backend = server.backend()
+    try await server.faults(["delay_ms": 100])
+    let backend = try server.backend()
 
     // When the user starts a conversation
     let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello there", attachments: [])
-    let (events, error) = await collect(backend.send(payload))
+    var events: [ReplyEvent] = []
+    var heldAtFirstDelta: [[String: Any]]?
+    var error: ChatError?
+    do {
+      for try await event in backend.send(payload) {
+        events.append(event)
+        if case .delta = event, heldAtFirstDelta == nil, case .accepted(_, let conversation)? = events.first {
+          heldAtFirstDelta = try await server.messages(in: conversation)
+        }
+      }
+    } catch let failure as ChatError {
+      error = failure
+    }
 
     // Then the message is accepted into a new conversation, and the reply streams and finishes
     #expect(error == nil)
@@ -41,7 +54,8 @@ struct ReferenceServerTests {
       return
     }
     #expect(user.clientID == "c-1")
-    #expect(events.filter { if case .delta = $0 { true } else { false } }.count > 3, "word by word")
+    // The first text came while the server was still answering: it stores the reply only once it is sent.
+    #expect(heldAtFirstDelta?.count == 1, "the first delta arrived as it streamed, not at the end")
     #expect(reply.text == text(of: events) && !reply.text.isEmpty)
     let held = try await server.messages(in: conversation)
     #expect(held.compactMap { $0["text"] as? String } == ["Hello there", reply.text])
@@ -50,7 +64,7 @@ struct ReferenceServerTests {
   @Test("a store on the backend sends, streams and commits the reply; the realtime echo adds nothing twice")
   func storeConversation() async throws {
     let server = try ReferenceServer()
-    let store = ChatStore(backend: server.backend())
+    let store = ChatStore(backend: try server.backend())
     defer { store.close() }
     store.send(.connect)
 
@@ -71,7 +85,7 @@ struct ReferenceServerTests {
     // Given a reply streaming slowly (about 15 s for the whole of it)
     let server = try ReferenceServer()
     try await server.faults(["delay_ms": 300])
-    let store = ChatStore(backend: server.backend())
+    let store = ChatStore(backend: try server.backend())
     defer { store.close() }
     store.sendMessage("Tell me everything")
     let streaming = await store.state(within: 20) { !($0.streamingReply?.text.isEmpty ?? true) }
@@ -96,7 +110,7 @@ struct ReferenceServerTests {
   func chatClient() async throws {
     // Given a client on the server, in a new conversation with an answer
     let server = try ReferenceServer()
-    let client = ChatClient(backend: server.backend())
+    let client = ChatClient(backend: try server.backend())
     let chat = client.newConversation()
     chat.sendMessage("Hello")
     let answered = await chat.state(within: 30) { $0.messages.count == 2 && $0.streamingReply == nil }
@@ -118,7 +132,7 @@ struct ReferenceServerTests {
   func malformedRealtimeFrame() async throws {
     let server = try ReferenceServer()
     let conversation = try await server.conversation()
-    let backend = server.backend()
+    let backend = try server.backend()
     let inbox = Inbox()
     let first = Task { [inbox] () -> ChatError? in
       do {
@@ -154,7 +168,7 @@ struct ReferenceServerTests {
 
     // When the user sends
     let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Tell me a story", attachments: [])
-    let (events, error) = await collect(server.backend().send(payload))
+    let (events, error) = try await collect(server.backend().send(payload))
 
     // Then the reply ends with a retryable error after what streamed
     let failure = try #require(error)
@@ -170,7 +184,7 @@ struct ReferenceServerTests {
     try await server.faults(["malformed_next_reply_frame": true])
 
     let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello", attachments: [])
-    let (_, error) = await collect(server.backend().send(payload))
+    let (_, error) = try await collect(server.backend().send(payload))
 
     #expect(error?.code == .invalidEvent)
   }
@@ -180,7 +194,7 @@ struct ReferenceServerTests {
     let server = try ReferenceServer()
     let conversation = try await server.conversation(messages: 4)
     try await server.faults(["rate_limit_next": ["count": 1, "retry_after": 2]])
-    let backend = server.backend()
+    let backend = try server.backend()
 
     await #expect(throws: ChatError.self) { _ = try await backend.history(of: conversation, before: nil, limit: 10) }
     do {
@@ -201,7 +215,7 @@ struct ReferenceServerTests {
   func historyPaging() async throws {
     let server = try ReferenceServer()
     let conversation = try await server.conversation(messages: 25)
-    let backend = server.backend()
+    let backend = try server.backend()
 
     var cursor: PageCursor?
     var pages: [[Message]] = []
@@ -224,7 +238,7 @@ struct ReferenceServerTests {
     let token = Mutex("secret")
     let refreshes = Mutex(0)
     let store = ChatStore(
-      backend: server.backend { token.withLock { $0 } },
+      backend: try server.backend { token.withLock { $0 } },
       credentials: {
         refreshes.withLock { $0 += 1 }
         try await server.faults(["accepted_token": "t2"])
@@ -249,7 +263,7 @@ struct ReferenceServerTests {
     // Given a live realtime stream
     let server = try ReferenceServer()
     let conversation = try await server.conversation()
-    let backend = server.backend()
+    let backend = try server.backend()
     let inbox = Inbox()
 
     func listen() -> Task<Void, Never> {
@@ -291,7 +305,7 @@ struct ReferenceServerTests {
     // Given a conversation, and a server that will lose the next batch's answer
     let server = try ReferenceServer()
     let conversation = try await server.conversation(messages: 2)
-    let backend = server.backend()
+    let backend = try server.backend()
     try await server.faults(["lose_next_batch_response": true])
     let written = OutgoingMessage(clientID: "c-9", text: "written offline", createdAt: Date())
     let batch = OutboxBatch(
@@ -335,7 +349,7 @@ struct ReferenceServerTests {
     try await server.faults(["delay_ms": 3000])
 
     let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello", attachments: [])
-    let (_, error) = await collect(server.backend(idleTimeout: 0.5).send(payload))
+    let (_, error) = try await collect(server.backend(idleTimeout: 0.5).send(payload))
 
     #expect(error?.code == .timeout)
     #expect(error?.retryable == true)

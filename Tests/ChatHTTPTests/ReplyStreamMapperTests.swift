@@ -14,7 +14,13 @@ func mapReply(
   let bytes = Array(stream.utf8)
   do throws(ChatError) {
     for offset in stride(from: 0, to: bytes.count, by: chunk) {
-      for case .event(let event) in decoder.feed(bytes[offset..<min(offset + chunk, bytes.count)]) {
+      let items: [ServerSentEventDecoder.Item]
+      do {
+        items = try decoder.feed(bytes[offset..<min(offset + chunk, bytes.count)])
+      } catch {
+        throw ChatError(.eventTooLarge, error.description)
+      }
+      for case .event(let event) in items {
         events += try mapper.map(event)
       }
     }

@@ -23,13 +23,13 @@ struct ConformanceTests {
   @Test(
     "every case decodes to the expected events, retry values and last event ID, however it is fed",
     arguments: Conformance.cases)
-  func conformance(_ testCase: ConformanceCase) {
+  func conformance(_ testCase: ConformanceCase) throws {
     for (feeding, pieces) in testCase.feedings() {
       var decoder = ServerSentEventDecoder()
       var events: [ServerSentEvent] = []
       var retries: [Int] = []
       for piece in pieces {
-        for item in decoder.feed(piece) {
+        for item in try decoder.feed(piece) {
           switch item {
           case .event(let event): events.append(event)
           case .retry(let milliseconds): retries.append(milliseconds)

@@ -4,13 +4,13 @@ import Testing
 @Suite("Server-Sent Events decoder edges")
 struct DecoderEdgeTests {
   /// Every event and retry value of `stream` fed in `size`-byte pieces, then the last event ID.
-  private func decode(_ stream: [UInt8], piecesOf size: Int) -> (
+  private func decode(_ stream: [UInt8], piecesOf size: Int) throws -> (
     items: [ServerSentEventDecoder.Item], lastEventID: String
   ) {
     var decoder = ServerSentEventDecoder()
     var items: [ServerSentEventDecoder.Item] = []
     for start in stride(from: 0, to: stream.count, by: size) {
-      items += decoder.feed(stream[start..<min(start + size, stream.count)])
+      items += try decoder.feed(stream[start..<min(start + size, stream.count)])
     }
     decoder.finish()
     return (items, decoder.lastEventID)
@@ -19,7 +19,7 @@ struct DecoderEdgeTests {
   @Test(
     "a stream decodes the same whole as one byte at a time, whatever bytes sit next to its line ends",
     arguments: 0..<200)
-  func piecesAgree(seed: UInt64) {
+  func piecesAgree(seed: UInt64) throws {
     // Line ends and the bytes a word-at-a-time search could mistake for them (0x0B, 0x0C, 0x8A, 0x8D, 0x0E,
     // 0x09), field names, and multi-byte UTF-8 split anywhere, at every offset within a word.
     let alphabet: [[UInt8]] = [
@@ -34,9 +34,9 @@ struct DecoderEdgeTests {
       stream += alphabet[Int(random >> 33) % alphabet.count]
     }
 
-    let whole = decode(stream, piecesOf: stream.count)
-    let byByte = decode(stream, piecesOf: 1)
-    let bySeven = decode(stream, piecesOf: 7)
+    let whole = try decode(stream, piecesOf: stream.count)
+    let byByte = try decode(stream, piecesOf: 1)
+    let bySeven = try decode(stream, piecesOf: 7)
 
     #expect(whole.items == byByte.items, "stream \(stream)")
     #expect(whole.lastEventID == byByte.lastEventID, "stream \(stream)")
@@ -44,7 +44,7 @@ struct DecoderEdgeTests {
   }
 
   @Test("invalid UTF-8 becomes U+FFFD in short and long IDs, types and data alike")
-  func invalidUTF8() {
+  func invalidUTF8() throws {
     let long = Array(repeating: UInt8(ascii: "x"), count: 20)
     var stream: [UInt8] = []
     stream += Array("id: ".utf8) + [0xFF] + long + [0x0A]
@@ -53,7 +53,7 @@ struct DecoderEdgeTests {
     stream += Array("data: ".utf8) + long + [0xF0] + Array("\n\n".utf8)
     stream += Array("id: ".utf8) + [0xFF] + Array("1\ndata: ok\n\n".utf8)
 
-    let decoded = decode(stream, piecesOf: stream.count)
+    let decoded = try decode(stream, piecesOf: stream.count)
 
     let x20 = String(repeating: "x", count: 20)
     #expect(
@@ -64,11 +64,11 @@ struct DecoderEdgeTests {
   }
 
   @Test("a block that repeats the previous type, or changes it, gets its own")
-  func eventTypeChanges() {
+  func eventTypeChanges() throws {
     let stream = Array(
       "event: a\ndata: 1\n\nevent: a\ndata: 2\n\nevent: b\ndata: 3\n\ndata: 4\n\nevent:\ndata: 5\n\n".utf8)
 
-    let types = decode(stream, piecesOf: stream.count).items.compactMap { item -> String? in
+    let types = try decode(stream, piecesOf: stream.count).items.compactMap { item -> String? in
       if case .event(let event) = item { return event.type }
       return nil
     }
@@ -77,11 +77,11 @@ struct DecoderEdgeTests {
   }
 
   @Test("the events a caller keeps from one feed are not changed by the next")
-  func keptItemsStay() {
+  func keptItemsStay() throws {
     var decoder = ServerSentEventDecoder()
 
-    let first = decoder.feed(Array("data: one\n\n".utf8))
-    let second = decoder.feed(Array("data: two\n\n".utf8))
+    let first = try decoder.feed(Array("data: one\n\n".utf8))
+    let second = try decoder.feed(Array("data: two\n\n".utf8))
 
     #expect(first == [.event(ServerSentEvent(data: "one"))])
     #expect(second == [.event(ServerSentEvent(data: "two"))])

@@ -10,13 +10,13 @@ struct SharedEventBytesTests {
   }
 
   @Test("events kept from earlier feeds and a dropped decoder still read what was sent")
-  func eventsOutliveTheirFeedAndDecoder() {
+  func eventsOutliveTheirFeedAndDecoder() throws {
     var kept: [ServerSentEvent] = []
     do {
       var decoder = ServerSentEventDecoder()
-      kept += events(decoder.feed(Array("id: 1\ndata: first\n\ndata: sec".utf8)))
-      kept += events(decoder.feed(Array("ond\n\nid: 3\ndata: third\n\n".utf8)))
-      _ = decoder.feed(Array("data: overwritten?\n\n".utf8))
+      kept += try events(decoder.feed(Array("id: 1\ndata: first\n\ndata: sec".utf8)))
+      kept += try events(decoder.feed(Array("ond\n\nid: 3\ndata: third\n\n".utf8)))
+      _ = try decoder.feed(Array("data: overwritten?\n\n".utf8))
       decoder.finish()
     }
 
@@ -25,22 +25,22 @@ struct SharedEventBytesTests {
   }
 
   @Test("a copy of a decoder made mid-block and the original each finish their own block")
-  func copiesDecodeApart() {
+  func copiesDecodeApart() throws {
     var original = ServerSentEventDecoder()
-    _ = original.feed(Array("id: a\ndata: shared start\ndata: ".utf8))
+    _ = try original.feed(Array("id: a\ndata: shared start\ndata: ".utf8))
     var copy = original
 
-    let fromOriginal = events(original.feed(Array("original end\n\n".utf8)))
-    let fromCopy = events(copy.feed(Array("copy end\nid: b\n\n".utf8)))
+    let fromOriginal = try events(original.feed(Array("original end\n\n".utf8)))
+    let fromCopy = try events(copy.feed(Array("copy end\nid: b\n\n".utf8)))
 
     #expect(fromOriginal == [ServerSentEvent(data: "shared start\noriginal end", lastEventID: "a")])
     #expect(fromCopy == [ServerSentEvent(data: "shared start\ncopy end", lastEventID: "b")])
   }
 
   @Test("a decoded event equals, and hashes as, the same event made from strings")
-  func decodedEqualsMade() {
+  func decodedEqualsMade() throws {
     var decoder = ServerSentEventDecoder()
-    let decoded = events(decoder.feed(Array("event: text-delta\nid: 7\ndata: café\n\n".utf8)))
+    let decoded = try events(decoder.feed(Array("event: text-delta\nid: 7\ndata: café\n\n".utf8)))
     let made = ServerSentEvent(type: "text-delta", data: "café", lastEventID: "7")
 
     #expect(decoded == [made])
@@ -50,9 +50,9 @@ struct SharedEventBytesTests {
   }
 
   @Test("setting a decoded event's data or ID changes only that field")
-  func settingAFieldKeepsTheOther() {
+  func settingAFieldKeepsTheOther() throws {
     var decoder = ServerSentEventDecoder()
-    var event = events(decoder.feed(Array("id: 9\ndata: sent\n\n".utf8)))[0]
+    var event = try events(decoder.feed(Array("id: 9\ndata: sent\n\n".utf8)))[0]
     var renamed = event
 
     event.data = "edited"
@@ -70,9 +70,9 @@ struct SharedEventBytesTests {
       ([0xE6, 0x97], "\u{FFFD}"),
       ([], ""),
     ])
-  func dataUTF8(sent: [UInt8], expected: String) {
+  func dataUTF8(sent: [UInt8], expected: String) throws {
     var decoder = ServerSentEventDecoder()
-    let event = events(decoder.feed(Array("data: ".utf8) + sent + Array("\n\n".utf8)))[0]
+    let event = try events(decoder.feed(Array("data: ".utf8) + sent + Array("\n\n".utf8)))[0]
 
     let bytes = event.withDataUTF8 { Array($0) }
 
@@ -84,47 +84,47 @@ struct SharedEventBytesTests {
   struct Refused: Error, Equatable {}
 
   @Test("an error thrown while reading the bytes reaches the caller with its type")
-  func typedThrows() {
+  func typedThrows() throws {
     var decoder = ServerSentEventDecoder()
-    let event = events(decoder.feed(Array("data: x\n\n".utf8)))[0]
+    let event = try events(decoder.feed(Array("data: x\n\n".utf8)))[0]
 
     #expect(throws: Refused()) { try event.withDataUTF8 { (_) throws(Refused) in throw Refused() } }
   }
 
   @Test("one feed of many events that repeat a long ID holds more than its input, and every event reads right")
-  func repeatedIDsOutgrowTheFeed() {
+  func repeatedIDsOutgrowTheFeed() throws {
     let id = String(repeating: "i", count: 200)
     let stream = "id: \(id)\n" + String(repeating: "data: x\n\n", count: 500)
     var decoder = ServerSentEventDecoder()
 
-    let decoded = events(decoder.feed(Array(stream.utf8)))
+    let decoded = try events(decoder.feed(Array(stream.utf8)))
 
     #expect(decoded.count == 500)
     #expect(decoded.allSatisfy { $0.data == "x" && $0.lastEventID == id })
   }
 
   @Test("a huge event, then small ones, all decode whole")
-  func hugeThenSmall() {
+  func hugeThenSmall() throws {
     let huge = String(repeating: "y", count: 200_000)
     var decoder = ServerSentEventDecoder()
     var decoded: [ServerSentEvent] = []
 
     let stream = Array("data: \(huge)\n\ndata: small\n\n".utf8)
     for start in stride(from: 0, to: stream.count, by: 1_400) {
-      decoded += events(decoder.feed(stream[start..<min(start + 1_400, stream.count)]))
+      decoded += try events(decoder.feed(stream[start..<min(start + 1_400, stream.count)]))
     }
 
     #expect(decoded.map(\.data) == [huge, "small"])
   }
 
   @Test("events handed to other tasks read what was sent while the decoder goes on and reuses its buffers")
-  func eventsCrossTasks() async {
+  func eventsCrossTasks() async throws {
     let bytes = Array((0..<2_000).map { "id: \($0)\ndata: event \($0)\n\n" }.joined().utf8)
     var decoder = ServerSentEventDecoder()
     var readers: [Task<[String], Never>] = []
 
     for start in stride(from: 0, to: bytes.count, by: 700) {
-      let events = events(decoder.feed(bytes[start..<min(start + 700, bytes.count)]))
+      let events = try events(decoder.feed(bytes[start..<min(start + 700, bytes.count)]))
       readers.append(Task.detached { events.map { "\($0.lastEventID):\($0.data)" } })
     }
     var read: [String] = []

@@ -18,7 +18,14 @@ struct SSEDecodeCommand {
   /// `finish()`.
   mutating func lines(for chunk: [UInt8]) -> [String] {
     var lines: [String] = []
-    for item in decoder.feed(chunk) {
+    let items: [ServerSentEventDecoder.Item]
+    do {
+      items = try decoder.feed(chunk)
+    } catch {
+      // The decoder has no limits here (this tool shows whatever a server sends), so this never happens.
+      return [#"{"error": \#(JSONText.string(error.description))}"#]
+    }
+    for item in items {
       switch item {
       case .event(let event):
         lines.append(

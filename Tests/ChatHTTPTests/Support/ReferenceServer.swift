@@ -28,8 +28,8 @@ final class ReferenceServer: Sendable {
   /// A backend on this server with a fixed or changing token.
   func backend(
     idleTimeout: Double = 10, token: @escaping HTTPChatBackend.TokenProvider = { "secret" }
-  ) -> HTTPChatBackend {
-    HTTPChatBackend(baseURL: baseURL, requestTimeout: 10, idleTimeout: idleTimeout, token: token)
+  ) throws -> HTTPChatBackend {
+    try HTTPChatBackend(baseURL: baseURL, requestTimeout: 10, idleTimeout: idleTimeout, token: token)
   }
 
   // MARK: Control API
