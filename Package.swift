@@ -41,7 +41,7 @@ let package = Package(
     .testTarget(
       name: "ChatHTTPTests",
       dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
-      exclude: ["ReferenceServer"], swiftSettings: strictness),
+      exclude: ["ReferenceServer", "MisbehavingServer"], swiftSettings: strictness),
     .testTarget(
       name: "ServerSentEventsTests", dependencies: ["ServerSentEvents", "ConversationTesting"],
       exclude: ["Conformance"],

@@ -1,0 +1,83 @@
+import ChatHTTP
+import ConversationStore
+import ConversationTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Cancelling a request at any moment, also while it completes, is safe: FoundationNetworking traps when a
+/// task is cancelled as its completion is delivered, and `HTTPExchange` never lets the two overlap. A trap
+/// here ends the whole test process, so `.ci/run` also runs this suite in a process of its own.
+@Suite("Cancelling while a request completes", .timeLimit(.minutes(3)))
+struct CancellationRaceTests {
+  static let rounds = 1_500
+
+  @Test("thousands of calls cancelled around the moment they complete all end, with an answer or a typed error")
+  func cancelWhileCompleting() async throws {
+    // Given a server that answers at once
+    let server = try MisbehavingServer()
+    let backend = try server.backend("ok")
+    let ended = Tally()
+
+    // When each call is cancelled after a few scheduler turns: before, during or after its completion
+    for round in 0..<Self.rounds {
+      let call = Task {
+        do {
+          _ = try await backend.history(of: "conv-1", before: nil, limit: 20)
+          ended.count { $0.answered += 1 }
+        } catch {
+          let cancelled = (error as? ChatError)?.code == .cancelled
+          ended.count { counts in
+            if cancelled { counts.cancelled += 1 } else { counts.failed += 1 }
+          }
+        }
+      }
+      for _ in 0..<(round % 40) { await Task.yield() }
+      call.cancel()
+      await call.value
+    }
+
+    // Then every call ended, each in one way, and the process is still here to count them
+    let counts = ended.counts
+    #expect(counts.answered + counts.failed + counts.cancelled == Self.rounds)
+    #expect(counts.failed == 0, "a cancelled call ends CANCELLED or answered, never with another error")
+    #expect(counts.answered > 0 && counts.cancelled > 0, "the cancels landed on both sides of completion")
+  }
+
+  @Test("reply streams dropped as they finish, and mid-way, end their transfers without a trap")
+  func dropStreamsAsTheyFinish() async throws {
+    let server = try MisbehavingServer()
+    let backend = try server.backend("ok")
+    var finished = 0
+
+    for round in 0..<(Self.rounds / 3) {
+      let payload = SendPayload(
+        conversationID: nil, clientID: ClientMessageID("c-\(round)"), text: "Hi", attachments: [])
+      // Read up to a point (every third round all of it), then let go of the stream: its transfer is
+      // cancelled while the server finishes it, after, or before.
+      var read = 0
+      for try await event in backend.send(payload) {
+        read += 1
+        if case .finished = event { finished += 1 }
+        if read > round % 6 { break }
+      }
+    }
+
+    #expect(finished > 0)
+    let log = try await server.log()
+    #expect(log.count("send") == Self.rounds / 3)
+  }
+}
+
+/// How calls ended, counted from any thread.
+final class Tally: Sendable {
+  struct Counts {
+    var answered = 0
+    var failed = 0
+    var cancelled = 0
+  }
+
+  private let state = Mutex(Counts())
+  func count(_ change: (inout Counts) -> Void) { state.withLock { change(&$0) } }
+  var counts: Counts { state.withLock { $0 } }
+}

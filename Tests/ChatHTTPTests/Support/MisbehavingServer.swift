@@ -1,0 +1,112 @@
+import ChatHTTP
+import ConversationStore
+import ConversationTesting
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The repository's misbehaving server (`MisbehavingServer/misbehaving_server.py`, Python 3 standard library
+/// only), started on 127.0.0.1 for one test: each `case` is a way real servers, proxies and captive portals
+/// go wrong, chosen by the base URL's path. It logs every request (and every connection to its second port,
+/// the "other origin"), so a test can count requests and see what went where.
+final class MisbehavingServer: Sendable {
+  private let process: LocalServerProcess
+
+  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("MisbehavingServer/misbehaving_server.py")
+
+  /// Starts a server whose every request ends within `maximumCaseSeconds`.
+  init(maximumCaseSeconds: Double = 20, dripIntervalSeconds: Double = 0.5) throws {
+    process = try LocalServerProcess([
+      "python3", Self.script.path, "--port", "0", "--max-case-s", "\(maximumCaseSeconds)", "--drip-interval-s",
+      "\(dripIntervalSeconds)",
+    ])
+  }
+
+  var port: Int { process.port }
+
+  /// The base URL that makes the server misbehave as `name` says.
+  func baseURL(_ name: String) -> URL { URL(string: "http://127.0.0.1:\(port)/case/\(name)/v1")! }
+
+  /// A backend on case `name`, with the token `secret` and `policy`'s limits.
+  func backend(_ name: String, policy: ChatPolicy = MisbehavingServer.policy) throws -> HTTPChatBackend {
+    try HTTPChatBackend(baseURL: baseURL(name), policy: policy) { "secret" }
+  }
+
+  /// Short timeouts and backoffs, so a misbehaviour shows within seconds; the size limits as shipped.
+  static let policy: ChatPolicy = {
+    var policy = ChatPolicy()
+    policy.requestTimeout = 3
+    policy.idleTimeout = 3
+    policy.reconnectBackoff = Backoff(base: 0.5, cap: 2)
+    policy.syncBackoff = Backoff(base: 0.5, cap: 2)
+    return policy
+  }()
+
+  // MARK: Control API
+
+  struct LoggedRequest: Decodable {
+    var method: String
+    var path: String
+    var kind: String?
+    var authorization: String?
+    var outcome: String?
+  }
+
+  struct OtherOriginConnection: Decodable {
+    var requestLine: String?
+    var authorization: String?
+
+    enum CodingKeys: String, CodingKey {
+      case requestLine = "request_line"
+      case authorization
+    }
+  }
+
+  struct Log: Decodable {
+    var requests: [LoggedRequest]
+    var otherOrigin: [OtherOriginConnection]
+
+    enum CodingKeys: String, CodingKey {
+      case requests
+      case otherOrigin = "other_origin"
+    }
+
+    /// Requests of one kind (`send`, `events`, `history`, `catchup`, …).
+    func count(_ kind: String) -> Int { requests.filter { $0.kind == kind }.count }
+  }
+
+  /// Every request the server has seen, and every connection to the other origin.
+  func log() async throws -> Log {
+    try JSONDecoder().decode(Log.self, from: try await control("log"))
+  }
+
+  /// The other origin's port (`GET /control/info`).
+  func otherPort() async throws -> Int {
+    let info = try JSONSerialization.jsonObject(with: try await control("info")) as? [String: Any]
+    guard let port = info?["other_port"] as? Int else { throw ServerError(description: "no other_port") }
+    return port
+  }
+
+  private func control(_ path: String) async throws -> Data {
+    let url = URL(string: "http://127.0.0.1:\(port)/control/\(path)")!
+    let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url))
+    guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+      throw ServerError(description: "control \(path) failed: \(String(decoding: data, as: UTF8.self))")
+    }
+    return data
+  }
+}
+
+/// This process's resident memory, from `/proc/self/statm`: what a test reads before and after a case to
+/// bound what the case made the client hold.
+enum ResidentMemory {
+  static func bytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+  }
+}
