@@ -41,7 +41,7 @@ let package = Package(
     .testTarget(
       name: "ChatHTTPTests",
       dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
-      exclude: ["ReferenceServer", "MisbehavingServer"], swiftSettings: strictness),
+      exclude: ["ReferenceServer", "MisbehavingServer", "ServerSupport"], swiftSettings: strictness),
     .testTarget(
       name: "ServerSentEventsTests", dependencies: ["ServerSentEvents", "ConversationTesting"],
       exclude: ["Conformance"],

@@ -109,6 +109,10 @@ public final class HTTPChatBackend: ChatBackend {
     }
   }
 
+  /// The longest realtime event ID that is kept and sent back as `Last-Event-ID` (1 KiB); a longer one is
+  /// dropped and the stream resumes without one (its catch-up then fetches what was missed).
+  public static let maximumLastEventIDBytes = 1024
+
   /// The event ID the realtime stream resumes after; empty before the first event.
   public var realtimeLastEventID: String { lastEventID.withLock { $0 } }
 
@@ -151,8 +155,10 @@ public final class HTTPChatBackend: ChatBackend {
     endpoint.lastEventID = lastEventID.withLock { $0 }
     return eventStream(endpoint, (), opened: .opened) { _, event throws(ChatError) in
       // A malformed frame drops the connection; its ID is already the last one seen, so the reconnect
-      // resumes after it and the catch-up fetches whatever it was about.
-      self.lastEventID.withLock { $0 = event.lastEventID }
+      // resumes after it and the catch-up fetches whatever it was about. An ID too long to send back as a
+      // header is not kept: a server would refuse every reconnect that carried it.
+      let id = event.lastEventID
+      self.lastEventID.withLock { $0 = id.utf8.count <= Self.maximumLastEventIDBytes ? id : "" }
       guard let update = try RealtimeEventMapper.map(event, receivedAt: self.now()) else { return [] }
       if let conversation, case .event(let other, _) = update, other != conversation { return [] }
       return [update]

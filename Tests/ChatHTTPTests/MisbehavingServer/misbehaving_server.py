@@ -26,7 +26,6 @@ import http
 import json
 import os
 import select
-import signal
 import socket
 import socketserver
 import struct
@@ -38,6 +37,9 @@ import zlib
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ServerSupport"))
+from local_server import serve_until_stopped  # noqa: E402
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -1242,36 +1244,9 @@ def parse_args(argv=None):
 def main(argv=None):
     config = parse_args(argv)
     main_server, other_server = make_servers(config)
-    stop = threading.Event()
-
-    def request_stop(*_):
-        stop.set()
-
-    signal.signal(signal.SIGTERM, request_stop)
-    signal.signal(signal.SIGINT, request_stop)
-
-    if not config.no_stdin_watch:
-        def watch_stdin():
-            # The parent keeps our stdin open while it lives; EOF means it is gone (or closed it on purpose).
-            try:
-                while os.read(sys.stdin.fileno(), 4096):
-                    pass
-            except OSError:
-                pass
-            stop.set()
-
-        threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
-
-    for name, server in (("serve-main", main_server), ("serve-other", other_server)):
-        threading.Thread(target=server.serve_forever, name=name, daemon=True).start()
-    sys.stdout.write("LISTENING %d\n" % main_server.server_address[1])
-    sys.stdout.flush()
-
-    while not stop.wait(0.2):
-        pass
-    for server in (main_server, other_server):
-        server.server_close()  # no shutdown(): it waits for serve_forever's poll; we exit right away anyway
-    os._exit(0)  # stream threads may be blocked in a socket call; don't wait for them
+    # No shutdown() before closing: it waits for serve_forever's poll, and the process exits right away.
+    serve_until_stopped(
+        [main_server, other_server], main_server.server_address[1], watch_stdin=not config.no_stdin_watch)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import re
-import signal
 import socket
 import sys
 import threading
@@ -27,6 +26,9 @@ import traceback
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ServerSupport"))
+from local_server import serve_until_stopped  # noqa: E402
 
 API_PREFIX = "/v1"
 CONTROL_PREFIX = "/control"
@@ -1444,38 +1446,16 @@ def parse_args(argv=None):
 def main(argv=None):
     config = parse_args(argv)
     server, state = make_server(config)
-    stop = threading.Event()
 
-    def request_stop(*_):
-        stop.set()
+    def wake_streams():
+        with state.lock:
+            state.stopping = True
+            state.cond.notify_all()
+        server.shutdown()
 
-    signal.signal(signal.SIGTERM, request_stop)
-    signal.signal(signal.SIGINT, request_stop)
-
-    if not config.no_stdin_watch:
-        def watch_stdin():
-            # The parent keeps our stdin open while it lives; EOF means it is gone (or closed it on purpose).
-            try:
-                while os.read(sys.stdin.fileno(), 4096):
-                    pass
-            except OSError:
-                pass
-            stop.set()
-
-        threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
-
-    threading.Thread(target=server.serve_forever, name="serve", daemon=True).start()
-    sys.stdout.write("LISTENING %d\n" % server.server_address[1])
-    sys.stdout.flush()
-
-    while not stop.wait(0.5):
-        pass
-    with state.lock:
-        state.stopping = True
-        state.cond.notify_all()
-    server.shutdown()
-    server.server_close()
-    os._exit(0)  # daemon stream threads may be blocked in a socket call; don't wait for them
+    serve_until_stopped(
+        [server], server.server_address[1], watch_stdin=not config.no_stdin_watch, poll_s=0.5,
+        before_exit=wake_streams)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,49 @@
+"""How the repository's local test servers live and die (Python 3 standard library only).
+
+A server serves on 127.0.0.1, prints exactly one line, `LISTENING <port>`, and stops on SIGTERM, SIGINT or
+when its stdin reaches EOF: a test keeps a pipe to its stdin open, so a test process that dies never leaves
+it running (`--no-stdin-watch` for running one by hand in the background).
+"""
+
+import os
+import signal
+import sys
+import threading
+
+
+def serve_until_stopped(servers, port, watch_stdin=True, poll_s=0.2, before_exit=None):
+    """Serves each of `servers` on its own thread, announces `port`, and returns never: once asked to
+    stop it calls `before_exit`, closes the servers and exits the process at once (stream threads may be
+    blocked in a socket call; they are not waited for)."""
+    stop = threading.Event()
+
+    def request_stop(*_):
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+
+    if watch_stdin:
+        def watch():
+            # The parent keeps our stdin open while it lives; EOF means it is gone (or closed it on purpose).
+            try:
+                while os.read(sys.stdin.fileno(), 4096):
+                    pass
+            except OSError:
+                pass
+            stop.set()
+
+        threading.Thread(target=watch, name="stdin-watch", daemon=True).start()
+
+    for index, server in enumerate(servers):
+        threading.Thread(target=server.serve_forever, name="serve-%d" % index, daemon=True).start()
+    sys.stdout.write("LISTENING %d\n" % port)
+    sys.stdout.flush()
+
+    while not stop.wait(poll_s):
+        pass
+    if before_exit:
+        before_exit()
+    for server in servers:
+        server.server_close()
+    os._exit(0)
