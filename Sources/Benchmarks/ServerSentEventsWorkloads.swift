@@ -13,7 +13,33 @@ enum ServerSentEventsWorkloads {
       ("sse.decode.1mb", { decode(textDeltas) }),
       ("sse.scan.1mb", { scan(textDeltas) }),
       ("sse.strings.1mb", { strings(textDeltas) }),
+      ("sse.event.64kb", { longEvent(bytes: 1 << 16) }),
+      ("sse.event.8mb", { longEvent(bytes: 1 << 23) }),
     ]
+  }
+
+  /// One event of `bytes` bytes made of 1 KiB data lines, fed in socket-sized chunks, per byte: a long event
+  /// costs the same per byte as a short one (it was quadratic: every chunk copied the event so far, twice).
+  static func longEvent(bytes: Int) -> Workload {
+    let line = Array("data: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 1_018) + [UInt8(ascii: "\n")]
+    var stream: [UInt8] = []
+    stream.reserveCapacity(bytes + line.count + 1)
+    while stream.count < bytes { stream += line }
+    stream.append(UInt8(ascii: "\n"))
+    let chunks = stride(from: 0, to: stream.count, by: chunkSize).map {
+      Array(stream[$0..<min($0 + chunkSize, stream.count)])
+    }
+    let size = stream.count
+    return Workload(name: "sse.event.\(bytes >> 20 > 0 ? "\(bytes >> 20)mb" : "\(bytes >> 10)kb")") {
+      var decoder = ServerSentEventDecoder()
+      var events = 0
+      let nanoseconds = Harness.time {
+        // An unlimited decoder never throws; a limited one would fail the precondition below.
+        for chunk in chunks { events += (try? decoder.feed(chunk))?.count ?? 0 }
+      }
+      precondition(events == 1, "decoded \(events) events of one")
+      return (size, nanoseconds)
+    }
   }
 
   /// A reply as typed events (style B), one `text-delta` per word, cut into socket-sized chunks.

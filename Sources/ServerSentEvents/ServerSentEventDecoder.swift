@@ -56,6 +56,12 @@ public struct ServerSentEventDecoder: Sendable {
     /// The limit, in bytes.
     public let limit: Int
 
+    /// The error for passing the limit of `limit` bytes on a `kind`.
+    public init(kind: Kind, limit: Int) {
+      self.kind = kind
+      self.limit = limit
+    }
+
     public var description: String {
       "A server-sent \(kind == .line ? "line" : "event") is larger than \(limit) bytes."
     }
@@ -124,11 +130,15 @@ public struct ServerSentEventDecoder: Sendable {
   }
 
   private mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, into items: [Item]) -> Result<[Item], LimitExceeded> {
+    // Only a feed that could pass a limit checks its lines against it: a line or an event is at most what
+    // was carried from the last feed plus this one.
+    let held = partialLine.count + interpreter.carriedData.count + bytes.count
+    let checksLimits = held > limits.maximumLineBytes || held > limits.maximumEventBytes
     var output = FeedOutput(
       items: items, capacity: bytes.count + partialLine.count, spare: &spareBuffer,
       carrying: &interpreter.carriedData, blockIsOpen: interpreter.hasOpenData)
     do throws(LimitExceeded) {
-      try read(bytes, into: &output)
+      try read(bytes, into: &output, checkingLimits: checksLimits)
     } catch {
       return .failure(error)
     }
@@ -137,9 +147,9 @@ public struct ServerSentEventDecoder: Sendable {
     return .success(output.items)
   }
 
-  private mutating func read(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput)
-    throws(LimitExceeded)
-  {
+  private mutating func read(
+    _ bytes: UnsafeBufferPointer<UInt8>, into output: inout FeedOutput, checkingLimits: Bool
+  ) throws(LimitExceeded) {
     var start = bytes.startIndex
     if var matched = byteOrderMarkPrefix {
       while matched < Self.byteOrderMark.count, start < bytes.endIndex, bytes[start] == Self.byteOrderMark[matched] {
@@ -155,12 +165,17 @@ public struct ServerSentEventDecoder: Sendable {
       // Not a mark after all: its bytes were the first line's (none of them can end a line).
       if matched < Self.byteOrderMark.count { partialLine.append(contentsOf: Self.byteOrderMark[..<matched]) }
     }
-    try readLines(bytes, from: start, into: &output)
+    if checkingLimits {
+      try readLines(bytes, from: start, into: &output, checkingLimits: true)
+    } else {
+      try readLines(bytes, from: start, into: &output, checkingLimits: false)
+    }
   }
 
-  private mutating func readLines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into output: inout FeedOutput)
-    throws(LimitExceeded)
-  {
+  @inline(__always)
+  private mutating func readLines(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into output: inout FeedOutput, checkingLimits: Bool
+  ) throws(LimitExceeded) {
     var start = start
     if afterCarriageReturn && start < bytes.endIndex {
       afterCarriageReturn = false
@@ -168,7 +183,7 @@ public struct ServerSentEventDecoder: Sendable {
     }
     while start < bytes.endIndex {
       let end = bytes.firstLineEnd(from: start)
-      if partialLine.count + ((end ?? bytes.endIndex) - start) > limits.maximumLineBytes {
+      if checkingLimits && partialLine.count + ((end ?? bytes.endIndex) - start) > limits.maximumLineBytes {
         throw LimitExceeded(kind: .line, limit: limits.maximumLineBytes)
       }
       guard let end else {
@@ -181,7 +196,7 @@ public struct ServerSentEventDecoder: Sendable {
         partialLine.append(contentsOf: bytes[start..<end])
         readPartialLine(into: &output)
       }
-      if output.blockDataCount > limits.maximumEventBytes {
+      if checkingLimits && output.blockDataCount > limits.maximumEventBytes {
         throw LimitExceeded(kind: .event, limit: limits.maximumEventBytes)
       }
       start = end + 1
