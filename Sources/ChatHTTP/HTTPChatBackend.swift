@@ -46,7 +46,7 @@ public final class HTTPChatBackend: ChatBackend {
   /// The limits and timeouts this backend applies to what the server sends.
   public let policy: ChatPolicy
   /// The realtime stream's last event ID, sent as `Last-Event-ID` when it reconnects.
-  private let lastEventID = Mutex("")
+  private let lastEventID = StateLock("")
 
   /// A backend for the server at `baseURL` (for example `https://chat.example.com/v1`).
   ///

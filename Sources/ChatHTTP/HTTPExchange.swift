@@ -1,6 +1,6 @@
 import ConversationState
+import ConversationStore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -61,7 +61,7 @@ final class HTTPExchange: Sendable {
   private let cancelling = DispatchGroup()
   private let policy: ChatPolicy
   private let startedAt = ContinuousClock.now
-  private let state: Mutex<State>
+  private let state: StateLock<State>
 
   /// Where tasks are cancelled: never on the caller's thread (a cancel can wait for the transport's busy
   /// queue), never on the delegate queue (it must go on draining the transfer's pieces meanwhile), and
@@ -73,7 +73,7 @@ final class HTTPExchange: Sendable {
     self.kind = kind
     self.origin = origin
     self.policy = policy
-    state = Mutex(State(lastProgress: .now))
+    state = StateLock(State(lastProgress: .now))
   }
 
   deinit { cancel() }
@@ -149,12 +149,12 @@ final class HTTPExchange: Sendable {
   /// completion (`completed(_:)`, before the transport marks the task done), and one that begins after the
   /// completion sees `transportCompleted` and does nothing: the two never overlap. The cancel itself runs
   /// on `cancelQueue`, never on the spot.
-  private func finish(_ outcome: Result<Void, ChatError>) {
+  private func finish(_ outcome: Result<Void, ChatError>, cancellingTask: Bool = true) {
     let (waiter, cancelTask) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
       if state.outcome == nil { state.outcome = outcome }
       let waiter = state.waiter
       state.waiter = nil
-      let cancelTask = !state.transportCompleted && !state.cancelRequested
+      let cancelTask = cancellingTask && !state.transportCompleted && !state.cancelRequested
       if cancelTask {
         state.cancelRequested = true
         cancelling.enter()  // under the lock, so a completion that follows surely waits for it
@@ -253,23 +253,27 @@ final class HTTPExchange: Sendable {
   /// Whether a redirect to `target` may be followed: only within the request's origin, at most
   /// `maximumRedirects` times. A refused one ends the exchange with `REDIRECT_REFUSED`; nothing is sent to
   /// the other origin, not even a connection.
+  ///
+  /// A refusal does not cancel the task: the transport then ends it with the redirect's response, and
+  /// FoundationNetworking traps ("not waiting for it") when the answer to a redirect finds its task cancelled.
   func mayRedirect(to target: URL?, status: Int) -> Bool {
-    let count = state.withLock { state in
+    let (count, ended) = state.withLock { state in
       state.redirects += 1
-      return state.redirects
+      return (state.redirects, state.outcome != nil)
     }
-    guard let target, Self.isSameOrigin(target, origin) else {
-      fail(
-        ChatError(
-          .redirectRefused, "The server redirected to another origin (\(target?.host ?? "?")); not followed.",
-          status: status))
-      return false
+    if ended { return false }  // timed out or cancelled meanwhile: nothing more goes out
+    let refusal: ChatError
+    if let target, Self.isSameOrigin(target, origin) {
+      guard count > Self.maximumRedirects else { return true }
+      refusal = ChatError(
+        .redirectRefused, "More than \(Self.maximumRedirects) redirects; not followed.", status: status)
+    } else {
+      refusal = ChatError(
+        .redirectRefused, "The server redirected to another origin (\(target?.host ?? "?")); not followed.",
+        status: status)
     }
-    guard count <= Self.maximumRedirects else {
-      fail(ChatError(.redirectRefused, "More than \(Self.maximumRedirects) redirects; not followed.", status: status))
-      return false
-    }
-    return true
+    finish(.failure(refusal), cancellingTask: false)
+    return false
   }
 
   /// Redirects one request may follow within its origin.
@@ -304,7 +308,4 @@ final class HTTPExchange: Sendable {
     let components = start.duration(to: end).components
     return Double(components.seconds) + Double(components.attoseconds) * 1e-18
   }
-
-  /// Whether the exchange has ended (its reader has or will get its outcome).
-  var hasEnded: Bool { state.withLock { $0.outcome != nil } }
 }

@@ -1,6 +1,6 @@
 import ConversationState
+import ConversationStore
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -22,10 +22,13 @@ final class HTTPStreaming: NSObject, URLSessionDataDelegate, Sendable {
     weak var exchange: HTTPExchange?
   }
 
-  private let exchanges = Mutex<[Int: WeakExchange]>([:])
+  private let exchanges = StateLock<[Int: WeakExchange]>([:])
   let policy: ChatPolicy
   /// Serial: the transport's callbacks run here, one at a time, in order.
   let delegateQueue: OperationQueue
+  /// Checks every exchange's timeouts about four times per limit. A dispatch timer, not a task: a busy
+  /// cooperative pool must not delay a timeout.
+  private let watchdog = WatchdogTimer()
 
   init(policy: ChatPolicy) {
     self.policy = policy
@@ -33,6 +36,8 @@ final class HTTPStreaming: NSObject, URLSessionDataDelegate, Sendable {
     queue.maxConcurrentOperationCount = 1
     queue.name = "ChatHTTP.delegate"
     delegateQueue = queue
+    super.init()
+    watchdog.start(every: Self.tick(policy)) { [weak self] in self?.checkTimeouts() }
   }
 
   /// Starts `request` on `session` (whose delegate is this object); the exchange ends its transfer when it
@@ -42,27 +47,22 @@ final class HTTPStreaming: NSObject, URLSessionDataDelegate, Sendable {
     let exchange = HTTPExchange(
       task: task, kind: kind, origin: request.url ?? URL(fileURLWithPath: "/"), policy: policy)
     exchanges.withLock { $0[task.taskIdentifier] = WeakExchange(exchange: exchange) }
-    // The watchdog checks the timeouts about four times per limit, until the exchange ends or is dropped;
-    // it holds the exchange only while it checks, so dropping it still ends the transfer.
-    Task { [weak exchange, policy] in
-      let tick = Self.tick(policy)
-      while Self.check(exchange) { try? await Task.sleep(for: tick) }
-    }
     task.resume()
     return exchange
   }
 
-  /// Fails an exchange past its timeout; false once it has ended or is gone.
-  private static func check(_ exchange: HTTPExchange?) -> Bool {
-    guard let exchange, !exchange.hasEnded else { return false }
-    guard let expired = exchange.expired(at: .now) else { return true }
-    exchange.fail(expired)
-    return false
+  /// Fails each exchange past its timeout (outside the lock: failing one cancels its task).
+  private func checkTimeouts() {
+    let live = exchanges.withLock { $0.values.compactMap(\.exchange) }
+    let now = ContinuousClock.now
+    for exchange in live {
+      if let expired = exchange.expired(at: now) { exchange.fail(expired) }
+    }
   }
 
-  private static func tick(_ policy: ChatPolicy) -> Duration {
-    let quarter = min(policy.requestTimeout, policy.idleTimeout) / 4
-    return .milliseconds(Int(min(max(quarter, 0.01), 60) * 1000))
+  /// A quarter of the shorter timeout, between 10 ms and 1 s, in seconds.
+  private static func tick(_ policy: ChatPolicy) -> Double {
+    min(max(min(policy.requestTimeout, policy.idleTimeout) / 4, 0.01), 1)
   }
 
   /// Cancels every exchange still running (the backend is going away).
@@ -101,4 +101,21 @@ final class HTTPStreaming: NSObject, URLSessionDataDelegate, Sendable {
     let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier)?.exchange }
     exchange?.completed(error)
   }
+}
+
+/// A repeating timer on a queue of its own, cancelled when it goes.
+///
+/// `@unchecked Sendable`: a dispatch source may be used from any thread (libdispatch objects are
+/// thread-safe); this one is configured once by `start`, called in its owner's `init` before the owner is
+/// shared, and only cancelled after, in `deinit`.
+private final class WatchdogTimer: @unchecked Sendable {
+  private let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "ChatHTTP.watchdog"))
+
+  func start(every seconds: Double, _ fire: @escaping @Sendable () -> Void) {
+    source.schedule(deadline: .now() + seconds, repeating: seconds, leeway: .milliseconds(Int(seconds * 100)))
+    source.setEventHandler(handler: fire)
+    source.resume()
+  }
+
+  deinit { source.cancel() }
 }

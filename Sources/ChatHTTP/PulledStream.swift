@@ -1,5 +1,5 @@
 import ConversationState
-import Synchronization
+import ConversationStore
 
 /// An `AsyncThrowingStream` made at its consumer's pace: the next batch of elements is produced only when
 /// the consumer has taken the last one, so nothing queues between a response's bytes and the store.
@@ -31,11 +31,11 @@ enum PulledStream {
       case produce(Source)
     }
 
-    private let state: Mutex<State>
+    private let state: StateLock<State>
     private let produce: @Sendable (inout Source) async throws -> [Element]?
 
     init(_ source: Source, _ produce: @escaping @Sendable (inout Source) async throws -> [Element]?) {
-      state = Mutex(State(source: source))
+      state = StateLock(State(source: source))
       self.produce = produce
     }
 

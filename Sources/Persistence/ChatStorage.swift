@@ -17,12 +17,16 @@ public final class ChatStorage: Sendable {
   let events: StorageEvents
 
   /// Storage under `root`, created (0700) if missing. `onEvent` hears of files moved aside, torn writes
-  /// dropped, migrations, compactions and outbox evictions (never their contents).
+  /// dropped, migrations, compactions and outbox evictions (never their contents), asynchronously and in
+  /// order, on a task of its own: it may call back into a `ChatClient` or this storage.
   public init(root: String, onEvent: (@Sendable (StorageEvent) -> Void)? = nil) throws(PersistenceError) {
     self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
     self.events = StorageEvents(handler: onEvent)
     try FileSystem.createDirectory(self.root)
   }
+
+  /// Returns once every event reported so far has reached `onEvent`.
+  public func eventsDelivered() async { await events.delivered() }
 
   /// The platform's place for an app's data: `$XDG_DATA_HOME/<app>`, else `~/.local/share/<app>` (from `HOME`),
   /// else the working directory's `.<app>`. `app` is escaped into one path component.

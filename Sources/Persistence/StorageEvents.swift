@@ -13,9 +13,15 @@ public enum StorageEvent: Hashable, Sendable {
   case outboxEvicted(OutboxEviction)
 }
 
-/// Where storage reports its events; the host's handler, or nothing.
+/// Where storage reports its events: the host's handler, called asynchronously and in order (storage runs
+/// under its callers' locks; a handler that calls back in must not find itself inside them), or nothing.
 struct StorageEvents: Sendable {
-  let handler: (@Sendable (StorageEvent) -> Void)?
+  let callbacks: HostCallbacks<StorageEvent>?
 
-  func report(_ event: StorageEvent) { handler?(event) }
+  init(handler: (@Sendable (StorageEvent) -> Void)?) { callbacks = handler.map { HostCallbacks($0) } }
+
+  func report(_ event: StorageEvent) { callbacks?.deliver(event) }
+
+  /// Returns once every event reported so far has reached the handler.
+  func delivered() async { await callbacks?.delivered() }
 }

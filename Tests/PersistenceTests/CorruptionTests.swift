@@ -467,7 +467,7 @@ struct CorruptionTests {
   @Test(
     "a damaged file is moved aside as it is, the rest of the store still opens, and the file starts clean",
     arguments: StoreFile.allCases, Damage.allCases)
-  fileprivate func damagedFile(file: StoreFile, damage: Damage) throws {
+  fileprivate func damagedFile(file: StoreFile, damage: Damage) async throws {
     // Given a store with a conversation, an outbox, a list and an installation ID
     let fixture = try Fixture()
     defer { fixture.remove() }
@@ -489,6 +489,7 @@ struct CorruptionTests {
       #expect(opened.error?.movedAsideTo == aside)
     }
     #expect(opened.restoredNothing)
+    await fixture.storage.eventsDelivered()
     #expect(fixture.events.all.contains(.movedAside(kind: damage.reported, file: path)))
     // …and the damaged file is moved aside as it was, never deleted
     var isDirectory: ObjCBool = false

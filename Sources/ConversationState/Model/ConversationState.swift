@@ -236,6 +236,12 @@ public struct UserIdentity: Hashable, Sendable, Codable {
     self.workspaceID = workspaceID
     self.displayName = displayName
   }
+
+  /// Whether `other` names the same person: the same user ID in the same workspace (a display name may
+  /// change; the person, their data and their conversations stay).
+  public func isSamePerson(as other: UserIdentity) -> Bool {
+    userID == other.userID && workspaceID == other.workspaceID
+  }
 }
 
 /// Whether the credential behind this conversation's requests works.

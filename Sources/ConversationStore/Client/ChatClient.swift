@@ -52,6 +52,13 @@ public final class ChatClient: Sendable {
     credentials: ConversationRuntime<ConversationReducer>.CredentialProvider? = nil,
     tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler] = [:]
   ) {
+    var options = options
+    if let handler = options.onStorageError {
+      // Storage fails where the client holds its lock; the host hears of it after, in order, and may call
+      // back into the client from the handler.
+      let callbacks = HostCallbacks(handler)
+      options.onStorageError = { callbacks.deliver($0) }
+    }
     self.options = options
     var policy = options.policy
     // With storage, what is written offline waits in the durable outbox and goes out in ordered batches.
@@ -146,8 +153,18 @@ public final class ChatClient: Sendable {
   /// Signs `identity` in. With `keepingGuestConversation` (from anonymous only) the open conversations go
   /// on under the account and move to its storage; otherwise they are cleared and closed (ask the client
   /// for stores again), the list is dropped, and nothing more is written to the previous user's scope.
+  ///
+  /// Identifying the person already signed in (`UserIdentity.isSamePerson`) changes nothing else: call it
+  /// on every launch if that is simpler. A new display name is taken; stores, list, connection and outbox
+  /// stay as they are.
   public func identify(_ identity: UserIdentity, keepingGuestConversation: Bool = false) {
-    switchIdentity(to: identity, keeping: keepingGuestConversation)
+    let stores = registry.withLock { registry -> [ChatStore]? in
+      guard let current = registry.identity, identity.isSamePerson(as: current) else { return nil }
+      registry.identity = identity
+      return registry.allStores
+    }
+    guard let stores else { return switchIdentity(to: identity, keeping: keepingGuestConversation) }
+    for store in stores { store.send(.identify(identity)) }
   }
 
   /// Signs out: conversations cleared and closed, the list dropped, the anonymous scope in use again.

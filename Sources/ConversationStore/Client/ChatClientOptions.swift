@@ -13,7 +13,8 @@ public struct ChatClientOptions: Sendable {
   /// How many conversation stores stay open when nobody outside the client holds them; beyond it the least
   /// recently asked-for are closed (their state stays in storage, or in memory) and reopened on demand.
   public var maximumIdleConversations: Int
-  /// Hears storage failures (a full disk, a file moved aside). The chat goes on in memory meanwhile.
+  /// Hears storage failures (a full disk, a file moved aside), asynchronously and in order, on a task of
+  /// its own: it may call back into the client. The chat goes on in memory meanwhile.
   public var onStorageError: (@Sendable (PersistenceError) -> Void)?
 
   public init(

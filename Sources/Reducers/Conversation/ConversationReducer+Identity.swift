@@ -3,8 +3,15 @@ import ConversationState
 extension ConversationReducer {
   /// Identify or sign out: a new epoch, every request of the old one cancelled, the conversation and its
   /// queued work dropped. Results of the old epoch that still arrive are ignored (their request IDs carry it).
+  ///
+  /// Identifying the person already signed in (the same user ID in the same workspace) changes nothing but
+  /// the identity's other fields (a new display name): apps identify on every launch, and that must not
+  /// tear down the conversation under the user's screen.
   func switchIdentity(to identity: UserIdentity?, _ state: inout ConversationState) -> [ConversationEffect] {
-    if identity != nil && identity == state.identity { return [] }
+    if let identity, let current = state.identity, identity.isSamePerson(as: current) {
+      state.identity = identity
+      return []
+    }
     // Cancelling every request closes the connection too: it is the `connect` request.
     let effects = cancelAll(&state)
     let sequence = state.requestSequence

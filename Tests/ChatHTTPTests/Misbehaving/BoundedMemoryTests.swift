@@ -6,18 +6,22 @@ import Synchronization
 import Testing
 
 /// What a server sends can grow the client's memory by the policy's limits and a constant, never by what
-/// it sends. Each case's peak resident memory is sampled while it runs; the bound is loose (other suites run
-/// beside this one) but far below what each case sends.
-@Suite("A misbehaving server's bodies stay within the policy's limits", .serialized, .timeLimit(.minutes(3)))
+/// it sends. Each case's peak resident memory is sampled while it runs.
+///
+/// Memory is the whole process's, so these run alone, in a process of their own (`.ci/run` sets
+/// `MEMORY_BOUND_TESTS=1` for that run), as the demo's forked terminal tests do: beside other suites, their
+/// growth would be measured too, and a busy machine lets a loopback flood run further ahead of a cancel
+/// (FoundationNetworking queues every piece it reads for its delegate; a loaded delegate queue falls behind).
+@Suite(
+  "A misbehaving server's bodies stay within the policy's limits", .serialized, .timeLimit(.minutes(3)),
+  .enabled(
+    if: ProcessInfo.processInfo.environment["MEMORY_BOUND_TESTS"] == "1" && !isThreadSanitizerBuild,
+    "measures the process's memory: run alone with MEMORY_BOUND_TESTS=1 (as .ci/run does)"))
 struct BoundedMemoryTests {
   /// Resident memory may grow this much while a case runs: the limits (1 MiB events, 8 MiB answers, 4 MiB
-  /// unread, 4 MiB replies) with room for the other suites running beside this one; under ThreadSanitizer,
-  /// whose shadow memory grows with every byte the process touches, four times that.
-  #if CONVERSATION_STORE_TSAN
-    static let allowedGrowth = 640 * 1024 * 1024
-  #else
-    static let allowedGrowth = 160 * 1024 * 1024
-  #endif
+  /// unread, 4 MiB replies), what the transport queued before the cancel landed, and the allocator's slack.
+  /// Measured alone: 20 - 110 MiB; the cases send from 300 MiB to 2 GiB each.
+  static let allowedGrowth = 160 * 1024 * 1024
 
   @Test(
     "a reply stream that sends too much ends with a typed error, and memory stays bounded",

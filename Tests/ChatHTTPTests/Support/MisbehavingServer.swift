@@ -17,11 +17,11 @@ final class MisbehavingServer: Sendable {
   static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("MisbehavingServer/misbehaving_server.py")
 
-  /// Starts a server whose every request ends within `maximumCaseSeconds`.
+  /// Starts a server whose every request ends within `maximumCaseSeconds` (scaled like the timeouts).
   init(maximumCaseSeconds: Double = 20, dripIntervalSeconds: Double = 0.5) throws {
     process = try LocalServerProcess([
-      "python3", Self.script.path, "--port", "0", "--max-case-s", "\(maximumCaseSeconds)", "--drip-interval-s",
-      "\(dripIntervalSeconds)",
+      "python3", Self.script.path, "--port", "0", "--max-case-s", "\(maximumCaseSeconds * sanitizerSlowdown)",
+      "--drip-interval-s", "\(dripIntervalSeconds)",
     ])
   }
 
@@ -35,11 +35,12 @@ final class MisbehavingServer: Sendable {
     try HTTPChatBackend(baseURL: baseURL(name), policy: policy) { "secret" }
   }
 
-  /// Short timeouts and backoffs, so a misbehaviour shows within seconds; the size limits as shipped.
+  /// Short timeouts and backoffs, so a misbehaviour shows within seconds (six times longer under
+  /// ThreadSanitizer, which runs everything that much slower); the size limits as shipped.
   static let policy: ChatPolicy = {
     var policy = ChatPolicy()
-    policy.requestTimeout = 3
-    policy.idleTimeout = 3
+    policy.requestTimeout = 3 * sanitizerSlowdown
+    policy.idleTimeout = 3 * sanitizerSlowdown
     policy.reconnectBackoff = Backoff(base: 0.5, cap: 2)
     policy.syncBackoff = Backoff(base: 0.5, cap: 2)
     return policy
@@ -110,3 +111,13 @@ enum ResidentMemory {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
   }
 }
+
+#if CONVERSATION_STORE_TSAN
+  /// How much slower everything runs in the ThreadSanitizer build (`.ci/run` compiles it with
+  /// `-DCONVERSATION_STORE_TSAN`).
+  let sanitizerSlowdown = 6.0
+  let isThreadSanitizerBuild = true
+#else
+  let sanitizerSlowdown = 1.0
+  let isThreadSanitizerBuild = false
+#endif

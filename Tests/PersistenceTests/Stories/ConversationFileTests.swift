@@ -152,11 +152,12 @@ struct ConversationFileTests {
   }
 
   @Test("a journal that has grown to twice its compacted size is rewritten, and still reads back the same")
-  func compaction() throws {
+  func compaction() async throws {
     // Given a conversation whose one message is edited many times (each edit appends a record)
     let root = ScratchRoot()
     let events = EventLog()
-    let scope = try root.storage(onEvent: events.record).scope(StorageScope(workspace: "acme", userID: "u1"))
+    let storage = try root.storage(onEvent: events.record)
+    let scope = try storage.scope(StorageScope(workspace: "acme", userID: "u1"))
     let file = try scope.conversation("conv-1")
     var state = ConversationState.existing([.server("v0", id: "s1", at: 1)])
     try file.persist(state, changes: .reset, at: .story(0))
@@ -170,6 +171,7 @@ struct ConversationFileTests {
     }
 
     // Then the journal was compacted along the way, and the latest edit is what comes back
+    await storage.eventsDelivered()
     #expect(events.rewrites >= 2)
     #expect(file.fileSize < 2 * 1_048_576 + 8_192)
     let restored = try #require(try scope.conversation("conv-1").restored)

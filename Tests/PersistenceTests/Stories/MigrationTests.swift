@@ -8,7 +8,7 @@ import Testing
 @Suite("Format migration")
 struct MigrationTests {
   @Test("a format-1 file (draft inside the meta record) reads back, and is rewritten in format 2")
-  func version1To2() throws {
+  func version1To2() async throws {
     // Given a conversation file written by format version 1, whose meta record carries the draft
     let root = ScratchRoot()
     let scope = try root.scope()
@@ -28,12 +28,14 @@ struct MigrationTests {
 
     // When this version opens it
     let events = EventLog()
-    let file = try root.storage(onEvent: events.record).scope(StorageScope(workspace: "acme", userID: "u1"))
+    let storage = try root.storage(onEvent: events.record)
+    let file = try storage.scope(StorageScope(workspace: "acme", userID: "u1"))
       .conversation("conv-1")
 
     // Then the draft and messages are restored, and the file is now format 2 (and still reads the same)
     #expect(file.restored?.draft == "unsent words")
     #expect(file.restored?.messages.count == 1)
+    await storage.eventsDelivered()
     #expect(events.all.contains(.migrated(file: path, from: 1, to: 2)))
     let header = try #require(FileManager.default.contents(atPath: path))
     #expect(header[8] == 2, "the format version in the header")

@@ -39,11 +39,12 @@ struct OutboxTests {
   }
 
   @Test("past the count bound the oldest goes, reported by ID and reason; one being uploaded never goes")
-  func countBound() throws {
+  func countBound() async throws {
     // Given an outbox of three with the oldest being uploaded
     let root = ScratchRoot()
     let events = EventLog()
-    let outbox = try root.storage(onEvent: events.record).scope(StorageScope(workspace: "acme", userID: "u1"))
+    let storage = try root.storage(onEvent: events.record)
+    let outbox = try storage.scope(StorageScope(workspace: "acme", userID: "u1"))
       .outbox(limits: OutboxLimits(maximumOperations: 3))
     for index in 1...3 {
       try outbox.enqueue(Self.markRead("op-\(index)", at: Double(index)), at: .story(Double(index)))
@@ -56,6 +57,7 @@ struct OutboxTests {
     // Then the oldest not being uploaded went, and the event says only which and why
     #expect(evicted == [OutboxEviction(id: "op-2", reason: .count)])
     #expect(outbox.operations.map(\.id) == ["op-1", "op-3", "op-4"])
+    await storage.eventsDelivered()
     #expect(events.all.contains(.outboxEvicted(OutboxEviction(id: "op-2", reason: .count))))
     #expect(try root.scope().outbox().operations.map(\.id) == ["op-1", "op-3", "op-4"])
   }

@@ -48,6 +48,32 @@ struct IdentityAndReadTests {
     #expect(chat.state == before)
   }
 
+  @Test("identifying the same person with a new display name takes the name and keeps the conversation")
+  func samePersonNewName() {
+    let chat = Chat.existing([.server("keep", id: "s1", at: 1)])
+    chat.send(.identify(UserIdentity(userID: "u1")))
+    chat.send(.setDraft("half a thought"))
+    let epoch = chat.state.epoch
+
+    #expect(chat.send(.identify(UserIdentity(userID: "u1", displayName: "Ana"))) == [])
+
+    #expect(chat.state.identity?.displayName == "Ana")
+    #expect(chat.state.epoch == epoch)
+    #expect(chat.state.draft == "half a thought")
+  }
+
+  @Test("the same user ID in another workspace is another person: the conversation clears")
+  func otherWorkspace() {
+    let chat = Chat.existing([.server("keep", id: "s1", at: 1)])
+    chat.send(.identify(UserIdentity(userID: "u1", workspaceID: "w1")))
+    let epoch = chat.state.epoch
+
+    chat.send(.identify(UserIdentity(userID: "u1", workspaceID: "w2")))
+
+    #expect(chat.state.epoch != epoch)
+    #expect(chat.state.messages.isEmpty)
+  }
+
   @Test("clear starts a new conversation for the same identity and cancels its work")
   func clearConversation() {
     let chat = Chat.existing([.server("old", id: "s1", at: 1)])
