@@ -2,7 +2,6 @@ public import ConversationState
 public import ConversationStore
 public import Foundation
 import ServerSentEvents
-import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
