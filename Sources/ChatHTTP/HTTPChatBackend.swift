@@ -12,16 +12,18 @@ import ServerSentEvents
 /// cancelling a request (the user stops a reply, a store closes) closes its connection.
 ///
 /// ```swift
-/// let tokens = TokenStore()                                  // the host's
+/// let tokens = Tokens(renew: login.renew)                   // the host's token store (see the README)
 /// let backend = try HTTPChatBackend(baseURL: URL(string: "https://chat.example.com/v1")!) {
-///   await tokens.current                                     // read before every request
+///   await tokens.current()                                   // read before every request
 /// }
 /// let client = ChatClient(backend: backend, credentials: { try await tokens.refresh() })
 /// ```
 ///
 /// - `baseURL` must be `https`, except for `localhost`, `127.0.0.1` and `::1`; otherwise every call fails
 ///   with `INSECURE_URL` before anything is sent.
-/// - `token` is asked before every request and sent as `Authorization: Bearer`, only to `baseURL`'s origin:
+/// - `token` is asked before every request and sent as `Authorization: Bearer`, only to `baseURL`'s origin
+///   (a `ChatError` it throws fails the call as it is; any other error fails it `UNAUTHORIZED`, which starts
+///   the store's credential refresh):
 ///   a redirect is followed only within it (never from `https` to `http`); one to another origin fails with
 ///   `REDIRECT_REFUSED` and nothing, not even a connection, goes there. A 401 or 403 fails the call with
 ///   `UNAUTHORIZED`; the store then runs the host's credential provider and tries again.
@@ -31,8 +33,10 @@ import ServerSentEvents
 /// - What the server sends is checked and bounded by the policy's transport limits: a stream that is not
 ///   `text/event-stream`, or an answer that is not JSON, is `INVALID_RESPONSE` (with the status kept); an
 ///   event or a line over `maximumEventBytes` is `EVENT_TOO_LARGE`; an answer over `maximumAnswerBytes`
-///   (decompressed) is `RESPONSE_TOO_LARGE`; timeouts (`requestTimeout`, `idleTimeout`) are `TIMEOUT`.
-///   Memory while a stream is read stays within those limits, whatever the server sends.
+///   (decompressed), or bytes that arrive faster than they are read past `maximumUnreadBytes` (answers
+///   too), is `RESPONSE_TOO_LARGE`; timeouts (`requestTimeout`, `idleTimeout`, counted on the monotonic
+///   clock, not the store's `ChatClock`) are `TIMEOUT`. What a read completed before a bad event or a limit
+///   still reaches the store, then the error.
 public final class HTTPChatBackend: ChatBackend {
   /// Supplies the bearer token for the next request; nil sends none.
   public typealias TokenProvider = @Sendable () async throws -> String?
@@ -53,7 +57,8 @@ public final class HTTPChatBackend: ChatBackend {
   ///   - policy: the transport's timeouts and limits (`requestTimeout`, `idleTimeout`, `maximumEventBytes`,
   ///     `maximumAnswerBytes`, `maximumErrorBodyBytes`, `maximumUnreadBytes`, `maximumRetryAfter`); the
   ///     store's own policy is separate, pass the same value to both to keep them in step.
-  ///   - now: the device's clock, for times the server leaves out of a frame.
+  ///   - now: the device's clock, for times the server leaves out of a frame and to turn a `Retry-After`
+  ///     date into a wait.
   /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work (`ChatPolicy.validate()`).
   public init(
     baseURL: URL, policy: ChatPolicy = ChatPolicy(), now: @escaping @Sendable () -> Date = { Date() },
@@ -268,10 +273,16 @@ public final class HTTPChatBackend: ChatBackend {
     }
   }
 
-  /// A call whose answer carries nothing to read, unless it is an error.
+  /// A call whose answer carries nothing to read, unless it is an error: an empty body, or JSON. Anything
+  /// else (a portal's HTML page) is `INVALID_RESPONSE`, never taken as the call's success.
   private func call(_ endpoint: Endpoint) async throws {
     let (response, data) = try await body(of: endpoint)
-    if Self.isJSON(response), let error = Self.errorInBody(data, status: response.statusCode) { throw error }
+    guard data.isEmpty || Self.isJSON(response) else {
+      throw ChatError(
+        .invalidResponse, "The server answered \(Self.contentType(response) ?? "no content type"), not JSON.",
+        status: response.statusCode)
+    }
+    if let error = Self.errorInBody(data, status: response.statusCode) { throw error }
   }
 
   /// The whole body of a successful answer, at most `ChatPolicy.maximumAnswerBytes` of it (answers here
@@ -335,15 +346,27 @@ public final class HTTPChatBackend: ChatBackend {
           }
           return opened.map { [$0] } ?? []
         case .bytes(let bytes):
+          // What the bytes completed before a bad event or a limit reaches the store first; the error after.
           var elements: [Element] = []
-          do {
-            for case .event(let event) in try decoder.feed(bytes) { elements += try map(&mapper, event) }
-          } catch let error as ServerSentEventDecoder.LimitExceeded {
-            throw ChatError(.eventTooLarge, error.description)
+          var failure: ChatError?
+          let items: [ServerSentEventDecoder.Item]
+          do throws(ServerSentEventDecoder.LimitExceeded) {
+            items = try decoder.feed(bytes)
+          } catch {
+            items = error.completed
+            failure = ChatError(.eventTooLarge, error.description)
           }
-          read = .reading(exchange, decoder, mapper)
+          do throws(ChatError) {
+            for case .event(let event) in items { elements += try map(&mapper, event) }
+          } catch {
+            failure = error
+          }
+          read = failure.map { .failing($0) } ?? .reading(exchange, decoder, mapper)
           return Element.coalesced(elements)
         }
+      case .failing(let error):
+        read = .done
+        throw error
       case .done:
         return nil
       }
@@ -426,5 +449,7 @@ public final class HTTPChatBackend: ChatBackend {
 private enum EventRead<Mapper: Sendable>: Sendable {
   case starting(Endpoint, Mapper)
   case reading(HTTPExchange, ServerSentEventDecoder, Mapper)
+  /// The last elements were handed over; this error comes next (the exchange is let go, ending it).
+  case failing(ChatError)
   case done
 }

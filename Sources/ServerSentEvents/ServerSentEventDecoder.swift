@@ -46,7 +46,8 @@ public struct ServerSentEventDecoder: Sendable {
   }
 
   /// A line or an event passed the decoder's `Limits`. The decoder has then dropped what it held of the
-  /// stream, as `finish()` does (the last event ID stays): feeding it more starts a new stream.
+  /// stream, as `finish()` does (the last event ID stays; a byte-order mark is no longer looked for):
+  /// feeding it more goes on as a new stream would, from its next line.
   public struct LimitExceeded: Error, Hashable, Sendable, CustomStringConvertible {
     /// Which limit was passed.
     public enum Kind: Hashable, Sendable {
@@ -55,11 +56,14 @@ public struct ServerSentEventDecoder: Sendable {
     public let kind: Kind
     /// The limit, in bytes.
     public let limit: Int
+    /// What the piece completed before the limit was passed, in order: a reader keeps these.
+    public var completed: [Item]
 
-    /// The error for passing the limit of `limit` bytes on a `kind`.
-    public init(kind: Kind, limit: Int) {
+    /// The error for passing the limit of `limit` bytes on a `kind`, after `completed`.
+    public init(kind: Kind, limit: Int, completed: [Item] = []) {
       self.kind = kind
       self.limit = limit
+      self.completed = completed
     }
 
     public var description: String {
@@ -100,7 +104,7 @@ public struct ServerSentEventDecoder: Sendable {
   /// `feed` or `finish()`, to reuse the array's storage.
   ///
   /// - Throws: `LimitExceeded` when a line or an event passes `limits`; what the piece completed before it
-  ///   is dropped with the rest.
+  ///   is in the error's `completed`.
   public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws(LimitExceeded) -> [Item]
   where Bytes.Element == UInt8 {
     var items: [Item] = []
@@ -140,7 +144,9 @@ public struct ServerSentEventDecoder: Sendable {
     do throws(LimitExceeded) {
       try read(bytes, into: &output, checkingLimits: checksLimits)
     } catch {
-      return .failure(error)
+      var refusal = error
+      refusal.completed = output.items
+      return .failure(refusal)
     }
     interpreter.carryOpenBlock(from: &output)
     spareBuffer = output.spare

@@ -178,8 +178,8 @@ extension ChatError {
     /// A catch-up brought nothing new although the server said there was more; it is tried again after
     /// `ChatPolicy.syncBackoff`, never at once.
     public static let syncStalled: Code = "SYNC_STALLED"
-    /// A host setting is out of range (a timeout of zero or less, a NaN); reported by the initializer
-    /// that was given it.
+    /// A host setting is out of range (a timeout of zero or less, a NaN or an infinity, a limit below 1):
+    /// reported by `ChatPolicy.validate()`, which `HTTPChatBackend`'s initializers call.
     public static let invalidConfiguration: Code = "INVALID_CONFIGURATION"
 
     /// The device could not store something it had to keep (a full disk, an unwritable data folder); trying

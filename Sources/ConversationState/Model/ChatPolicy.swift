@@ -12,6 +12,9 @@ import Foundation
 /// policy.pollInterval = 1                              // poll for new messages while realtime is down
 /// let reducer = ConversationReducer(policy: policy)
 /// ```
+///
+/// Its `Codable` form names every setting and is not kept stable across versions (a new setting is a new
+/// required key): store your own settings, not an encoded policy.
 public struct ChatPolicy: Hashable, Sendable, Codable {
   /// Attachments one message may carry (default 4); more is refused with `TOO_MANY_ATTACHMENTS`.
   public var maximumAttachments: Int
@@ -60,8 +63,8 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   // bounded by one of these, in one place, before it reaches a timer or a buffer.
 
   /// Seconds a server's `Retry-After` (or any wait it asks for) may hold requests back (default 600). A
-  /// larger, negative or unreadable value is clamped by `serverDelay(_:)`: `1e19` seconds or a date in the
-  /// year 9999 hold sends for this long, never for good.
+  /// larger or negative value is clamped by `serverDelay(_:)` (`1e19` seconds or a date in the year 9999
+  /// hold sends for this long, never for good); an unreadable one (NaN) is no hint at all.
   public var maximumRetryAfter: Double
   /// Seconds a realtime connection must stay open before it counts as healthy when it delivers no event
   /// (default 10). A connection counts as healthy once it delivers an event or has stayed open this long;
@@ -158,15 +161,19 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// 2^63 nanoseconds (292 years) and more; nothing in a chat needs a timer longer than this.
   public static let longestTimer: Double = 30 * 24 * 3600
 
-  /// `seconds` as a timer can take it: NaN and negative waits are 0, longer ones `longestTimer`. The
-  /// runtime's clocks pass every wait through here, whoever computed it.
+  /// `seconds` as a timer can take it: NaN and negative waits are 0, longer ones `longestTimer`. The runtime
+  /// passes every timer's wait through here before it reaches a `ChatClock` (and `SystemChatClock.sleep`
+  /// every sleep); a host's own clock should do the same with waits it is given directly.
   public static func timerDelay(_ seconds: Double) -> Double {
     guard !seconds.isNaN else { return 0 }
     return min(max(seconds, 0), longestTimer)
   }
 
   /// The host settings that cannot work, as an `INVALID_CONFIGURATION` error naming the first one: a
-  /// timeout or wait that is not a positive finite number, a size limit below 1.
+  /// timeout or wait that is not a positive finite number (`maximumRetryAfter` may be 0), a byte or text
+  /// limit below 1, a page size range starting below 1, a paced presentation that is not a positive finite
+  /// rate. `HTTPChatBackend` checks its policy this way; call it on the policy you give a `ChatClient` or a
+  /// store too (they take any policy and never trap on one, but a NaN backoff waits nothing).
   public func validate() throws(ChatError) {
     let durations: [(String, Double)] = [
       ("requestTimeout", requestTimeout), ("idleTimeout", idleTimeout), ("toolDeadline", toolDeadline),
@@ -184,13 +191,21 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
       throw ChatError(
         .invalidConfiguration, "ChatPolicy.maximumRetryAfter must be 0 or more; it is \(maximumRetryAfter).")
     }
+    // Counts that may be 0 on purpose (no attachments, no app-run tools) are not checked.
     let sizes: [(String, Int)] = [
-      ("maximumReplyBytes", maximumReplyBytes), ("maximumToolCallsPerReply", maximumToolCallsPerReply),
-      ("maximumEventBytes", maximumEventBytes), ("maximumAnswerBytes", maximumAnswerBytes),
-      ("maximumErrorBodyBytes", maximumErrorBodyBytes), ("maximumUnreadBytes", maximumUnreadBytes),
+      ("maximumReplyBytes", maximumReplyBytes), ("maximumEventBytes", maximumEventBytes),
+      ("maximumAnswerBytes", maximumAnswerBytes), ("maximumErrorBodyBytes", maximumErrorBodyBytes),
+      ("maximumUnreadBytes", maximumUnreadBytes), ("maximumTextLength", maximumTextLength),
+      ("historyPageSizes.lowerBound", historyPageSizes.lowerBound),
+      ("listPageSizes.lowerBound", listPageSizes.lowerBound),
     ]
     for (name, value) in sizes where value < 1 {
       throw ChatError(.invalidConfiguration, "ChatPolicy.\(name) must be at least 1; it is \(value).")
+    }
+    if case .paced(let bytesPerSecond) = replyPresentation, !(bytesPerSecond.isFinite && bytesPerSecond > 0) {
+      throw ChatError(
+        .invalidConfiguration, "ChatPolicy.replyPresentation's pace must be a positive number; it is \(bytesPerSecond)."
+      )
     }
   }
 

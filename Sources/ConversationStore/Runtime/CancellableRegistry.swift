@@ -1,3 +1,5 @@
+import ConversationState
+
 /// Running work by key — request tasks, timers — so one effect can cancel what another started.
 ///
 /// Starting work under a key cancels the work that held it. Work that ends removes its own entry, unless
@@ -28,7 +30,8 @@ final class CancellableRegistry<Key: Hashable & Sendable>: Sendable {
   /// Calls `fire` after `seconds` on `clock`, under `key`; a replaced or cancelled timer stays silent.
   func start(_ key: Key, after seconds: Double, on clock: any ChatClock, _ fire: @escaping @Sendable () -> Void) {
     guard let token = claim(key) else { return }
-    let timer = clock.schedule(after: seconds) { [weak self] in
+    // Clamped here too, whatever clock the host gave: a wait a `Duration` cannot hold would trap it.
+    let timer = clock.schedule(after: ChatPolicy.timerDelay(seconds)) { [weak self] in
       guard let self, self.release(key, token: token) else { return }
       fire()
     }

@@ -66,7 +66,7 @@ extension ConversationReducer {
     let newestBefore = state.lastConfirmedMessageID
     mergeFromServer(messages, &state)
     credentialsProven(&state)
-    if hasMore && !messages.isEmpty && state.lastConfirmedMessageID == newestBefore {
+    if hasMore && state.lastConfirmedMessageID == newestBefore {
       // "More" that brings nothing newer would be asked for again at once, and again: a loop a server's bug
       // must not be able to start. It is a failed catch-up, tried again after the sync backoff.
       let error = ChatError(.syncStalled, "The server said more messages follow, but sent none newer than the last.")
@@ -74,7 +74,7 @@ extension ConversationReducer {
     }
     state.failedSyncAttempts = 0
     // The server has more after these: page on from the newest now held, until it says it is done.
-    if hasMore && !messages.isEmpty, let conversationID = state.conversationID {
+    if hasMore, let conversationID = state.conversationID {
       let next = state.beginRequest(.sync)
       return [.fetchMessagesAfter(next, conversationID, after: state.lastConfirmedMessageID)]
     }

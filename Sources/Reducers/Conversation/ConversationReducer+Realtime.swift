@@ -197,7 +197,10 @@ extension ConversationReducer {
     guard case .paced(let bytesPerSecond) = policy.replyPresentation, let reply = state.streamingReply,
       let presented = reply.presentedUTF8Count
     else { return [] }
-    let step = max(1, Int(bytesPerSecond * ReplyPresentation.paceTick))
+    // A pace only a host could set (NaN, negative, infinite) must not trap: at least a byte a tick, at most
+    // more than any reply holds.
+    let perTick = bytesPerSecond * ReplyPresentation.paceTick
+    let step = perTick.isNaN || perTick < 1 ? 1 : Int(min(perTick, Double(Int32.max)))
     let next = min(reply.text.utf8Count, presented + step)
     state.streamingReply?.presentedUTF8Count = next
     return next < reply.text.utf8Count ? [.startTimer(.pace, seconds: ReplyPresentation.paceTick)] : []

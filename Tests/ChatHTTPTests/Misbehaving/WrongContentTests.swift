@@ -37,6 +37,9 @@ struct WrongContentTests {
     #expect((page.failure as? ChatError)?.code == .invalidResponse, "\(page)")
     #expect((page.failure as? ChatError)?.status == 200)
     if name == "html-portal" {
+      // A call with nothing to read is not taken as done on a portal's page either
+      let rated = await Result(catching: { try await backend.rate("m-2", in: "conv-1", as: .up) })
+      #expect((rated.failure as? ChatError)?.code == .invalidResponse, "\(rated)")
       let (events, sendError) = await collect(backend.send(Self.payload))
       #expect(events.isEmpty, "a portal page is never an answer")
       #expect(sendError?.code == .invalidResponse && sendError?.status == 200)
@@ -55,6 +58,19 @@ struct WrongContentTests {
     #expect((page.failure as? ChatError)?.code == "ACCOUNT_SUSPENDED")
     #expect(sendError?.code == "ACCOUNT_SUSPENDED")
     #expect(sendError?.status == 200)
+  }
+
+  @Test("a frame that is not JSON, arriving with the deltas before it, ends the reply INVALID_EVENT with those kept")
+  func malformedAfterDeltas() async throws {
+    let server = try MisbehavingServer()
+    let store = try misbehavingStore(server, "malformed-after-deltas")
+    defer { store.close() }
+
+    store.sendMessage("Hi")
+    let ended = await store.state(within: 10) { failure(in: $0) != nil && $0.streamingReply == nil }
+
+    #expect(ended.flatMap(failure(in:))?.code == .invalidEvent)
+    #expect(ended?.messages.last?.text == "Hello there", "the text that came before the bad frame stays")
   }
 
   @Test("a body dripped a byte at a time fails with TIMEOUT once the request's time is up")

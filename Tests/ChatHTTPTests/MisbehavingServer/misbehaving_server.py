@@ -932,6 +932,14 @@ def invalid_utf8(h):
     h.end_stream()
 
 
+def malformed_after_deltas(h):
+    """A typed reply whose `start`, two deltas and a frame that is not JSON go out in one write, then
+    nothing more (the stream stays open until the client goes)."""
+    h.start_stream()
+    h.stream(start_frame(h) + delta_frame("Hello ") + delta_frame("there") + b"event: text-delta\ndata: {oops\n\n")
+    h.hold_open()
+
+
 DEEP_JSON = b'{"messages": ' + b"[" * 100_000 + b"]" * 100_000 + b', "has_more": false}'
 
 
@@ -1021,6 +1029,7 @@ def build_cases():
         "giant-headers": {"any": giant_headers(1000, KiB)},
         "giant-header-1mib": {"any": giant_headers(1, MiB)},
         "invalid-utf8": {"send": invalid_utf8},
+        "malformed-after-deltas": {"send": malformed_after_deltas},
         "deep-json": on_pages(deep_json),
         "stall-before-head": {"any": stall_before_head},
         "end-after-head": {"send": end_after_head, "events": end_after_head},
