@@ -44,7 +44,7 @@ struct RedirectTests {
     let chat = client.newConversation()
 
     chat.sendMessage("Where is my order?")
-    let failed = await chat.state(within: 10) { failure(in: $0) != nil }
+    let failed = await chat.state(within: 30) { failure(in: $0) != nil }
     await client.close()
 
     #expect(failed.flatMap(failure(in:))?.code == .redirectRefused)

@@ -18,7 +18,7 @@ struct RequestStormTests {
     // When the store connects and catches up, for 5 s
     let start = ContinuousClock.now
     store.send(.connect)
-    let stalled = await store.state(within: 10) { $0.backgroundError?.code == .syncStalled }
+    let stalled = await store.state(within: 30) { $0.backgroundError?.code == .syncStalled }
     try await Task.sleep(for: .seconds(5))
     let catchUps = try await server.log().count("catchup")
 
@@ -39,10 +39,10 @@ struct RequestStormTests {
 
     // When the user scrolls up as long as there is more, up to ten times
     store.send(.loadHistory(pageSize: 20))
-    _ = await store.state(within: 10) { $0.history.hasLoadedFirstPage && !$0.history.isLoadingHistory }
+    _ = await store.state(within: 30) { $0.history.hasLoadedFirstPage && !$0.history.isLoadingHistory }
     for _ in 0..<10 where store.state.history.hasMoreHistory {
       store.send(.loadMoreHistory(pageSize: 20))
-      _ = await store.state(within: 10) { !$0.history.isLoadingHistory }
+      _ = await store.state(within: 30) { !$0.history.isLoadingHistory }
     }
 
     // Then the second page, which named the same cursor again, ended paging: two requests in all

@@ -23,7 +23,7 @@ struct ServerDurationTests {
 
     // When the user sends
     store.sendMessage("Hello?")
-    let failed = await store.state(within: 10) { failure(in: $0) != nil }
+    let failed = await store.state(within: 30) { failure(in: $0) != nil }
 
     // Then the send fails RATE_LIMITED, and sends are held no longer than the policy allows
     let state = try #require(failed)

@@ -67,7 +67,7 @@ struct WrongContentTests {
     defer { store.close() }
 
     store.sendMessage("Hi")
-    let ended = await store.state(within: 10) { failure(in: $0) != nil && $0.streamingReply == nil }
+    let ended = await store.state(within: 30) { failure(in: $0) != nil && $0.streamingReply == nil }
 
     #expect(ended.flatMap(failure(in:))?.code == .invalidEvent)
     #expect(ended?.messages.last?.text == "Hello there", "the text that came before the bad frame stays")
@@ -82,7 +82,7 @@ struct WrongContentTests {
     defer { store.close() }
 
     store.send(.loadHistory(pageSize: 20))
-    let failed = await store.state(within: 20) { $0.userError != nil }
+    let failed = await store.state(within: 40) { $0.userError != nil }
 
     #expect(failed?.userError?.code == .timeout)
   }
