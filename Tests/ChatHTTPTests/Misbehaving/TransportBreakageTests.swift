@@ -16,7 +16,8 @@ struct TransportBreakageTests {
     ])
   func page(name: String) async throws {
     let server = try MisbehavingServer()
-    let backend = try server.backend(name)
+    let backend = try server.backend(
+      name, policy: name == "stall-before-head" ? MisbehavingServer.timingOutPolicy : MisbehavingServer.policy)
 
     // (A call that hung would end the suite at its time limit: the request timeout is 10 s.)
     let page = await Result(catching: { try await backend.history(of: "conv-1", before: nil, limit: 20) })
@@ -39,7 +40,8 @@ struct TransportBreakageTests {
     ])
   func reply(name: String) async throws {
     let server = try MisbehavingServer()
-    let store = try misbehavingStore(server, name)
+    let store = try misbehavingStore(
+      server, name, policy: name == "stall-before-head" ? MisbehavingServer.timingOutPolicy : MisbehavingServer.policy)
     defer { store.close() }
 
     store.sendMessage("Hi")

@@ -78,7 +78,7 @@ struct WrongContentTests {
     let server = try MisbehavingServer()
     var conversation = ConversationState()
     conversation.conversationID = "conv-1"
-    let store = try misbehavingStore(server, "drip", state: conversation)
+    let store = try misbehavingStore(server, "drip", state: conversation, policy: MisbehavingServer.timingOutPolicy)
     defer { store.close() }
 
     store.send(.loadHistory(pageSize: 20))
@@ -90,7 +90,8 @@ struct WrongContentTests {
   @Test("a reply stream whose bytes never end a line fails with TIMEOUT after the idle time")
   func drippedStream() async throws {
     let server = try MisbehavingServer()
-    let (events, error) = try await collect(server.backend("drip-stream").send(Self.payload))
+    let (events, error) = try await collect(
+      server.backend("drip-stream", policy: MisbehavingServer.timingOutPolicy).send(Self.payload))
 
     #expect(events.isEmpty)
     #expect(error?.code == .timeout)

@@ -48,6 +48,15 @@ final class MisbehavingServer: Sendable {
     return policy
   }()
 
+  /// For the cases whose right outcome is `TIMEOUT` (drips, stalls): 5 s timeouts, not scaled for the
+  /// sanitizer, so the timeout comes well within a test's time limit however slow the run.
+  static let timingOutPolicy: ChatPolicy = {
+    var policy = MisbehavingServer.policy
+    policy.requestTimeout = 5
+    policy.idleTimeout = 5
+    return policy
+  }()
+
   // MARK: Control API
 
   struct LoggedRequest: Decodable {
