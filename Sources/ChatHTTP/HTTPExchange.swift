@@ -57,8 +57,6 @@ final class HTTPExchange: Sendable {
   let kind: Kind
   let origin: URL
   private let task: URLSessionDataTask
-  /// Entered while a `task.cancel()` is under way; the transport's completion waits for it (see `finish`).
-  private let cancelling = DispatchGroup()
   private let policy: ChatPolicy
   private let startedAt = ContinuousClock.now
   private let state: StateLock<State>
@@ -143,30 +141,24 @@ final class HTTPExchange: Sendable {
   /// Records how the exchange ended (the first word wins), wakes the reader, and, unless the transport is
   /// done with the task, cancels it, at most once.
   ///
-  /// FoundationNetworking 6.x traps ("not in the registry") when a task is cancelled while its completion
-  /// is being delivered: `cancel()` sees it still running and queues a failure report for it, which then
-  /// runs after the completion has removed the task. So a cancel that has begun is waited for by the
-  /// completion (`completed(_:)`, before the transport marks the task done), and one that begins after the
-  /// completion sees `transportCompleted` and does nothing: the two never overlap. The cancel itself runs
-  /// on `cancelQueue`, never on the spot.
+  /// FoundationNetworking 6.x traps ("not in the registry") when a cancel's failure report runs after the
+  /// task's completion removed it. With a URL cache that happened whenever a task was cancelled before the
+  /// cache had answered (the report waited for the protocol the cache reply makes): the session has no
+  /// cache. One that begins after the completion sees `transportCompleted` and does nothing. The cancel runs
+  /// on `cancelQueue`, never on the spot. (A completion that waited for a cancel under way, to close the
+  /// last window by reading of corelibs, stalled the delegate queue under load: removed.)
   private func finish(_ outcome: Result<Void, ChatError>, cancellingTask: Bool = true) {
     let (waiter, cancelTask) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
       if state.outcome == nil { state.outcome = outcome }
       let waiter = state.waiter
       state.waiter = nil
       let cancelTask = cancellingTask && !state.transportCompleted && !state.cancelRequested
-      if cancelTask {
-        state.cancelRequested = true
-        cancelling.enter()  // under the lock, so a completion that follows surely waits for it
-      }
+      if cancelTask { state.cancelRequested = true }
       return (waiter, cancelTask)
     }
     waiter?.resume()
     guard cancelTask else { return }
-    Self.cancelQueue.async { [task, cancelling] in
-      task.cancel()
-      cancelling.leave()
-    }
+    Self.cancelQueue.async { [task] in task.cancel() }
   }
 
   /// Wakes the reader after a change.
@@ -239,15 +231,13 @@ final class HTTPExchange: Sendable {
     ChatError(.responseTooLarge, "The server's answer is larger than \(limit) bytes.", status: status)
   }
 
-  /// The transport is done with the task. Called on the delegate queue before the transport marks the
-  /// task completed: a `task.cancel()` already under way is waited for here (see `finish`).
+  /// The transport is done with the task (on the delegate queue): it is not cancelled after this.
   func completed(_ error: (any Error)?) {
     let outcome: Result<Void, ChatError> = error.map { .failure(HTTPFailure.transport($0)) } ?? .success(())
     update { state in
       state.transportCompleted = true
       if state.outcome == nil { state.outcome = outcome }
     }
-    cancelling.wait()
   }
 
   /// Whether a redirect to `target` may be followed: only within the request's origin, at most

@@ -1210,6 +1210,9 @@ class OtherOriginHandler(BaseHandler):
 
 
 class Server(ThreadingHTTPServer):
+    # A listen backlog of 5 (the default) overflows when a test opens connections quickly on a loaded
+    # machine: a dropped SYN is retried after 1, 3, 7, 15 s, longer than a test's request timeout.
+    request_queue_size = 128
     daemon_threads = True
     block_on_close = False  # streams may still run; the process exits with os._exit anyway
     verbose = False

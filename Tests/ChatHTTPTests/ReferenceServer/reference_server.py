@@ -1405,6 +1405,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class Server(ThreadingHTTPServer):
+    # A listen backlog of 5 (the default) overflows when a test opens connections quickly on a loaded
+    # machine: a dropped SYN is retried after 1, 3, 7, 15 s, longer than a test's request timeout.
+    request_queue_size = 128
     daemon_threads = True
     # ThreadingMixIn would otherwise join every handler thread on close, and realtime streams never end.
     block_on_close = False
