@@ -3,40 +3,61 @@ public import ConversationStore
 /// Elements of a stream whose runs of text deltas can be merged when they arrive together: bytes that piled
 /// up while the store was busy reach it as one delta, not thousands of actions.
 protocol CoalescingElement: Sendable {
-  /// `elements` with each run of adjacent deltas of one reply merged into one, in order.
-  static func coalesced(_ elements: [Self]) -> [Self]
+  /// The text of `next` when `self` is a text delta and `next` continues it (a delta of the same reply);
+  /// else nil. A delta continues itself, which is how a run's first text is read.
+  func deltaText(continuedBy next: Self) -> String?
+
+  /// This delta with its text replaced by `text`.
+  func replacingDeltaText(with text: String) -> Self
 }
 
-extension ReplyEvent: CoalescingElement {
-  static func coalesced(_ elements: [ReplyEvent]) -> [ReplyEvent] {
+extension CoalescingElement {
+  /// `elements` with each run of adjacent deltas of one reply merged into one, in order.
+  ///
+  /// Each run's texts are joined once, so a batch of a hundred thousand tiny deltas costs its length, not
+  /// its length squared.
+  static func coalesced(_ elements: [Self]) -> [Self] {
     guard elements.count > 1 else { return elements }
-    var merged: [ReplyEvent] = []
-    merged.reserveCapacity(elements.count)
-    for element in elements {
-      if case .delta(let next) = element, case .delta(let previous)? = merged.last {
-        merged[merged.count - 1] = .delta(previous + next)
-      } else {
-        merged.append(element)
+    var result: [Self] = []
+    result.reserveCapacity(elements.count)
+    var index = elements.startIndex
+    while index < elements.endIndex {
+      let head = elements[index]
+      index += 1
+      guard let first = head.deltaText(continuedBy: head) else {
+        result.append(head)
+        continue
       }
+      var texts = [first]
+      while index < elements.endIndex, let text = head.deltaText(continuedBy: elements[index]) {
+        texts.append(text)
+        index += 1
+      }
+      result.append(texts.count == 1 ? head : head.replacingDeltaText(with: texts.joined()))
     }
-    return merged
+    return result
   }
 }
 
+extension ReplyEvent: CoalescingElement {
+  func deltaText(continuedBy next: ReplyEvent) -> String? {
+    guard case .delta = self, case .delta(let text) = next else { return nil }
+    return text
+  }
+
+  func replacingDeltaText(with text: String) -> ReplyEvent { .delta(text) }
+}
+
 extension RealtimeUpdate: CoalescingElement {
-  static func coalesced(_ elements: [RealtimeUpdate]) -> [RealtimeUpdate] {
-    guard elements.count > 1 else { return elements }
-    var merged: [RealtimeUpdate] = []
-    merged.reserveCapacity(elements.count)
-    for element in elements {
-      if case .event(let conversation, .replyDelta(let reply, let next)) = element,
-        case .event(conversation, .replyDelta(reply, let previous))? = merged.last
-      {
-        merged[merged.count - 1] = .event(conversation, .replyDelta(reply, previous + next))
-      } else {
-        merged.append(element)
-      }
-    }
-    return merged
+  func deltaText(continuedBy next: RealtimeUpdate) -> String? {
+    guard case .event(let conversation, .replyDelta(let reply, _)) = self,
+      case .event(conversation, .replyDelta(reply, let text)) = next
+    else { return nil }
+    return text
+  }
+
+  func replacingDeltaText(with text: String) -> RealtimeUpdate {
+    guard case .event(let conversation, .replyDelta(let reply, _)) = self else { return self }
+    return .event(conversation, .replyDelta(reply, text))
   }
 }

@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ServerSupport"))
-from local_server import serve_until_stopped  # noqa: E402
+from local_server import add_common_arguments, serve_until_stopped  # noqa: E402
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -1241,15 +1241,11 @@ def make_servers(config):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="A misbehaving server for Docs/HTTP-PROTOCOL.md clients.")
-    parser.add_argument("--port", type=int, default=0, help="port to bind (0: a free one)")
-    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--other-port", type=int, default=0, help="port of the other origin (0: a free one)")
     parser.add_argument("--max-case-s", type=float, default=60.0,
                         help="no request is served longer than this (endless cases stop here)")
     parser.add_argument("--drip-interval-s", type=float, default=0.5, help="pause between bytes in drip cases")
-    parser.add_argument("--no-stdin-watch", action="store_true",
-                        help="do not shut down when stdin reaches EOF (for running it by hand in the background)")
-    parser.add_argument("--verbose", action="store_true", help="log requests and errors to stderr")
+    add_common_arguments(parser)
     return parser.parse_args(argv)
 
 

@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ServerSupport"))
-from local_server import serve_until_stopped  # noqa: E402
+from local_server import add_common_arguments, serve_until_stopped  # noqa: E402
 
 API_PREFIX = "/v1"
 CONTROL_PREFIX = "/control"
@@ -1433,16 +1433,12 @@ def make_server(config):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description="Reference server for Docs/HTTP-PROTOCOL.md.")
-    parser.add_argument("--port", type=int, default=0, help="port to bind (0: a free one)")
-    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--token", default="secret", help="the bearer token accepted at start")
     parser.add_argument("--style", choices=STYLES, default="typed", help="reply frame style")
     parser.add_argument("--delay-ms", type=float, default=20, help="pause between reply frames")
     parser.add_argument("--keepalive-s", type=float, default=5, help="realtime keepalive interval")
     parser.add_argument("--tool-timeout-s", type=float, default=10, help="how long a client tool call waits")
-    parser.add_argument("--no-stdin-watch", action="store_true",
-                        help="do not shut down when stdin reaches EOF (for running it by hand in the background)")
-    parser.add_argument("--verbose", action="store_true", help="log requests and errors to stderr")
+    add_common_arguments(parser)
     return parser.parse_args(argv)
 
 

@@ -11,6 +11,15 @@ import sys
 import threading
 
 
+def add_common_arguments(parser):
+    """The options every local test server takes: where to listen, whether to watch stdin, and logging."""
+    parser.add_argument("--port", type=int, default=0, help="port to bind (0: a free one)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--no-stdin-watch", action="store_true",
+                        help="do not shut down when stdin reaches EOF (for running it by hand in the background)")
+    parser.add_argument("--verbose", action="store_true", help="log requests and errors to stderr")
+
+
 def serve_until_stopped(servers, port, watch_stdin=True, poll_s=0.2, before_exit=None):
     """Serves each of `servers` on its own thread, announces `port`, and returns never: once asked to
     stop it calls `before_exit`, closes the servers and exits the process at once (stream threads may be
