@@ -182,11 +182,18 @@ extension ChatError {
     /// reported by `ChatPolicy.validate()`, which `HTTPChatBackend`'s initializers call.
     public static let invalidConfiguration: Code = "INVALID_CONFIGURATION"
 
+    /// The outbox dropped an operation before it could be sent: its bounds (count, bytes, age) made room
+    /// for newer ones, or a sign-out ended the epoch it was queued in. A message shows it as failed; retry
+    /// sends it again.
+    public static let outboxEvicted: Code = "OUTBOX_EVICTED"
+
     /// The device could not store something it had to keep (a full disk, an unwritable data folder); trying
     /// again can work once space is freed.
     public static let storageFailed: Code = "STORAGE_FAILED"
     static let transient: Set<Code> = [
       .rateLimited, .providerError, .incompleteStream, .network, .timeout, .storageFailed, .syncStalled,
+      // The operation itself was fine: sent again, it can go.
+      .outboxEvicted,
       // A captive portal's page, or a proxy's, goes away once the user has signed in to the network.
       .invalidResponse,
     ]

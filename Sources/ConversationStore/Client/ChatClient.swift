@@ -1,4 +1,5 @@
 public import ConversationState
+import Foundation
 import Persistence
 public import Reducers
 
@@ -21,94 +22,111 @@ public import Reducers
 /// await client.close()                       // everything stopped and written
 /// ```
 ///
-/// What it does for every conversation store: restores it from the scope's storage (then sends
-/// `.relaunched`), connects it, persists its snapshots, and tells the list about its messages, its reading,
-/// its title and status. What stays with the host: loading history (`.loadHistory`), loading the list
-/// (`.load`), and what the user does.
+/// It is built like a store: a `ClientState` value changed by the pure `ClientReducer`, whose effects a
+/// serial worker performs in the order they were reduced. Disk and network work never runs under the
+/// client's lock nor, except where said, on the caller's thread; host callbacks (`onStorageError`, storage
+/// events) arrive asynchronously, in order, and may call back into the client. Dropping the last reference
+/// closes the client, as `close()` does (without waiting for the last writes).
+///
+/// What it does for every conversation store: restores it from the scope's storage (as after `.relaunched`),
+/// connects it, persists its snapshots, and tells the list about its messages, its reading, its title and
+/// status. What stays with the host: loading history (`.loadHistory`), loading the list (`.load`), and what
+/// the user does.
 public final class ChatClient: Sendable {
   /// The user's conversations. It is live: messages in any conversation move its row, reading clears its
   /// unread count, events of conversations that are not open arrive over the client's connection.
   public let list: ConversationListStore
 
-  private let options: ChatClientOptions
-  private let environment: StoreEnvironment
-  private let backend: SharedRealtimeBackend
-  private let hub: RealtimeHub
-  private let credentials: ConversationRuntime<ConversationReducer>.CredentialProvider?
-  private let tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler]
-  private let registry: StateLock<ClientRegistry>
-  private let listTasks: StateLock<[Task<Void, Never>]>
-  /// The durable outbox of the scope in use (nil without storage).
-  private let outbox: StateLock<Outbox?>
-  private let uploader: StateLock<OutboxUploader?>
-  private let policy: ChatPolicy
+  let options: ChatClientOptions
+  let environment: StoreEnvironment
+  let backend: any ChatBackend
+  let shared: SharedRealtimeBackend
+  let hub: RealtimeHub
+  let credentials: ConversationRuntime<ConversationReducer>.CredentialProvider?
+  let tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler]
+  let reducer: ClientReducer
+  let conversationReducer: ConversationReducer
+  let core: StateLock<ClientCore>
+  let storage: StateLock<ClientStorage>
+  let worker = ClientWorker()
+  let requests = CancellableRegistry<RequestID>()
+  let timers = CancellableRegistry<ClientTimer>()
+  let storageErrors: HostCallbacks<PersistenceError>?
+  private let listTask: StateLock<Task<Void, Never>?>
 
   /// A client for `identity` (nil: the anonymous user of this installation) talking to `backend`.
   /// `credentials` is called when the server says the credential expired (see `ConversationRuntime`);
   /// `tools` are the app-side tools the agent may call, by name.
+  ///
+  /// The scope's list and outbox are read here, on the calling thread (once, at launch).
   public init(
     backend: any ChatBackend, identity: UserIdentity? = nil, options: ChatClientOptions = ChatClientOptions(),
     environment: StoreEnvironment = .live,
     credentials: ConversationRuntime<ConversationReducer>.CredentialProvider? = nil,
     tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler] = [:]
   ) {
-    var options = options
-    if let handler = options.onStorageError {
-      // Storage fails where the client holds its lock; the host hears of it after, in order, and may call
-      // back into the client from the handler.
-      let callbacks = HostCallbacks(handler)
-      options.onStorageError = { callbacks.deliver($0) }
-    }
     self.options = options
+    storageErrors = options.onStorageError.map { HostCallbacks($0) }
     var policy = options.policy
     // With storage, what is written offline waits in the durable outbox and goes out in ordered batches.
     if options.storage != nil { policy.offlineDelivery = .outbox }
-    self.policy = policy
     self.environment = environment
+    self.backend = backend
     self.credentials = credentials
     self.tools = tools
-    hub = RealtimeHub(backend: backend)
-    self.backend = SharedRealtimeBackend(backend: backend, hub: hub)
-    var registry = ClientRegistry(identity: identity)
-    registry.scope = Self.openScope(identity, options)
+    hub = RealtimeHub()
+    shared = SharedRealtimeBackend(backend: backend, hub: hub)
+    reducer = ClientReducer(
+      policy: policy, maximumIdleConversations: options.maximumIdleConversations,
+      refreshesCredentials: credentials != nil)
+    conversationReducer = ConversationReducer(policy: policy)
+    core = StateLock(ClientCore(state: ClientState(identity: identity)))
+    storage = StateLock(ClientStorage())
+    listTask = StateLock(nil)
+    let errors = storageErrors
+    var opened = ClientStorage(userID: identity?.userID)
     var restoredList: ConversationListState?
-    do {
-      restoredList = try registry.scope?.conversationList.load()
-    } catch {
-      options.onStorageError?(error)
+    Self.openScope(&opened, options) { errors?.deliver($0) }
+    if let scope = opened.scope {
+      do throws(PersistenceError) {
+        restoredList = try scope.conversationList.load()
+      } catch {
+        errors?.deliver(error)
+      }
     }
-    list = ConversationListStore(
-      restoredList ?? ConversationListState(), backend: self.backend, environment: environment)
-    registry.listEpoch = list.state.epoch
-    outbox = StateLock(Self.openOutbox(registry.scope, options))
-    uploader = StateLock(nil)
-    self.registry = StateLock(registry)
-    listTasks = StateLock([])
-    let lock = self.registry
-    let tasks = [
-      ListBridge.routeRealtime(
-        hub: hub, list: list, policy: options.policy, environment: environment,
-        isOpen: { id in lock.withLock { $0.open[id] != nil } },
-        onOpened: { [weak self] in self?.kickUploader() }),
-      ListBridge.persist(
-        list: list,
-        target: { epoch in lock.withLock { $0.listEpoch == epoch ? $0.scope?.conversationList : nil } },
-        onStorageError: options.onStorageError),
-    ]
-    listTasks.withLock { $0 = tasks }
-    let hub = hub
-    let outbox = outbox
-    let started = OutboxUploader(
-      backend: self.backend, environment: environment, outbox: { outbox.withLock { $0 } },
-      isOnline: { hub.isOpen },
-      refused: { [weak self] from, operation, error in self?.refused(operation, error, from: from) },
-      onStorageError: options.onStorageError)
-    uploader.withLock { $0 = started }
-    started.kick()
+    list = ConversationListStore(restoredList ?? ConversationListState(), backend: shared, environment: environment)
+    opened.listEpoch = list.state.epoch
+    storage.withLock { $0 = opened }
+    let slot = storage
+    listTask.withLock {
+      $0 = ListBridge.persist(
+        list: list, worker: worker,
+        target: { epoch in slot.withLock { $0.listEpoch == epoch ? $0.scope?.conversationList : nil } },
+        onStorageError: { errors?.deliver($0) })
+    }
+    send(.start)
   }
 
+  deinit {
+    // Dropped without `close()`: everything stops now; the worker finishes what it was handed.
+    let stores = core.withLock { core -> [ChatStore] in
+      core.state.isClosed = true
+      defer { core.stores = [:] }
+      return core.stores.values.map(\.store)
+    }
+    for store in stores { store.close() }
+    requests.cancelAll(closing: true)
+    timers.cancelAll(closing: true)
+    hub.close()
+    list.close()
+    listTask.withLock { $0 }?.cancel()
+  }
+
+  /// The client's state: identity, open stores, the shared connection, the outbox uploader.
+  public var state: ClientState { core.withLock { $0.state } }
+
   /// Who is signed in; nil for the anonymous user of this installation.
-  public var identity: UserIdentity? { registry.withLock { $0.identity } }
+  public var identity: UserIdentity? { core.withLock { $0.state.identity } }
 
   /// The unread badge: unread messages over the listed conversations.
   public var unreadBadge: Int { list.state.unreadTotal }
@@ -117,226 +135,213 @@ public final class ChatClient: Sendable {
   var realtimeConnectionsOpened: Int { hub.connectionsOpened }
 
   /// How many operations wait in the outbox of the scope in use.
-  var outboxOperationCount: Int { outbox.withLock { $0 }?.operations.count ?? 0 }
+  var outboxOperationCount: Int { storage.withLock { $0.outbox }?.operations.count ?? 0 }
 
   /// The outbox's epoch and next sequence number.
-  var outboxSequencing: (epoch: UInt64, nextSequence: Int)? { outbox.withLock { $0 }?.sequencing }
+  var outboxSequencing: (epoch: UInt64, nextSequence: Int)? { storage.withLock { $0.outbox }?.sequencing }
 
   /// The IDs of the conversation stores open now (for diagnostics and tests).
-  public var openConversationIDs: Set<ConversationID> { registry.withLock { Set($0.open.keys) } }
+  public var openConversationIDs: Set<ConversationID> { core.withLock { Set($0.state.conversations.keys) } }
+
+  /// Returns once every effect and storage write handed to the client's worker so far is done (tests,
+  /// and hosts that want the disk up to date before they go on).
+  public func settled() async {
+    await worker.run {}
+    await worker.run {}
+  }
+
+  /// Applies `action` to the client's state now and hands its effects to the worker, behind those of every
+  /// action applied before it.
+  func send(_ action: ClientAction) {
+    let schedules = core.withLock { core -> Bool in
+      let effects = reducer.reduce(into: &core.state, action: action)
+      guard !effects.isEmpty else { return false }
+      core.queued += effects
+      guard !core.isPerforming else { return false }
+      core.isPerforming = true
+      return true
+    }
+    if schedules { worker.async { [weak self] in self?.performQueued() } }
+  }
+
+  private func performQueued() {
+    while true {
+      let effects = core.withLock { core -> [ClientEffect] in
+        if core.queued.isEmpty {
+          core.isPerforming = false
+          return []
+        }
+        defer { core.queued = [] }
+        return core.queued
+      }
+      if effects.isEmpty { return }
+      for effect in effects { perform(effect) }
+    }
+  }
+
+  // MARK: - Conversations
 
   /// The store of conversation `id`: the open one if there is one, otherwise opened now (restored from
-  /// storage, connected, followed). Reading storage happens on the calling thread.
+  /// storage, connected, followed). Reading a stored conversation happens on the calling thread, outside
+  /// the client's lock.
   public func conversation(_ id: ConversationID) -> ChatStore {
-    let (store, evicted) = registry.withLock { registry -> (ChatStore, [ChatStore]) in
-      if let store = registry.use(id) { return (store, []) }
-      let opened = open(id, &registry)
-      registry.open[id] = opened
-      registry.touch(id)
-      return (opened.store, registry.evictIdle(keeping: options.maximumIdleConversations))
-    }
-    for store in evicted { store.close() }
-    return store
+    if let store = openStore(id) { return store }
+    let restored = restore(id)
+    return makeStore(for: .open(id, adopting: nil, unheld: []), restored: restored, id: id)
   }
 
   /// The store of the conversation the user is starting, which the server creates on its first message;
   /// once it has an ID, `conversation(id)` returns the same store. There is one such store at a time.
   public func newConversation() -> ChatStore {
-    registry.withLock { registry in
-      if let pending = registry.pendingNew { return pending.store }
-      let opened = open(nil, &registry)
-      registry.pendingNew = opened
-      return opened.store
+    let pending = core.withLock { core in core.state.newConversation.flatMap { core.stores[$0]?.store } }
+    if let pending { return pending }
+    return makeStore(for: .startNewConversation, restored: restore(nil), id: nil)
+  }
+
+  /// The open store of `id`, marked as just used; the new conversation's when it already shows `id`.
+  private func openStore(_ id: ConversationID) -> ChatStore? {
+    core.withLock { core -> ChatStore? in
+      var adopting: ConversationHandle?
+      if core.state.conversations[id] == nil {
+        guard let pending = core.state.newConversation, let store = core.stores[pending]?.store,
+          store.state.conversationID == id
+        else { return nil }
+        adopting = pending
+      }
+      _ = reducer.reduce(into: &core.state, action: .open(id, adopting: adopting, unheld: []))
+      return core.state.conversations[id].flatMap { core.stores[$0]?.store }
     }
   }
 
+  /// What was kept of `id` (nil: the new conversation): its file and restored state, or its parked state.
+  private func restore(_ id: ConversationID?) -> (file: ConversationFile?, state: ConversationState?) {
+    if let scope = storage.withLock({ $0.scope }) {
+      do throws(PersistenceError) {
+        let file = try scope.conversation(id)
+        if let error = file.restoreError { storageErrors?.deliver(error) }
+        return (file, file.restored)
+      } catch {
+        storageErrors?.deliver(error)
+        return (nil, nil)
+      }
+    }
+    guard let id else { return (nil, nil) }
+    return (nil, core.withLock { $0.unpark(id) })
+  }
+
+  /// Reduces `action` (an open or a new conversation) and, when the reducer opens a store, makes it from
+  /// `restored`: memory only under the lock; restoring, connecting and following happen on the worker.
+  private func makeStore(
+    for action: ClientAction, restored: (file: ConversationFile?, state: ConversationState?), id: ConversationID?
+  ) -> ChatStore {
+    let store = core.withLock { core -> ChatStore? in
+      let requested: ClientAction
+      if case .open(let id, _, _) = action {
+        requested = .open(id, adopting: nil, unheld: core.unheldHandles())
+      } else {
+        requested = action
+      }
+      let effects = reducer.reduce(into: &core.state, action: requested)
+      for case .openConversation(let handle, _) in effects {
+        core.stores[handle] = makeConversation(restored, id: id, identity: core.state.identity, handle: handle)
+      }
+      if restored.file == nil && options.storage == nil {
+        // Without storage an idle store's state is kept in memory: parked now, so asking for it again at
+        // once (before the worker closes it) finds it.
+        for case .closeConversations(let handles) in effects {
+          for handle in handles {
+            if let closing = core.stores[handle]?.store.state, let closingID = closing.conversationID {
+              core.park(closingID, closing)
+            }
+          }
+        }
+      }
+      if !effects.isEmpty {
+        core.queued += effects
+        if !core.isPerforming {
+          core.isPerforming = true
+          worker.async { [weak self] in self?.performQueued() }
+        }
+      }
+      let handle = id.flatMap { core.state.conversations[$0] } ?? (id == nil ? core.state.newConversation : nil)
+      return handle.flatMap { core.stores[$0]?.store }
+    }
+    if let store { return store }
+    // Closed: a store that refuses actions, as the stores of a closed client do.
+    let closed = ChatStore(initialState: ConversationState(conversationID: id), reducer: conversationReducer)
+    closed.close()
+    return closed
+  }
+
+  /// A store and its follower for `restored` (memory only: no I/O, no host code).
+  private func makeConversation(
+    _ restored: (file: ConversationFile?, state: ConversationState?), id: ConversationID?, identity: UserIdentity?,
+    handle: ConversationHandle
+  ) -> OpenConversation {
+    var initial = restored.state ?? ConversationState(conversationID: id, identity: identity)
+    if restored.state != nil {
+      // Restored from the last run: nothing of it is in flight (applied before any host action can be).
+      _ = conversationReducer.reduce(into: &initial, action: .relaunched)
+      // A message whose hand-over to the outbox was written but not yet confirmed when the app stopped is in
+      // the outbox: it shows `queued`, and is not sent a second time as a request.
+      let recorded = Set(
+        (storage.withLock { $0.outbox }?.operations ?? []).compactMap { operation -> ClientMessageID? in
+          guard case .send(let outgoing) = operation.kind else { return nil }
+          return outgoing.clientID
+        })
+      for message in initial.messages.outgoing where message.delivery == .pending && recorded.contains(message.clientID)
+      {
+        initial.outboxRecording.insert(message.clientID)
+        _ = conversationReducer.reduce(into: &initial, action: .outboxRecorded(message.clientID))
+      }
+    }
+    let runtime = ConversationRuntime<ConversationReducer>(
+      backend: shared, credentials: credentials, tools: tools,
+      outbox: { [weak self] operation, done in
+        guard let self else { return done(ChatError(.storageFailed, "The client is gone.")) }
+        self.record(operation, done)
+      })
+    let store = ChatStore(
+      initialState: initial, reducer: conversationReducer, environment: environment, runtime: runtime)
+    let errors = storageErrors
+    let follower = ConversationFollower(
+      store: store, file: restored.file, list: list, clock: environment.clock, worker: worker,
+      onStorageError: { errors?.deliver($0) },
+      onCreated: { [weak self] id in self?.send(.conversationCreated(handle, id)) })
+    return OpenConversation(store: store, follower: follower)
+  }
+
+  // MARK: - Identity
+
   /// Signs `identity` in. With `keepingGuestConversation` (from anonymous only) the open conversations go
-  /// on under the account and move to its storage; otherwise they are cleared and closed (ask the client
-  /// for stores again), the list is dropped, and nothing more is written to the previous user's scope.
+  /// on under the account and their data (files, list, outbox) moves to the account's scope, leaving none
+  /// of it in the anonymous one; the connection is opened again with the account's credential. Otherwise
+  /// they are cleared and closed (ask the client for stores again), the list is dropped, and nothing more
+  /// is written to the previous user's scope.
   ///
   /// Identifying the person already signed in (`UserIdentity.isSamePerson`) changes nothing else: call it
   /// on every launch if that is simpler. A new display name is taken; stores, list, connection and outbox
   /// stay as they are.
   public func identify(_ identity: UserIdentity, keepingGuestConversation: Bool = false) {
-    let stores = registry.withLock { registry -> [ChatStore]? in
-      guard let current = registry.identity, identity.isSamePerson(as: current) else { return nil }
-      registry.identity = identity
-      return registry.allStores
-    }
-    guard let stores else { return switchIdentity(to: identity, keeping: keepingGuestConversation) }
-    for store in stores { store.send(.identify(identity)) }
+    send(.identify(identity, keepingGuestConversation: keepingGuestConversation))
   }
 
-  /// Signs out: conversations cleared and closed, the list dropped, the anonymous scope in use again.
-  public func signOut() { switchIdentity(to: nil, keeping: false) }
+  /// Signs out: conversations cleared and closed, the list dropped, the anonymous scope in use again. The
+  /// outbox of the signed-out user is emptied (its epoch ends); what it held is not sent.
+  public func signOut() { send(.signOut) }
 
   /// The host has a fresh credential (after the UI asked the user to sign in again): every open
-  /// conversation resumes what was waiting for it.
-  public func credentialsRefreshed() {
-    for store in registry.withLock({ $0.allStores }) { store.send(.credentialsRefreshed) }
-    kickUploader()
-  }
+  /// conversation, the shared connection and the outbox resume what was waiting for it.
+  public func credentialsRefreshed() { send(.credentialsRefreshed) }
 
   /// Closes every store, the connection and the list, and returns once every snapshot has been written.
   /// Nothing runs afterwards; the stores the host still holds refuse actions.
   public func close() async {
-    let (opened, tasks) = registry.withLock { registry -> ([OpenConversation], [Task<Void, Never>]) in
-      registry.isClosed = true
-      defer {
-        registry.open = [:]
-        registry.pendingNew = nil
-      }
-      return (registry.allOpen, listTasks.withLock { $0 })
-    }
-    for conversation in opened { conversation.store.close() }
-    await uploader.withLock { $0 }?.stop()
-    hub.close()
-    list.close()
-    for task in tasks { task.cancel() }
-    for conversation in opened { await conversation.follower.finished() }
-    for task in tasks { await task.value }
-  }
-
-  // MARK: -
-
-  private func kickUploader() { uploader.withLock { $0 }?.kick() }
-
-  /// The server refused an operation of `from` (still the outbox in use): its conversation undoes it and
-  /// shows the reason (a message fails; a rating or feedback answer goes back).
-  private func refused(_ operation: OutboxOperation, _ error: ChatError, from: Outbox) {
-    guard outbox.withLock({ $0 === from }), let id = operation.conversationID else { return }
-    conversation(id).send(.outboxRejected(operation.kind, error))
-  }
-
-  private static func openOutbox(_ scope: ScopeStorage?, _ options: ChatClientOptions) -> Outbox? {
-    guard let scope else { return nil }
-    do {
-      let outbox = try scope.outbox()
-      if let error = outbox.restoreError { options.onStorageError?(error) }
-      return outbox
-    } catch {
-      options.onStorageError?(error)
-      return nil
-    }
-  }
-
-  /// Stores an operation the reducer handed to the outbox; durable when it returns.
-  private func record(_ operation: OutboxOperation) throws {
-    guard let outbox = outbox.withLock({ $0 }) else {
-      throw ChatError(.storageFailed, "There is no outbox to keep this in.")
-    }
-    var stamped = operation
-    stamped.enqueuedAt = environment.clock.now()
-    try outbox.enqueue(stamped, at: stamped.enqueuedAt)
-    kickUploader()
-  }
-
-  private static func openScope(_ identity: UserIdentity?, _ options: ChatClientOptions) -> ScopeStorage? {
-    guard let storage = options.storage else { return nil }
-    do {
-      return try storage.scope(StorageScope(workspace: options.workspace, userID: identity?.userID))
-    } catch {
-      options.onStorageError?(error)
-      return nil
-    }
-  }
-
-  /// Builds a store for `id` (nil: a new conversation) from what storage or memory kept of it.
-  private func open(_ id: ConversationID?, _ registry: inout ClientRegistry) -> OpenConversation {
-    var file: ConversationFile?
-    var restored: ConversationState?
-    if let scope = registry.scope {
-      do {
-        let opened = try scope.conversation(id)
-        if let error = opened.restoreError { options.onStorageError?(error) }
-        file = opened
-        restored = opened.restored
-      } catch {
-        options.onStorageError?(error)
-      }
-    } else if let id {
-      restored = registry.parked.removeValue(forKey: id)
-    }
-    let runtime = ConversationRuntime<ConversationReducer>(
-      backend: backend, credentials: credentials, tools: tools,
-      outbox: { [weak self] operation in
-        guard let self else { throw ChatError(.storageFailed, "The client is gone.") }
-        try self.record(operation)
-      })
-    let store = ChatStore(
-      initialState: restored ?? ConversationState(conversationID: id, identity: registry.identity),
-      reducer: ConversationReducer(policy: policy), environment: environment, runtime: runtime)
-    if restored != nil { store.send(.relaunched) }
-    if registry.isClosed { store.close() }
-    let lock = self.registry
-    let follower = ConversationFollower(
-      store: store, file: file, list: list, clock: environment.clock, onStorageError: options.onStorageError,
-      onCreated: { id in lock.withLock { $0.adoptNewConversation(as: id) } })
-    store.send(.connect)
-    return OpenConversation(store: store, follower: follower)
-  }
-
-  private func switchIdentity(to identity: UserIdentity?, keeping: Bool) {
-    let (stores, kept) = registry.withLock { registry -> ([ChatStore], Bool) in
-      let upgrading = keeping && registry.identity == nil && identity != nil
-      registry.identity = identity
-      registry.scope = Self.openScope(identity, options)
-      registry.parked = [:]
-      if upgrading {
-        // The guest's conversations go on under the account: their files move to the account's scope.
-        // Each is written whole at once: the account's file may be new, or hold an older copy.
-        let now = environment.clock.now()
-        for conversation in registry.allOpen {
-          let state = conversation.store.state
-          let file = try? registry.scope?.conversation(state.conversationID)
-          try? file?.persist(state, changes: .reset, at: now)
-          conversation.follower.file.withLock { $0 = file }
-        }
-        return (registry.allOpen.map(\.store), true)
-      }
-      // Nothing more of the previous user reaches storage: empty the file slots before the stores clear, and
-      // no list snapshot is saved until the new identity's list exists (one of the old user's may be pending).
-      registry.listEpoch = nil
-      let all = registry.allOpen
-      for conversation in all { conversation.follower.file.withLock { $0 = nil } }
-      registry.open = [:]
-      registry.pendingNew = nil
-      return (all.map(\.store), false)
-    }
-    for store in stores {
-      if kept {
-        store.send(.identify(identity!, keepingGuestConversation: true))
-      } else {
-        store.send(identity.map { .identify($0) } ?? .signOut)
-        store.close()
-      }
-    }
-    switchOutbox(to: registry.withLock { $0.scope }, carryingOver: kept)
-    if !kept {
-      list.send(.identityChanged)
-      let epoch = list.state.epoch
-      registry.withLock { $0.listEpoch = epoch }
-      hub.reset()
-    }
-    kickUploader()
-  }
-
-  /// The new scope's outbox replaces the old one. A sign-out or switch drops the old queue (its epoch ends;
-  /// the next starts at sequence 1); an upgrade carries the guest's queue over to the account.
-  private func switchOutbox(to scope: ScopeStorage?, carryingOver: Bool) {
-    let next = Self.openOutbox(scope, options)
-    let previous = outbox.withLock { current in
-      defer { current = next }
-      return current
-    }
-    guard let previous, previous !== next else { return }
-    do throws(PersistenceError) {
-      if carryingOver, let next {
-        for operation in previous.operations { try next.enqueue(operation, at: environment.clock.now()) }
-      }
-      try previous.clear()
-    } catch {
-      options.onStorageError?(error)
-    }
+    let followers = core.withLock { $0.stores.values.map(\.follower) }
+    send(.close)
+    await settled()
+    for follower in followers { await follower.finished() }
+    await listTask.withLock { $0 }?.value
+    await settled()
   }
 }

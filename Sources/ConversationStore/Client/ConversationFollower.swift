@@ -14,7 +14,7 @@ final class ConversationFollower: Sendable {
 
   init(
     store: ChatStore, file: ConversationFile?, list: ConversationListStore, clock: any ChatClock,
-    onStorageError: (@Sendable (PersistenceError) -> Void)?,
+    worker: ClientWorker, onStorageError: @escaping @Sendable (PersistenceError) -> Void,
     onCreated: @escaping @Sendable (ConversationID) -> Void
   ) {
     self.file = StateLock(file)
@@ -25,21 +25,27 @@ final class ConversationFollower: Sendable {
       var previous: ConversationState?
       for await snapshot in snapshots {
         let state = snapshot.state
-        do {
-          try slot.withLock { file in try file?.persist(state, changes: snapshot.changes, at: clock.now()) }
-        } catch let error as PersistenceError {
-          onStorageError?(error)
-        } catch {}
+        // On the client's worker, after what was handed to it before (a sign-out empties the slot there
+        // first); the lock is held only to read which file is current, never across the write.
+        await worker.run {
+          do throws(PersistenceError) {
+            try slot.withLock { $0 }?.persist(state, changes: snapshot.changes, at: clock.now())
+          } catch {
+            onStorageError(error)
+          }
+        }
         if let previous {
           Self.report(from: previous, to: state, changes: snapshot.changes, to: list, at: clock.now(), onCreated)
         }
         previous = state
       }
-      do {
-        try slot.withLock { file in try file?.flush(at: clock.now()) }
-      } catch let error as PersistenceError {
-        onStorageError?(error)
-      } catch {}
+      await worker.run {
+        do throws(PersistenceError) {
+          try slot.withLock { $0 }?.flush(at: clock.now())
+        } catch {
+          onStorageError(error)
+        }
+      }
     }
     self.task.withLock { $0 = task }
   }

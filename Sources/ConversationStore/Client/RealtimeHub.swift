@@ -1,144 +1,158 @@
 import ConversationState
+import Foundation
 
-/// One realtime connection shared by every store of a `ChatClient`, routed by conversation.
+/// The routing half of a client's one realtime connection: the client's reducer decides when the backend's
+/// connection opens and closes (`open`, `cancel`); the hub feeds what it carries to the subscribed stores,
+/// the list, and back to the client as actions.
 ///
-/// Each store still runs its own connection state machine (connect, backoff, catch-up); what it connects to
-/// is a subscription here. The backend's connection (`realtime(conversation: nil)`, all of the user's
-/// conversations) is opened by the first subscriber, shared by the rest (a late one is told `.opened` at once
-/// if the connection is live), and closed when the last one leaves. When it drops, every subscription ends
-/// with its error, so every store reconnects; the first to come back opens it again, once.
+/// A store's subscription never opens a connection: it is told `.opened` when the shared connection is
+/// live (at once, if it is), and ends with the connection's error when it drops, so the store shows
+/// `reconnecting` and catches up once the client's connection is back.
 final class RealtimeHub: Sendable {
   typealias Updates = AsyncThrowingStream<RealtimeUpdate, any Error>
 
   private struct Subscriber {
-    /// nil: every conversation's events (the list); otherwise one conversation's.
     let conversation: ConversationID?
     let continuation: Updates.Continuation
   }
 
-  private struct Connection {
+  private struct Routing {
     var subscribers: [UInt64: Subscriber] = [:]
     var nextID: UInt64 = 0
+    /// The connection being read, and the request it belongs to.
+    var request: RequestID?
     var task: Task<Void, Never>?
-    /// Distinguishes connections, so a task that ended cannot tear down its successor.
-    var generation: UInt64 = 0
     var isOpen = false
     var isClosed = false
+    var connectionsOpened = 0
   }
 
-  private let backend: any ChatBackend
-  private let connection = StateLock(Connection())
+  private let routing = StateLock(Routing())
 
-  init(backend: any ChatBackend) { self.backend = backend }
+  /// Whether the shared connection is live now.
+  var isOpen: Bool { routing.withLock { $0.isOpen } }
 
-  /// Whether the backend's connection is live now.
-  var isOpen: Bool { connection.withLock { $0.isOpen } }
+  /// How many times the backend's connection was opened.
+  var connectionsOpened: Int { routing.withLock { $0.connectionsOpened } }
 
-  /// How many times the backend's connection was opened (for tests: reconnects are once per client).
-  var connectionsOpened: Int { connection.withLock { Int($0.generation) } }
-
-  /// A subscription to `conversation`'s events (nil: all of them), opening the shared connection if needed.
+  /// A subscription to `conversation`'s events (nil: all of them).
   func subscribe(_ conversation: ConversationID?) -> Updates {
     let (updates, continuation) = Updates.makeStream()
-    let subscriberID: UInt64? = connection.withLock { state in
+    let subscriberID: UInt64? = routing.withLock { state in
       guard !state.isClosed else { return nil }
       let id = state.nextID
       state.nextID += 1
       state.subscribers[id] = Subscriber(conversation: conversation, continuation: continuation)
       if state.isOpen { continuation.yield(.opened) }
-      if state.task == nil { startConnection(&state) }
       return id
     }
     guard let subscriberID else {
       continuation.finish(throwing: ChatError(.network, "The client is closed."))
       return updates
     }
-    continuation.onTermination = { [weak self] _ in self?.unsubscribe(subscriberID) }
+    continuation.onTermination = { [weak self] _ in
+      self?.routing.withLock { _ = $0.subscribers.removeValue(forKey: subscriberID) }
+    }
     return updates
+  }
+
+  /// Reads `updates` as the connection of `request`: each update goes to its subscribers (and `toList`
+  /// for the list), and `report` hears that it opened, delivered, or ended.
+  func open(
+    _ request: RequestID, _ updates: Updates, toList: @escaping @Sendable (ConversationID, RealtimeEvent) -> Void,
+    report: @escaping @Sendable (ClientAction) -> Void, clock: any ChatClock, jitter: @escaping @Sendable () -> Double
+  ) {
+    let task = Task { [weak self] in
+      var failure: ChatError = ChatError(.network, "The realtime connection ended.")
+      var delivered = false
+      do {
+        for try await update in updates {
+          guard let self, !Task.isCancelled else { return }
+          switch update {
+          case .opened:
+            self.opened(request)
+            report(.connectionOpened(request))
+          case .event(let conversation, let event):
+            self.route(update, of: conversation)
+            toList(conversation, event)
+            if !delivered {
+              delivered = true
+              report(.connectionDelivered(request))
+            }
+          }
+        }
+      } catch {
+        failure = chatError(error) ?? ChatError(.cancelled, "Cancelled.")
+      }
+      if Task.isCancelled { return }
+      self?.ended(request, failure)
+      report(.connectionLost(request, failure, at: clock.now(), jitter: jitter()))
+    }
+    let previous = routing.withLock { state -> Task<Void, Never>? in
+      defer {
+        state.request = request
+        state.task = task
+        state.connectionsOpened += 1
+      }
+      return state.task
+    }
+    previous?.cancel()
+  }
+
+  /// Stops reading the connection of `request`; every subscription ends, so the stores reconnect.
+  func cancel(_ request: RequestID) {
+    let task = routing.withLock { state -> Task<Void, Never>? in
+      guard state.request == request else { return nil }
+      state.request = nil
+      defer { state.task = nil }
+      return state.task
+    }
+    guard let task else { return }
+    task.cancel()
+    ended(request, ChatError(.network, "The connection was closed to open it again."), force: true)
   }
 
   /// Ends every subscription and the connection; later subscriptions fail at once.
   func close() {
-    let subscribers = connection.withLock { state in
+    let (task, subscribers) = routing.withLock { state -> (Task<Void, Never>?, [Subscriber]) in
       state.isClosed = true
-      state.task?.cancel()
-      state.task = nil
-      defer { state.subscribers = [:] }
-      return Array(state.subscribers.values)
+      state.isOpen = false
+      state.request = nil
+      defer {
+        state.task = nil
+        state.subscribers = [:]
+      }
+      return (state.task, Array(state.subscribers.values))
     }
+    task?.cancel()
     for subscriber in subscribers { subscriber.continuation.finish() }
   }
 
-  /// Drops the connection (the identity changed: the old one carried the old credential). Every
-  /// subscription ends with a retryable error, so every store reconnects, with the new credential.
-  func reset() {
-    let subscribers = connection.withLock { state -> [Subscriber] in
-      state.task?.cancel()
-      state.task = nil
+  private func opened(_ request: RequestID) {
+    let subscribers = routing.withLock { state -> [Subscriber] in
+      guard state.request == request else { return [] }
+      state.isOpen = true
+      return Array(state.subscribers.values)
+    }
+    for subscriber in subscribers { subscriber.continuation.yield(.opened) }
+  }
+
+  private func route(_ update: RealtimeUpdate, of conversation: ConversationID) {
+    let subscribers = routing.withLock { state in
+      state.subscribers.values.filter { $0.conversation == nil || $0.conversation == conversation }
+    }
+    for subscriber in subscribers { subscriber.continuation.yield(update) }
+  }
+
+  private func ended(_ request: RequestID, _ error: ChatError, force: Bool = false) {
+    let subscribers = routing.withLock { state -> [Subscriber] in
+      guard force || state.request == request else { return [] }
+      if !force { state.request = nil }
+      state.task = force ? state.task : nil
       state.isOpen = false
       defer { state.subscribers = [:] }
       return Array(state.subscribers.values)
     }
-    for subscriber in subscribers {
-      subscriber.continuation.finish(throwing: ChatError(.network, "Reconnecting as the new user."))
-    }
-  }
-
-  private func unsubscribe(_ id: UInt64) {
-    connection.withLock { state in
-      state.subscribers[id] = nil
-      // Nobody listens: close the backend's connection rather than keep a socket open for no one.
-      if state.subscribers.isEmpty {
-        state.task?.cancel()
-        state.task = nil
-        state.isOpen = false
-      }
-    }
-  }
-
-  private func startConnection(_ state: inout Connection) {
-    state.generation += 1
-    let generation = state.generation
-    let updates = backend.realtime(conversation: nil)
-    state.task = Task { [weak self] in
-      var failure: (any Error)?
-      do {
-        for try await update in updates {
-          guard let self, !Task.isCancelled else { return }
-          self.route(update)
-        }
-      } catch {
-        failure = error
-      }
-      self?.connectionEnded(generation, failure)
-    }
-  }
-
-  private func route(_ update: RealtimeUpdate) {
-    connection.withLock { state in
-      switch update {
-      case .opened:
-        state.isOpen = true
-        for subscriber in state.subscribers.values { subscriber.continuation.yield(.opened) }
-      case .event(let conversation, _):
-        for subscriber in state.subscribers.values
-        where subscriber.conversation == nil || subscriber.conversation == conversation {
-          subscriber.continuation.yield(update)
-        }
-      }
-    }
-  }
-
-  private func connectionEnded(_ generation: UInt64, _ failure: (any Error)?) {
-    let subscribers = connection.withLock { state -> [Subscriber] in
-      guard state.generation == generation, state.task != nil else { return [] }
-      state.task = nil
-      state.isOpen = false
-      defer { state.subscribers = [:] }
-      return Array(state.subscribers.values)
-    }
-    for subscriber in subscribers {
-      if let failure { subscriber.continuation.finish(throwing: failure) } else { subscriber.continuation.finish() }
-    }
+    for subscriber in subscribers { subscriber.continuation.finish(throwing: error) }
   }
 }

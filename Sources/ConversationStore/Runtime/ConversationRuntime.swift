@@ -19,9 +19,13 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// agent. Cancelled when the reply stops, the user signs out or the store closes.
   public typealias ToolHandler = @Sendable (JSONValue) async throws -> JSONValue
 
-  /// Stores an operation in the durable outbox and returns once it is on disk (see
-  /// `ChatPolicy.offlineDelivery`); throws when it cannot. `ChatClient` supplies one over its storage.
-  public typealias OutboxRecorder = @Sendable (OutboxOperation) throws -> Void
+  /// Stores an operation in the durable outbox (see `ChatPolicy.offlineDelivery`). It is called on the
+  /// thread performing effects, in the order the operations were made, and must keep that order; it must
+  /// not write on that thread (hand the write to a serial worker) and calls `done` once, after the write:
+  /// nil when the operation is on disk, else why it could not be kept. `ChatClient` supplies one over its
+  /// storage.
+  public typealias OutboxRecorder =
+    @Sendable (OutboxOperation, _ done: @escaping @Sendable (ChatError?) -> Void) -> Void
 
   private let backend: any ChatBackend
   private let refreshCredentials: CredentialProvider?
@@ -70,16 +74,18 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     let backend = backend
     switch effect {
     case .enqueueOutbox(let operation):
-      // On the performing thread, in effect order: the outbox keeps operations in the order they were made.
+      // Handed over in effect order: the outbox keeps operations in the order they were made.
       guard let outbox else {
         store.send(.outboxRejected(operation.kind, ChatError(.unsupported, "This store has no outbox.")))
         return
       }
-      do {
-        try outbox(operation)
-        if case .send(let outgoing) = operation.kind { store.send(.outboxRecorded(outgoing.clientID)) }
-      } catch {
-        store.send(.outboxRejected(operation.kind, ChatError(.storageFailed, "This could not be kept: \(error)")))
+      // The message shows `queued` only once the write is done, off this thread.
+      outbox(operation) { error in
+        if let error {
+          store.send(.outboxRejected(operation.kind, error))
+        } else if case .send(let outgoing) = operation.kind {
+          store.send(.outboxRecorded(outgoing.clientID))
+        }
       }
     case .sendMessage(let requestID, let payload):
       requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }

@@ -53,6 +53,7 @@ struct ChatClientStorageTests {
 
     // When A signs out
     client.signOut()
+    await client.settled()
 
     // Then the store A's screen held is cleared and closed, and the anonymous user finds nothing of A
     #expect(alices.isClosed)
@@ -63,6 +64,7 @@ struct ChatClientStorageTests {
 
     // When B signs in, B finds nothing of A either
     client.identify(UserIdentity(userID: "bob"))
+    await client.settled()
     #expect(client.conversation("c1").state.messages.isEmpty)
 
     // And nothing of A's list reached the other scopes' list files
@@ -74,6 +76,7 @@ struct ChatClientStorageTests {
 
     // And when A signs in again, A's conversation is restored from A's scope
     client.identify(UserIdentity(userID: "alice"))
+    await client.settled()
     #expect(client.conversation("c1").state.messages.map(\.text) == ["Alice's secret order"])
     await client.close()
   }

@@ -1,0 +1,48 @@
+public import Foundation
+
+/// Everything that can happen to a `ChatClient`: what the host asks for, and what its runtime reports.
+/// Facts only the edge can know (which stores a screen still holds, which store a new conversation became)
+/// arrive in the action, so the reducer stays pure.
+public enum ClientAction: Equatable, Sendable {
+  // MARK: Host intents
+
+  /// The client was made: open the identity's scope, connect, and upload what the outbox kept.
+  case start
+  /// The host asked for conversation `id`. `adopting` is the store of the new conversation when it already
+  /// shows `id` (the server named it a moment ago); `unheld` are the open stores nobody outside the client
+  /// holds, which may be closed to keep `maximumIdleConversations`.
+  case open(ConversationID, adopting: ConversationHandle?, unheld: Set<ConversationHandle>)
+  /// The host asked for a store for a conversation the user is starting.
+  case startNewConversation
+  /// Sign `identity` in (see `ChatClient.identify`).
+  case identify(UserIdentity, keepingGuestConversation: Bool)
+  case signOut
+  /// The host has a fresh credential: everything that waited for one resumes.
+  case credentialsRefreshed
+  /// Stop everything; later actions change nothing.
+  case close
+
+  // MARK: Runtime reports
+
+  /// The store `handle` began with `newConversation()` now shows conversation `id`.
+  case conversationCreated(ConversationHandle, ConversationID)
+  /// The shared connection of `request` is live.
+  case connectionOpened(RequestID)
+  /// The shared connection of `request` delivered an event: it works.
+  case connectionDelivered(RequestID)
+  /// The shared connection of `request` ended (`jitter` in 0…1 spreads the retry).
+  case connectionLost(RequestID, ChatError, at: Date, jitter: Double)
+  /// The shared connection of `request` delivered a frame that could not be read; the connection goes on.
+  case frameRejected(RequestID, ChatError)
+  /// The host's credential provider answered the refresh `request` (nil: a fresh credential is in place).
+  case credentialsAnswered(RequestID, ChatError?)
+  /// Something was queued in the outbox (or may be uploadable now).
+  case outboxChanged
+  /// The outbox read the batch to upload for `request`; nil when nothing waits.
+  case batchPrepared(RequestID, OutboxBatch?)
+  /// The server took the batch of `request`.
+  case batchUploaded(RequestID, OutboxReceipt)
+  /// Preparing or uploading the batch of `request` failed.
+  case batchFailed(RequestID, ChatError, at: Date, jitter: Double)
+  case timerFired(ClientTimer)
+}

@@ -1,0 +1,49 @@
+/// The work a `ChatClient`'s reducer asks for. The client runtime performs effects in the order they were
+/// reduced, on its own serial worker: never on the caller's thread for disk or network work, never under a
+/// lock.
+public enum ClientEffect: Equatable, Sendable {
+  /// Open the scope of `userID` (nil: the anonymous scope): its list and outbox.
+  case openScope(userID: String?)
+  /// Start store `handle` for conversation `id` (nil: a new one): restore it, follow it, connect it.
+  case openConversation(ConversationHandle, ConversationID?)
+  /// Close these stores (their state stays in storage, or in memory without storage).
+  case closeConversations([ConversationHandle])
+  /// Send `action` to these stores, in order.
+  case forward(ConversationAction, to: [ConversationHandle])
+  /// The guest signed in keeping their conversations: move the anonymous scope's data (these stores'
+  /// conversations, the list, the outbox) into `userID`'s scope, leaving nothing of the guest behind.
+  case moveGuestData(to: String, conversations: [ConversationHandle])
+  /// The person changed: these stores get `action` (clearing them) and close, the list is reset, and the
+  /// previous scope's outbox is emptied; then `userID`'s scope is opened.
+  case switchScope(userID: String?, closing: [ConversationHandle], with: ConversationAction)
+  /// Open the shared realtime connection as `request`.
+  case connectRealtime(RequestID)
+  /// Cancel the request (the connection, a credential refresh, an upload).
+  case cancel(RequestID)
+  case startTimer(ClientTimer, seconds: Double)
+  case cancelTimer(ClientTimer)
+  /// Ask the host's credential provider for a fresh credential.
+  case refreshCredentials(RequestID)
+  /// Read the batch to upload next from the outbox (the one in flight again, or a new one).
+  case prepareBatch(RequestID)
+  /// Upload `batch`.
+  case uploadBatch(RequestID, OutboxBatch)
+  /// The server has batch `id` (taken or refused whole): its operations leave the outbox.
+  case finishBatch(String)
+  /// The server refused these operations: each goes back to its conversation with its error (a message
+  /// fails, a rating rolls back).
+  case returnRefused([RefusedOperation])
+  /// Close everything: these stores, the connection, the list, timers; write what is pending.
+  case shutDown([ConversationHandle])
+}
+
+/// An operation the server refused, and why.
+public struct RefusedOperation: Equatable, Sendable {
+  public var operation: OutboxOperation
+  public var error: ChatError
+
+  public init(_ operation: OutboxOperation, _ error: ChatError) {
+    self.operation = operation
+    self.error = error
+  }
+}

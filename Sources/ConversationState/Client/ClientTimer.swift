@@ -1,0 +1,9 @@
+/// The timers of a `ChatClient`'s state machine.
+public enum ClientTimer: Hashable, Sendable {
+  /// The shared connection tries again.
+  case reconnect
+  /// The shared connection has stayed open long enough to count as healthy: its backoff starts over.
+  case connectionHealthy
+  /// The outbox sends its batch again after a retryable failure.
+  case outboxRetry
+}

@@ -1,0 +1,102 @@
+import ConversationState
+import Foundation
+import Persistence
+import Reducers
+
+/// How a client performs its reducer's effects: on its worker, in reduce order, outside its lock. Results
+/// come back as actions.
+extension ChatClient {
+  func perform(_ effect: ClientEffect) {
+    switch effect {
+    case .openScope(let userID):
+      openScopeIfNeeded(userID)
+    case .openConversation(let handle, _):
+      // The store was made when the host asked for it; here it goes live.
+      stores([handle]).first?.send(.connect)
+    case .closeConversations(let handles):
+      for (_, store) in takeStores(handles) { store.close() }
+    case .forward(let action, let handles):
+      for store in stores(handles) { store.send(action) }
+    case .moveGuestData(let userID, let handles):
+      moveGuestData(to: userID, handles)
+    case .switchScope(let userID, let handles, let clearing):
+      switchScope(to: userID, closing: handles, with: clearing)
+    case .connectRealtime(let request):
+      let updates = backend.realtime(conversation: nil)
+      let list = list
+      let core = core
+      hub.open(
+        request, updates,
+        toList: { id, event in
+          let isOpen = core.withLock { $0.state.conversations[id] != nil }
+          ListBridge.route(event, of: id, isOpen: isOpen, to: list)
+        },
+        report: { [weak self] in self?.send($0) }, clock: environment.clock, jitter: environment.jitter)
+    case .cancel(let request):
+      hub.cancel(request)
+      requests.cancel(request)
+    case .startTimer(let timer, let seconds):
+      timers.start(timer, after: seconds, on: environment.clock) { [weak self] in self?.send(.timerFired(timer)) }
+    case .cancelTimer(let timer):
+      timers.cancel(timer)
+    case .refreshCredentials(let request):
+      guard let credentials else {
+        return send(.credentialsAnswered(request, ChatError(.unauthorized, "No provider.")))
+      }
+      requests.run(request) { [weak self] in
+        var failure: ChatError?
+        do { try await credentials() } catch { failure = chatError(error) ?? ChatError(.cancelled, "Cancelled.") }
+        if Task.isCancelled { return }
+        self?.send(.credentialsAnswered(request, failure))
+      }
+    case .prepareBatch(let request):
+      prepareBatch(request)
+    case .uploadBatch(let request, let batch):
+      let backend = backend
+      let clock = environment.clock
+      let jitter = environment.jitter
+      requests.run(request) { [weak self] in
+        do {
+          let receipt = try await backend.uploadOutbox(batch)
+          self?.send(.batchUploaded(request, receipt))
+        } catch {
+          guard let error = chatError(error) else { return }  // cancelled: the next client sends it again
+          self?.send(.batchFailed(request, error, at: clock.now(), jitter: jitter()))
+        }
+      }
+    case .finishBatch(let id):
+      guard let outbox = storage.withLock({ $0.outbox }) else { return }
+      do throws(PersistenceError) { try outbox.finishBatch(id) } catch { storageErrors?.deliver(error) }
+    case .returnRefused(let refused):
+      for item in refused { returnToConversation(item.operation, item.error) }
+    case .shutDown(let handles):
+      let closing = takeStores(handles)
+      for (_, store) in closing { store.close() }
+      requests.cancelAll(closing: true)
+      timers.cancelAll(closing: true)
+      hub.close()
+      list.close()
+    }
+  }
+
+  /// The stores of `handles` that are still open, in order.
+  func stores(_ handles: [ConversationHandle]) -> [ChatStore] {
+    core.withLock { core in handles.compactMap { core.stores[$0]?.store } }
+  }
+
+  /// Removes the stores of `handles` from the table and returns them (with their conversation) to close.
+  private func takeStores(_ handles: [ConversationHandle]) -> [(ConversationID?, ChatStore)] {
+    core.withLock { core in
+      handles.compactMap { handle in
+        core.stores.removeValue(forKey: handle).map { ($0.store.state.conversationID, $0.store) }
+      }
+    }
+  }
+
+  /// An operation went back: its conversation undoes what it showed, with the reason (a message fails; a
+  /// rating or feedback answer goes back). A conversation not open is opened for it.
+  func returnToConversation(_ operation: OutboxOperation, _ error: ChatError) {
+    guard let id = operation.conversationID, !core.withLock({ $0.state.isClosed }) else { return }
+    conversation(id).send(.outboxRejected(operation.kind, error))
+  }
+}

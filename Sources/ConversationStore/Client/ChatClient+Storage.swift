@@ -1,0 +1,170 @@
+import ConversationState
+import Foundation
+import Persistence
+import Reducers
+
+/// The client's storage work, on its worker: scopes, the outbox, and moving data between scopes.
+extension ChatClient {
+  /// Opens `storage`'s scope of `storage.userID` and its outbox, reporting what fails.
+  static func openScope(
+    _ storage: inout ClientStorage, _ options: ChatClientOptions, report: (PersistenceError) -> Void
+  ) {
+    storage.opened = true
+    guard let root = options.storage else { return }
+    do throws(PersistenceError) {
+      let scope = try root.scope(StorageScope(workspace: options.workspace, userID: storage.userID))
+      storage.scope = scope
+      let outbox = try scope.outbox()
+      if let error = outbox.restoreError { report(error) }
+      storage.outbox = outbox
+    } catch {
+      report(error)
+    }
+  }
+
+  func openScopeIfNeeded(_ userID: String?) {
+    let current = storage.withLock { $0 }
+    guard !current.opened || current.userID != userID else { return }
+    var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
+    Self.openScope(&next, options) { storageErrors?.deliver($0) }
+    storage.withLock { $0 = next }
+  }
+
+  /// Hands `operation` to the worker, which makes it durable and then calls `done`; an operation that
+  /// pushed others out of the outbox's bounds fails theirs. Called in effect order by the stores.
+  func record(_ operation: OutboxOperation, _ done: @escaping @Sendable (ChatError?) -> Void) {
+    let clock = environment.clock
+    worker.async { [weak self] in
+      guard let self, let outbox = self.storage.withLock({ $0.outbox }) else {
+        return done(ChatError(.storageFailed, "There is no outbox to keep this in."))
+      }
+      var stamped = operation
+      stamped.enqueuedAt = clock.now()
+      let waiting = Dictionary(outbox.operations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+      do throws(PersistenceError) {
+        let evicted = try outbox.enqueue(stamped, at: stamped.enqueuedAt)
+        done(nil)
+        for eviction in evicted {
+          guard let dropped = waiting[eviction.id] else { continue }
+          self.returnToConversation(
+            dropped,
+            ChatError(.outboxEvicted, "The outbox made room for newer operations (\(eviction.reason.rawValue))."))
+        }
+        self.send(.outboxChanged)
+      } catch {
+        done(ChatError(.storageFailed, "This could not be kept: \(error)"))
+      }
+    }
+  }
+
+  /// Reads the batch to upload next and reports it.
+  func prepareBatch(_ request: RequestID) {
+    guard let outbox = storage.withLock({ $0.outbox }) else { return send(.batchPrepared(request, nil)) }
+    do throws(PersistenceError) {
+      let batch = try outbox.beginBatch(limit: 100, makeID: environment.makeID)
+      send(.batchPrepared(request, batch))
+    } catch {
+      storageErrors?.deliver(error)
+      send(
+        .batchFailed(
+          request, ChatError(.storageFailed, "The outbox could not be read: \(error)"), at: environment.clock.now(),
+          jitter: environment.jitter()))
+    }
+  }
+
+  /// The guest's data moves into the account's scope: each open conversation written whole to the
+  /// account's file (which may be new, or hold an older copy), the guest's file removed, the list saved
+  /// there, the outbox's operations carried over; then the account's scope is the one in use.
+  func moveGuestData(to userID: String, _ handles: [ConversationHandle]) {
+    let previous = storage.withLock { $0 }
+    var next = ClientStorage(userID: userID, listEpoch: previous.listEpoch)
+    Self.openScope(&next, options) { storageErrors?.deliver($0) }
+    let now = environment.clock.now()
+    let open = core.withLock { core in handles.compactMap { core.stores[$0] } }
+    for conversation in open {
+      let state = conversation.store.state
+      do throws(PersistenceError) {
+        let file = try next.scope?.conversation(state.conversationID)
+        try file?.persist(state, changes: .reset, at: now)
+        conversation.follower.file.withLock { $0 = file }
+        if next.scope != nil { try previous.scope?.removeConversation(state.conversationID) }
+      } catch {
+        storageErrors?.deliver(error)
+      }
+    }
+    if let from = previous.scope, let to = next.scope {
+      moveStoredConversations(from: from, to: to, skipping: Set(open.map { $0.store.state.conversationID }), at: now)
+    }
+    do throws(PersistenceError) {
+      if let scope = next.scope { try scope.conversationList.save(list.state) }
+      if let from = previous.outbox, let to = next.outbox, from !== to {
+        for operation in from.operations { try to.enqueue(operation, at: now) }
+        try from.clear()
+      }
+      if next.scope != nil, let root = options.storage {
+        // Nothing of the guest stays behind: after a sign-out and a relaunch the anonymous scope is empty.
+        try root.forget(StorageScope(workspace: options.workspace, userID: nil))
+      }
+    } catch {
+      storageErrors?.deliver(error)
+    }
+    storage.withLock { $0 = next }
+  }
+
+  /// Another person: nothing more reaches the previous scope (the file slots are emptied here, on the
+  /// worker, before any later write), the stores are cleared and closed, the old outbox is emptied and the
+  /// list reset; then the new scope is opened.
+  func switchScope(to userID: String?, closing handles: [ConversationHandle], with clearing: ConversationAction) {
+    let closing = core.withLock { core in handles.compactMap { core.stores.removeValue(forKey: $0) } }
+    let now = environment.clock.now()
+    for conversation in closing {
+      // What the previous person last saw is theirs to find again: written whole to their own scope before
+      // the slot empties (their follower's pending writes then find no file).
+      let file = conversation.follower.file.withLock { file in
+        defer { file = nil }
+        return file
+      }
+      do throws(PersistenceError) {
+        try file?.persist(conversation.store.state, changes: .reset, at: now)
+        try file?.flush(at: now)
+      } catch {
+        storageErrors?.deliver(error)
+      }
+    }
+    let previous = storage.withLock { current -> ClientStorage in
+      defer { current.listEpoch = nil }
+      return current
+    }
+    for conversation in closing {
+      conversation.store.send(clearing)
+      conversation.store.close()
+    }
+    do throws(PersistenceError) { try previous.outbox?.clear() } catch { storageErrors?.deliver(error) }
+    core.withLock { $0.parked = [] }
+    list.send(.identityChanged)
+    var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
+    Self.openScope(&next, options) { storageErrors?.deliver($0) }
+    storage.withLock { $0 = next }
+  }
+
+  /// The guest's stored conversations that are not open move too; where the account already has a copy of
+  /// one, the account's stays.
+  private func moveStoredConversations(
+    from: ScopeStorage, to: ScopeStorage, skipping: Set<ConversationID?>, at now: Date
+  ) {
+    guard let root = options.storage else { return }
+    do throws(PersistenceError) {
+      let inventory = try root.inventory()
+      guard let stored = inventory.scopes.first(where: { "\(root.root)/\($0.directory)" == from.directory }) else {
+        return
+      }
+      for conversation in stored.conversations where !skipping.contains(conversation.state.conversationID) {
+        let file = try to.conversation(conversation.state.conversationID)
+        if file.restored == nil { try file.persist(conversation.state, changes: .reset, at: now) }
+        try file.flush(at: now)
+      }
+    } catch {
+      storageErrors?.deliver(error)
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import ConversationState
+import Persistence
+import Reducers
+
+/// An open conversation: its store and what follows it.
+struct OpenConversation: Sendable {
+  var store: ChatStore
+  let follower: ConversationFollower
+}
+
+/// What a `ChatClient` guards with its one lock: its state, the effects reduced but not yet performed, and
+/// the stores its state names by handle. Nothing under this lock does I/O or calls host code.
+struct ClientCore: Sendable {
+  var state: ClientState
+  var queued: [ClientEffect] = []
+  var isPerforming = false
+  var stores: [ConversationHandle: OpenConversation] = [:]
+  /// Without storage: the last state of conversations closed for being idle, most recent last, at most
+  /// `parkedLimit` (the oldest is forgotten, as a cache would).
+  var parked: [(ConversationID, ConversationState)] = []
+  static let parkedLimit = 64
+
+  init(state: ClientState) { self.state = state }
+
+  /// The open conversation stores that nobody outside the client holds.
+  mutating func unheldHandles() -> Set<ConversationHandle> {
+    var unheld = Set<ConversationHandle>()
+    for handle in state.conversations.values where stores[handle] != nil {
+      if isKnownUniquelyReferenced(&stores[handle]!.store) { unheld.insert(handle) }
+    }
+    return unheld
+  }
+
+  mutating func park(_ id: ConversationID, _ conversation: ConversationState) {
+    parked.removeAll { $0.0 == id }
+    parked.append((id, conversation))
+    if parked.count > Self.parkedLimit { parked.removeFirst(parked.count - Self.parkedLimit) }
+  }
+
+  mutating func unpark(_ id: ConversationID) -> ConversationState? {
+    guard let index = parked.firstIndex(where: { $0.0 == id }) else { return nil }
+    return parked.remove(at: index).1
+  }
+}

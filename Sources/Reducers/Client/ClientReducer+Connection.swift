@@ -1,0 +1,84 @@
+import ConversationState
+import Foundation
+
+/// The shared realtime connection, under the same rules as a conversation's: a loss backs off with
+/// jitter; opening proves nothing until the connection delivers an event or stays open for
+/// `ChatPolicy.healthyConnectionAfter`; an authorization failure waits for a fresh credential (the host's
+/// provider is asked once). No error ends it for good: every stop is a state with a way back
+/// (`credentialsRefreshed`, a change of identity).
+extension ClientReducer {
+  func connect(_ state: inout ClientState) -> [ClientEffect] {
+    switch state.connection {
+    case .connecting, .connected, .syncing: return []
+    case .idle, .closed, .reconnecting: break
+    }
+    let request = state.beginRequest()
+    state.connectionRequest = request
+    state.connection = .connecting
+    return [.cancelTimer(.reconnect), .connectRealtime(request)]
+  }
+
+  func connectionOpened(_ request: RequestID, _ state: inout ClientState) -> [ClientEffect] {
+    guard request == state.connectionRequest, state.connection == .connecting else { return [] }
+    state.connection = .connected
+    state.needsCredentials = false
+    var effects: [ClientEffect] = []
+    if state.failedConnectionAttempts > 0 {
+      effects.append(.startTimer(.connectionHealthy, seconds: policy.healthyConnectionAfter))
+      // Stores that lost the connection with it are waiting out their own backoff: the connection is back,
+      // so they resume (and catch up) now.
+      let handles = state.openHandles
+      if !handles.isEmpty { effects.append(.forward(.connect, to: handles)) }
+    }
+    // The backend is reachable: what the outbox holds can go.
+    return effects + outboxChanged(reachable: true, &state)
+  }
+
+  func connectionProvenHealthy(_ state: inout ClientState) {
+    guard state.connection == .connected else { return }
+    state.failedConnectionAttempts = 0
+  }
+
+  func connectionLost(
+    _ request: RequestID, _ error: ChatError, at: Date, jitter: Double, _ state: inout ClientState
+  ) -> [ClientEffect] {
+    guard request == state.connectionRequest else { return [] }
+    state.connectionRequest = nil
+    state.backgroundError = error
+    var effects: [ClientEffect] = [.cancelTimer(.connectionHealthy)]
+    if error.isAuthorizationFailure {
+      state.connection = .closed
+      state.needsCredentials = true
+      return effects + askForCredentials(&state)
+    }
+    state.failedConnectionAttempts += 1
+    let attempt = state.failedConnectionAttempts
+    let delay = policy.reconnectBackoff.delay(attempt: attempt, jitter: jitter)
+    state.connection = .reconnecting(attempt: attempt, retryAt: finite(at).addingTimeInterval(delay))
+    effects.append(.startTimer(.reconnect, seconds: delay))
+    return effects
+  }
+
+  /// Asks the host's provider for a fresh credential, once per failure; without one, the state shows
+  /// `needsCredentials` until the host calls `credentialsRefreshed()`.
+  func askForCredentials(_ state: inout ClientState) -> [ClientEffect] {
+    guard refreshesCredentials, state.credentialRefresh == nil else { return [] }
+    let request = state.beginRequest()
+    state.credentialRefresh = request
+    return [.refreshCredentials(request)]
+  }
+
+  func timerFired(_ timer: ClientTimer, _ state: inout ClientState) -> [ClientEffect] {
+    switch timer {
+    case .reconnect:
+      guard case .reconnecting = state.connection else { return [] }
+      return connect(&state)
+    case .connectionHealthy:
+      connectionProvenHealthy(&state)
+      return []
+    case .outboxRetry:
+      guard case .waiting = state.outbox else { return [] }
+      return prepareBatch(&state)
+    }
+  }
+}

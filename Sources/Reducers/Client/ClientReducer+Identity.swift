@@ -1,0 +1,82 @@
+import ConversationState
+
+/// Who is signed in. Identifying the person already signed in takes the new details and changes nothing
+/// else; a guest signing in while keeping their conversations moves them (and everything else of the
+/// guest) into the account; any other change of person clears every store and starts a new epoch.
+extension ClientReducer {
+  func identify(_ identity: UserIdentity, keeping: Bool, _ state: inout ClientState) -> [ClientEffect] {
+    if let current = state.identity, identity.isSamePerson(as: current) {
+      guard identity != current else { return [] }
+      state.identity = identity
+      return [.forward(.identify(identity), to: state.openHandles)]
+    }
+    guard keeping, state.identity == nil else { return switchPerson(to: identity, &state) }
+    // The guest's conversations go on under the account: their data moves, and the connection (opened with
+    // the guest's credential) is opened again with the account's.
+    let handles = state.openHandles
+    state.identity = identity
+    state.epoch = state.epoch.next
+    state.needsCredentials = false
+    var effects: [ClientEffect] = [
+      .moveGuestData(to: identity.userID, conversations: handles),
+      .forward(.identify(identity, keepingGuestConversation: true), to: handles),
+    ]
+    effects += restartBackgroundWork(&state)
+    return effects
+  }
+
+  /// Another person (nil: signed out): every store is cleared and closed, and the scope changes.
+  func switchPerson(to identity: UserIdentity?, _ state: inout ClientState) -> [ClientEffect] {
+    if identity == nil && state.identity == nil { return [] }
+    let handles = state.openHandles
+    state.identity = identity
+    state.epoch = state.epoch.next
+    state.open = [:]
+    state.conversations = [:]
+    state.newConversation = nil
+    state.lastUse = [:]
+    state.needsCredentials = false
+    state.backgroundError = nil
+    let clearing: ConversationAction = identity.map { .identify($0) } ?? .signOut
+    return [.switchScope(userID: identity?.userID, closing: handles, with: clearing)]
+      + restartBackgroundWork(&state)
+  }
+
+  /// The connection, a credential refresh and the uploader of the previous epoch stop; new ones start.
+  private func restartBackgroundWork(_ state: inout ClientState) -> [ClientEffect] {
+    var effects: [ClientEffect] = []
+    for request in [state.connectionRequest, state.credentialRefresh, state.outbox.requestID] {
+      if let request { effects.append(.cancel(request)) }
+    }
+    effects += [.cancelTimer(.reconnect), .cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry)]
+    state.connectionRequest = nil
+    state.credentialRefresh = nil
+    state.connection = .idle
+    state.failedConnectionAttempts = 0
+    state.outbox = .idle
+    state.outboxFailures = 0
+    return effects + connect(&state) + prepareBatch(&state)
+  }
+
+  func credentialsRefreshed(_ state: inout ClientState) -> [ClientEffect] {
+    let handles = state.openHandles
+    var effects: [ClientEffect] = handles.isEmpty ? [] : [.forward(.credentialsRefreshed, to: handles)]
+    guard state.needsCredentials || state.connection == .closed || state.outbox == .needsCredentials else {
+      return effects
+    }
+    state.needsCredentials = false
+    if let refresh = state.credentialRefresh {
+      effects.append(.cancel(refresh))
+      state.credentialRefresh = nil
+    }
+    if state.connection == .closed || state.connection == .idle {
+      state.failedConnectionAttempts = 0
+      effects += connect(&state)
+    }
+    if state.outbox == .needsCredentials {
+      state.outbox = .idle
+      effects += prepareBatch(&state)
+    }
+    return effects
+  }
+}

@@ -1,0 +1,74 @@
+import ConversationState
+import Foundation
+
+/// The outbox uploader: ordered batches of 1 to 100 operations, one at a time, whenever the backend is
+/// reachable (not only while the realtime connection is open). A retryable failure sends the same batch
+/// again after 30 s doubling to 240 s with full jitter; an authorization failure waits for a fresh
+/// credential; a batch refused whole ends each of its operations as failed with the server's error.
+extension ClientReducer {
+  /// Something was queued, or the backend proved reachable (`reachable`: the connection opened), which
+  /// also ends a wait after a failed upload.
+  func outboxChanged(reachable: Bool = false, _ state: inout ClientState) -> [ClientEffect] {
+    switch state.outbox {
+    case .idle: return prepareBatch(&state)
+    case .waiting where reachable: return [.cancelTimer(.outboxRetry)] + prepareBatch(&state)
+    case .preparing, .uploading:
+      // Reachability adds nothing to read; a new operation does.
+      if !reachable { state.outboxHasMore = true }
+      return []
+    case .waiting, .needsCredentials: return []
+    }
+  }
+
+  func prepareBatch(_ state: inout ClientState) -> [ClientEffect] {
+    let request = state.beginRequest()
+    state.outbox = .preparing(request)
+    state.outboxHasMore = false
+    return [.prepareBatch(request)]
+  }
+
+  func batchPrepared(_ request: RequestID, _ batch: OutboxBatch?, _ state: inout ClientState) -> [ClientEffect] {
+    guard state.outbox == .preparing(request) else { return [] }
+    guard let batch, !batch.operations.isEmpty else {
+      if state.outboxHasMore { return prepareBatch(&state) }
+      state.outbox = .idle
+      return []
+    }
+    state.outbox = .uploading(request, batch)
+    return [.uploadBatch(request, batch)]
+  }
+
+  func batchUploaded(_ request: RequestID, _ receipt: OutboxReceipt, _ state: inout ClientState) -> [ClientEffect] {
+    guard case .uploading(request, let batch) = state.outbox else { return [] }
+    state.outboxFailures = 0
+    var effects: [ClientEffect] = [.cancelTimer(.outboxRetry), .finishBatch(batch.id)]
+    let refused = receipt.rejections.compactMap { rejection in
+      batch.operations.first { $0.id == rejection.operationID }.map { RefusedOperation($0, rejection.error) }
+    }
+    if !refused.isEmpty { effects.append(.returnRefused(refused)) }
+    // More may wait behind this batch.
+    return effects + prepareBatch(&state)
+  }
+
+  func batchFailed(
+    _ request: RequestID, _ error: ChatError, at: Date, jitter: Double, _ state: inout ClientState
+  ) -> [ClientEffect] {
+    guard let current = state.outbox.requestID, current == request else { return [] }
+    state.backgroundError = error
+    if error.isAuthorizationFailure {
+      state.outbox = .needsCredentials
+      state.needsCredentials = true
+      return askForCredentials(&state)
+    }
+    if case .uploading(_, let batch) = state.outbox, !error.retryable {
+      // Refused whole: sending it again would be refused again. Each operation fails where it was made.
+      return [.finishBatch(batch.id), .returnRefused(batch.operations.map { RefusedOperation($0, error) })]
+        + prepareBatch(&state)
+    }
+    state.outboxFailures += 1
+    let failures = state.outboxFailures
+    let delay = Self.outboxBackoff.delay(attempt: failures, jitter: jitter)
+    state.outbox = .waiting(attempt: failures, retryAt: finite(at).addingTimeInterval(delay))
+    return [.startTimer(.outboxRetry, seconds: delay)]
+  }
+}

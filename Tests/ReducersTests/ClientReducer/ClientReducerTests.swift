@@ -1,0 +1,322 @@
+import ConversationState
+import ConversationTesting
+import Foundation
+import Reducers
+import Testing
+
+/// The client's rules as chat stories: state and effects asserted at every step.
+@Suite("Client reducer")
+struct ClientReducerTests {
+  static let now = Date(timeIntervalSince1970: 1_764_558_000)
+  static let alice = UserIdentity(userID: "alice")
+
+  static func request(_ sequence: UInt64, epoch: UInt64 = 0) -> RequestID {
+    RequestID(epoch: IdentityEpoch(epoch), sequence: sequence)
+  }
+
+  /// A started client whose connection is live and whose outbox found nothing to send.
+  static func started(
+    identity: UserIdentity? = nil, reducer: ClientReducer = ClientReducer()
+  ) -> TestStore<ClientReducer> {
+    let store = TestStore(initialState: ClientState(identity: identity), reducer: reducer, exhaustivity: .off)
+    store.send(.start)
+    store.send(.connectionOpened(request(1)))
+    store.send(.batchPrepared(request(2), nil))
+    store.exhaustivity = .on
+    return store
+  }
+
+  @Test("a started client opens its scope, connects and looks in its outbox, in that order")
+  func start() {
+    let store = TestStore(initialState: ClientState(identity: Self.alice), reducer: ClientReducer())
+    store.send(
+      .start,
+      effects: [
+        .openScope(userID: "alice"), .cancelTimer(.reconnect), .connectRealtime(Self.request(1)),
+        .prepareBatch(Self.request(2)),
+      ]
+    ) {
+      $0.connection = .connecting
+      $0.connectionRequest = Self.request(1)
+      $0.outbox = .preparing(Self.request(2))
+      $0.nextRequest = 2
+    }
+    store.send(.connectionOpened(Self.request(1))) { $0.connection = .connected }
+    store.send(.batchPrepared(Self.request(2), nil)) { $0.outbox = .idle }
+  }
+
+  @Test("asking twice for a conversation gives the same store; the new conversation's store becomes it")
+  func oneStorePerConversation() {
+    let store = Self.started()
+    store.send(.open("c1", adopting: nil, unheld: []), effects: [.openConversation(ConversationHandle(0), "c1")]) {
+      $0.conversations["c1"] = ConversationHandle(0)
+      $0.open[ConversationHandle(0)] = .some("c1")
+      $0.lastUse[ConversationHandle(0)] = 1
+      $0.nextHandle = 1
+      $0.uses = 1
+    }
+    store.send(.open("c1", adopting: nil, unheld: [])) {
+      $0.lastUse[ConversationHandle(0)] = 2
+      $0.uses = 2
+    }
+    // When the user starts a conversation and the server names it c2
+    store.send(.startNewConversation, effects: [.openConversation(ConversationHandle(1), nil)]) {
+      $0.newConversation = ConversationHandle(1)
+      $0.open[ConversationHandle(1)] = .some(nil)
+      $0.lastUse[ConversationHandle(1)] = 3
+      $0.nextHandle = 2
+      $0.uses = 3
+    }
+    // Then asking for c2 as soon as its ID shows gives the store already showing it, not a second one
+    store.send(.open("c2", adopting: ConversationHandle(1), unheld: [])) {
+      $0.newConversation = nil
+      $0.open[ConversationHandle(1)] = .some("c2")
+      $0.conversations["c2"] = ConversationHandle(1)
+      $0.lastUse[ConversationHandle(1)] = 4
+      $0.uses = 4
+    }
+    // And the follower's late report of the same creation changes nothing
+    store.send(.conversationCreated(ConversationHandle(1), "c2"))
+  }
+
+  @Test("past the idle limit the least recently asked-for store nobody holds closes; a held one never does")
+  func idleEviction() {
+    let store = Self.started(reducer: ClientReducer(maximumIdleConversations: 1))
+    store.exhaustivity = .off
+    store.send(.open("c1", adopting: nil, unheld: []))
+    store.send(.open("c2", adopting: nil, unheld: []))
+    store.exhaustivity = .on
+    // c1 and c2 are both held by screens: nothing closes although two are open
+    #expect(store.state.conversations.count == 2)
+    // When c3 opens and only c1's screen is gone
+    store.send(
+      .open("c3", adopting: nil, unheld: [ConversationHandle(0)]),
+      effects: [.openConversation(ConversationHandle(2), "c3"), .closeConversations([ConversationHandle(0)])]
+    ) {
+      $0.conversations = ["c2": ConversationHandle(1), "c3": ConversationHandle(2)]
+      $0.open = [ConversationHandle(1): .some("c2"), ConversationHandle(2): .some("c3")]
+      $0.lastUse = [ConversationHandle(1): 2, ConversationHandle(2): 3]
+      $0.nextHandle = 3
+      $0.uses = 3
+    }
+  }
+
+  @Test("identifying the person already signed in takes the new name and tears nothing down")
+  func identifySamePerson() {
+    let store = Self.started(identity: Self.alice)
+    store.exhaustivity = .off
+    store.send(.open("c1", adopting: nil, unheld: []))
+    store.exhaustivity = .on
+    store.send(.identify(Self.alice, keepingGuestConversation: false))
+    var renamed = Self.alice
+    renamed.displayName = "Alice B."
+    store.send(
+      .identify(renamed, keepingGuestConversation: false),
+      effects: [.forward(.identify(renamed), to: [ConversationHandle(0)])]
+    ) { $0.identity = renamed }
+  }
+
+  @Test(
+    "switching person or signing out clears every store, starts a new epoch and reconnects under it",
+    arguments: [UserIdentity(userID: "bob"), nil])
+  func switchPerson(to next: UserIdentity?) {
+    let store = Self.started(identity: Self.alice)
+    store.exhaustivity = .off
+    store.send(.open("c1", adopting: nil, unheld: []))
+    store.exhaustivity = .on
+    let clearing: ConversationAction = next.map { .identify($0) } ?? .signOut
+    store.send(
+      next.map { .identify($0, keepingGuestConversation: false) } ?? .signOut,
+      effects: [
+        .switchScope(userID: next?.userID, closing: [ConversationHandle(0)], with: clearing),
+        .cancel(Self.request(1)), .cancelTimer(.reconnect), .cancelTimer(.connectionHealthy),
+        .cancelTimer(.outboxRetry), .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
+        .prepareBatch(Self.request(4, epoch: 1)),
+      ]
+    ) {
+      $0.identity = next
+      $0.epoch = IdentityEpoch(1)
+      $0.conversations = [:]
+      $0.open = [:]
+      $0.lastUse = [:]
+      $0.connection = .connecting
+      $0.connectionRequest = Self.request(3, epoch: 1)
+      $0.outbox = .preparing(Self.request(4, epoch: 1))
+      $0.nextRequest = 4
+    }
+    // And the old connection's late loss changes nothing
+    store.send(.connectionLost(Self.request(1), ChatError(.network, "gone"), at: Self.now, jitter: 0.5))
+  }
+
+  @Test("a guest who signs in keeping their conversation moves their data and reconnects with the account")
+  func guestUpgrade() {
+    let store = Self.started()
+    store.exhaustivity = .off
+    store.send(.open("c1", adopting: nil, unheld: []))
+    store.exhaustivity = .on
+    store.send(
+      .identify(Self.alice, keepingGuestConversation: true),
+      effects: [
+        .moveGuestData(to: "alice", conversations: [ConversationHandle(0)]),
+        .forward(.identify(Self.alice, keepingGuestConversation: true), to: [ConversationHandle(0)]),
+        .cancel(Self.request(1)), .cancelTimer(.reconnect), .cancelTimer(.connectionHealthy),
+        .cancelTimer(.outboxRetry), .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
+        .prepareBatch(Self.request(4, epoch: 1)),
+      ]
+    ) {
+      $0.identity = Self.alice
+      $0.epoch = IdentityEpoch(1)
+      $0.connection = .connecting
+      $0.connectionRequest = Self.request(3, epoch: 1)
+      $0.outbox = .preparing(Self.request(4, epoch: 1))
+      $0.nextRequest = 4
+    }
+  }
+
+  @Test("an expired token stops the shared connection visibly; a fresh credential brings it back")
+  func expiredTokenComesBack() {
+    let store = Self.started(identity: Self.alice, reducer: ClientReducer(refreshesCredentials: true))
+    let expired = ChatError(.unauthorized, "expired", status: 401)
+    store.send(
+      .connectionLost(Self.request(1), expired, at: Self.now, jitter: 0.5),
+      effects: [.cancelTimer(.connectionHealthy), .refreshCredentials(Self.request(3))]
+    ) {
+      $0.connection = .closed
+      $0.connectionRequest = nil
+      $0.needsCredentials = true
+      $0.backgroundError = expired
+      $0.credentialRefresh = Self.request(3)
+      $0.nextRequest = 3
+    }
+    // The provider could not help: the state says so and waits for the host
+    let refused = ChatError(.unauthorized, "signed out elsewhere")
+    store.send(.credentialsAnswered(Self.request(3), refused)) {
+      $0.credentialRefresh = nil
+      $0.backgroundError = refused
+    }
+    // When the host signs the user in again
+    store.send(
+      .credentialsRefreshed, effects: [.cancelTimer(.reconnect), .connectRealtime(Self.request(4))]
+    ) {
+      $0.needsCredentials = false
+      $0.connection = .connecting
+      $0.connectionRequest = Self.request(4)
+      $0.nextRequest = 4
+    }
+  }
+
+  @Test("a malformed frame is a background error; the connection goes on")
+  func malformedFrame() {
+    let store = Self.started()
+    let bad = ChatError(.invalidEvent, "not JSON")
+    store.send(.frameRejected(Self.request(1), bad)) { $0.backgroundError = bad }
+    #expect(store.state.connection == .connected)
+  }
+
+  @Test("a dropped connection retries after its backoff, and is healthy again only once it delivers")
+  func dropAndBackoff() {
+    let store = Self.started()
+    let dropped = ChatError(.network, "reset")
+    store.send(
+      .connectionLost(Self.request(1), dropped, at: Self.now, jitter: 0.5),
+      effects: [.cancelTimer(.connectionHealthy), .startTimer(.reconnect, seconds: 0.5)]
+    ) {
+      $0.connection = .reconnecting(attempt: 1, retryAt: Self.now.addingTimeInterval(0.5))
+      $0.connectionRequest = nil
+      $0.failedConnectionAttempts = 1
+      $0.backgroundError = dropped
+    }
+    store.send(.timerFired(.reconnect), effects: [.cancelTimer(.reconnect), .connectRealtime(Self.request(3))]) {
+      $0.connection = .connecting
+      $0.connectionRequest = Self.request(3)
+      $0.nextRequest = 3
+    }
+    store.send(
+      .connectionOpened(Self.request(3)),
+      effects: [.startTimer(.connectionHealthy, seconds: 10), .prepareBatch(Self.request(4))]
+    ) {
+      $0.connection = .connected
+      $0.outbox = .preparing(Self.request(4))
+      $0.nextRequest = 4
+    }
+    store.send(.connectionDelivered(Self.request(3))) { $0.failedConnectionAttempts = 0 }
+  }
+
+  static let batch = OutboxBatch(
+    id: "b1", epoch: 0, firstSequence: 1,
+    operations: [OutboxOperation(id: "op-1", conversationID: "c1", kind: .markRead(upTo: "m9"), enqueuedAt: now)])
+
+  @Test("a queued operation uploads at once; a retryable failure waits out the backoff, then the same batch goes")
+  func outboxBackoff() {
+    let store = Self.started()
+    store.send(.outboxChanged, effects: [.prepareBatch(Self.request(3))]) {
+      $0.outbox = .preparing(Self.request(3))
+      $0.nextRequest = 3
+    }
+    store.send(.batchPrepared(Self.request(3), Self.batch), effects: [.uploadBatch(Self.request(3), Self.batch)]) {
+      $0.outbox = .uploading(Self.request(3), Self.batch)
+    }
+    let reset = ChatError(.network, "reset")
+    store.send(
+      .batchFailed(Self.request(3), reset, at: Self.now, jitter: 0.5), effects: [.startTimer(.outboxRetry, seconds: 15)]
+    ) {
+      $0.outbox = .waiting(attempt: 1, retryAt: Self.now.addingTimeInterval(15))
+      $0.outboxFailures = 1
+      $0.backgroundError = reset
+    }
+    // Something queued meanwhile does not cut the wait short
+    store.send(.outboxChanged)
+    store.send(.timerFired(.outboxRetry), effects: [.prepareBatch(Self.request(4))]) {
+      $0.outbox = .preparing(Self.request(4))
+      $0.nextRequest = 4
+    }
+    store.send(.batchPrepared(Self.request(4), Self.batch), effects: [.uploadBatch(Self.request(4), Self.batch)]) {
+      $0.outbox = .uploading(Self.request(4), Self.batch)
+    }
+    store.send(
+      .batchFailed(Self.request(4), reset, at: Self.now, jitter: 1), effects: [.startTimer(.outboxRetry, seconds: 60)]
+    ) {
+      $0.outbox = .waiting(attempt: 2, retryAt: Self.now.addingTimeInterval(60))
+      $0.outboxFailures = 2
+    }
+  }
+
+  @Test("a batch refused whole fails each of its operations where it was made, and the next batch goes")
+  func batchRefusedWhole() {
+    let store = Self.started()
+    store.exhaustivity = .off
+    store.send(.outboxChanged)
+    store.send(.batchPrepared(Self.request(3), Self.batch))
+    store.exhaustivity = .on
+    let refused = ChatError(.invalidAction, "no such epoch")
+    store.send(
+      .batchFailed(Self.request(3), refused, at: Self.now, jitter: 0.5),
+      effects: [
+        .finishBatch("b1"), .returnRefused([RefusedOperation(Self.batch.operations[0], refused)]),
+        .prepareBatch(Self.request(4)),
+      ]
+    ) {
+      $0.outbox = .preparing(Self.request(4))
+      $0.backgroundError = refused
+      $0.nextRequest = 4
+    }
+  }
+
+  @Test("after close nothing changes and nothing is asked for")
+  func closed() {
+    let store = Self.started()
+    store.exhaustivity = .off
+    store.send(.open("c1", adopting: nil, unheld: []))
+    store.exhaustivity = .on
+    store.send(.close, effects: [.shutDown([ConversationHandle(0)])]) {
+      $0.isClosed = true
+      $0.conversations = [:]
+      $0.open = [:]
+      $0.lastUse = [:]
+      $0.connection = .closed
+      $0.connectionRequest = nil
+    }
+    store.send(.open("c2", adopting: nil, unheld: []))
+    store.send(.connectionOpened(Self.request(1)))
+  }
+}
