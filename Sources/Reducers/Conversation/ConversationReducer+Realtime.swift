@@ -136,9 +136,17 @@ extension ConversationReducer {
   func timerFired(_ timer: TimerID, at: Date, _ state: inout ConversationState) -> [ConversationEffect] {
     switch timer {
     case .typingExpiry(let participant):
-      // A refreshed indicator has a later expiry and its own timer: only an expired one goes.
-      if let expiry = state.typing[participant], expiry <= at { state.typing[participant] = nil }
-      return []
+      // A refreshed indicator has a later expiry and its own timer: only an expired one goes. One whose
+      // expiry is still ahead (counted from the sender's clock, when the event came without `receivedAt`)
+      // waits out the rest, so it always goes; an expiry further ahead than a whole lifetime can only come
+      // from a sender's clock running fast, and goes now.
+      guard let expiry = state.typing[participant] else { return [] }
+      let remaining = expiry.timeIntervalSince(at)
+      guard remaining > 0, remaining <= policy.typingLifetime else {
+        state.typing[participant] = nil
+        return []
+      }
+      return [.startTimer(.typingExpiry(participant), seconds: remaining)]
     case .reconnect:
       guard case .reconnecting = state.connection else { return [] }
       return openConnection(&state)

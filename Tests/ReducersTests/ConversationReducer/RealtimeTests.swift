@@ -25,6 +25,30 @@ struct RealtimeTests {
     #expect(chat.state.typing["agent-ana"] == time(10))
   }
 
+  @Test("an indicator from a sender whose clock runs 2 s ahead waits out the rest after its timer, then goes")
+  func typingFromAFastClock() {
+    // Given a typing event routed without `receivedAt`, stamped by a clock 2 s ahead of this device's
+    let chat = Chat.existing()
+    chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(2))))
+
+    // When its timer fires at local time 6, before the sender-clock expiry of 8
+    let effects = chat.send(.timerFired(.typingExpiry("agent-ana"), at: time(6)))
+
+    // Then it is re-armed for the 2 s left, and goes when that fires
+    #expect(effects == [.startTimer(.typingExpiry("agent-ana"), seconds: 2)])
+    #expect(chat.state.typing["agent-ana"] == time(8))
+    chat.send(.timerFired(.typingExpiry("agent-ana"), at: time(8)))
+    #expect(chat.state.typing.isEmpty)
+  }
+
+  @Test("an indicator whose sender clock is more than a lifetime ahead goes when its timer fires")
+  func typingFromAFarFastClock() {
+    let chat = Chat.existing()
+    chat.send(.realtime("conv-1", .typingStarted("agent-ana", at: time(3600))))
+    #expect(chat.send(.timerFired(.typingExpiry("agent-ana"), at: time(6))).isEmpty)
+    #expect(chat.state.typing.isEmpty)
+  }
+
   @Test("typing is per participant and cleared by that participant's message")
   func typingClearedByMessage() {
     let chat = Chat.existing()
