@@ -158,12 +158,19 @@ public final class HTTPChatBackend: ChatBackend {
     var endpoint = Endpoint.get("events", query: conversation.map { ["conversation_id": $0.rawValue] } ?? [:])
     endpoint.lastEventID = lastEventID.withLock { $0 }
     return eventStream(endpoint, (), opened: .opened) { _, event throws(ChatError) in
-      // A malformed frame drops the connection; its ID is already the last one seen, so the reconnect
-      // resumes after it and the catch-up fetches whatever it was about. An ID too long to send back as a
-      // header is not kept: a server would refuse every reconnect that carried it.
+      // An ID too long to send back as a header is not kept: a server would refuse every reconnect that
+      // carried it.
       let id = event.lastEventID
       self.lastEventID.withLock { $0 = id.utf8.count <= Self.maximumLastEventIDBytes ? id : "" }
-      guard let update = try RealtimeEventMapper.map(event, receivedAt: self.now()) else { return [] }
+      // A malformed frame is skipped and reported; the connection goes on (the next catch-up fetches
+      // whatever the frame was about).
+      let mapped: RealtimeUpdate?
+      do throws(ChatError) {
+        mapped = try RealtimeEventMapper.map(event, receivedAt: self.now())
+      } catch {
+        return [.rejected(error)]
+      }
+      guard let update = mapped else { return [] }
       if let conversation, case .event(let other, _) = update, other != conversation { return [] }
       return [update]
     } end: { _ throws(ChatError) in

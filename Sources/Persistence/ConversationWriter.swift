@@ -78,7 +78,14 @@ struct ConversationWriter {
     if changes.isReset { changes = state.messages.changes(since: written.messages) }
     if changes.isReset { return try rewrite(state, at: now) }
     var records: [ConversationRecord] = []
-    for clientID in changes.inserted.union(changes.updated).union(changes.removed) {
+    // In the list's order (a Set's order differs between runs): the file is read back in record order, so
+    // messages written offline together come back in the order they were sent.
+    let changed = changes.inserted.union(changes.updated).union(changes.removed).sorted { lhs, rhs in
+      (state.messages.index(of: lhs) ?? Int.max, lhs.rawValue) < (
+        state.messages.index(of: rhs) ?? Int.max, rhs.rawValue
+      )
+    }
+    for clientID in changed {
       if let message = state.messages[clientID: clientID] {
         records.append(.message(message))
       } else if written.messages.contains(clientID) {

@@ -128,36 +128,36 @@ struct ReferenceServerTests {
     await client.close()
   }
 
-  @Test("a malformed realtime frame drops the connection with INVALID_EVENT; the reconnect resumes after it")
+  @Test("a malformed realtime frame is reported as rejected and skipped; the same connection carries the next")
   func malformedRealtimeFrame() async throws {
+    // Given a live realtime connection
     let server = try ReferenceServer()
     let conversation = try await server.conversation()
     let backend = try server.backend()
     let inbox = Inbox()
-    let first = Task { [inbox] () -> ChatError? in
-      do {
-        for try await update in backend.realtime(conversation: nil) {
-          if case .opened = update { inbox.opened.withLock { $0 += 1 } }
+    let rejected = Mutex<[ChatError]>([])
+    let reading = Task { [inbox] in
+      for try await update in backend.realtime(conversation: nil) {
+        switch update {
+        case .opened: inbox.opened.withLock { $0 += 1 }
+        case .rejected(let error): rejected.withLock { $0.append(error) }
+        case .event(_, .messageCreated(let message)): inbox.texts.withLock { $0.append(message.text) }
+        case .event: break
         }
-        return nil
-      } catch {
-        return error as? ChatError
       }
     }
     #expect(await waitFor { inbox.opened.withLock { $0 } == 1 })
 
+    // When the server sends a frame that is not JSON, then a good one
     _ = try await server.control(
       "events", ["conversation_id": conversation.rawValue, "type": "message.created", "raw_data": "{not json"])
-
-    #expect(await first.value?.code == .invalidEvent)
-    let second = Task { [inbox] in
-      for try await update in backend.realtime(conversation: nil) {
-        if case .event(_, .messageCreated(let message)) = update { inbox.texts.withLock { $0.append(message.text) } }
-      }
-    }
     try await server.agentMessage("after the bad one", in: conversation)
+
+    // Then the bad one is reported, and the good one arrives on the same connection
     #expect(await waitFor { inbox.texts.withLock { $0 } == ["after the bad one"] })
-    second.cancel()
+    #expect(rejected.withLock { $0.map(\.code) } == [.invalidEvent])
+    #expect(inbox.opened.withLock { $0 } == 1)
+    reading.cancel()
   }
 
   @Test("a reply dropped mid-way ends as a retryable failure, keeping what streamed; nothing hangs")

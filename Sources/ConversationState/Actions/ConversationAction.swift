@@ -127,6 +127,9 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case realtime(ConversationID, RealtimeEvent, connection: RequestID? = nil, receivedAt: Date? = nil)
   /// The connection opened by the `connectRealtime` effect with this request ID is live.
   case connectionOpened(RequestID)
+  /// The connection with this request ID carried a frame that could not be read (`INVALID_EVENT`): it is
+  /// skipped and shown as `backgroundError`; the connection goes on.
+  case frameRejected(RequestID, ChatError)
   /// The connection opened with this request ID dropped (a report from an older connection is ignored).
   /// `at` is the local clock; `jitter` in 0…1 spreads the reconnect (full jitter; anything else, NaN
   /// included, is clamped into 0…1, NaN counting as 1).

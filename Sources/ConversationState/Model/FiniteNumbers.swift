@@ -100,7 +100,7 @@ extension ConversationAction: FiniteNumberChecking {
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
       .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished,
-      .outboxRecorded, .outboxRejected:
+      .outboxRecorded, .outboxRejected, .frameRejected:
       return true
     }
   }
@@ -116,7 +116,7 @@ extension ConversationAction: FiniteNumberChecking {
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
-      .outboxRejected:
+      .outboxRejected, .frameRejected:
       return false
     }
   }

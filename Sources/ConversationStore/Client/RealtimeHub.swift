@@ -72,6 +72,8 @@ final class RealtimeHub: Sendable {
           case .opened:
             self.opened(request)
             report(.connectionOpened(request))
+          case .rejected(let error):
+            report(.frameRejected(request, error))
           case .event(let conversation, let event):
             self.route(update, of: conversation)
             toList(conversation, event)

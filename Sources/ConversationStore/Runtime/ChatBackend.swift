@@ -131,6 +131,10 @@ public enum RealtimeUpdate: Equatable, Sendable {
   case opened
   /// Something happened in a conversation: a message, an edit, a typing signal, a status change.
   case event(ConversationID, RealtimeEvent)
+  /// A frame could not be read (`INVALID_EVENT`, with why): it is skipped, the store shows the error as
+  /// `backgroundError`, and the connection goes on. A backend reports this rather than ending the stream
+  /// over one bad frame.
+  case rejected(ChatError)
 }
 
 extension ChatError {

@@ -291,6 +291,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         let action: ConversationAction
         switch update {
         case .opened: action = .connectionOpened(requestID)
+        case .rejected(let error): action = .frameRejected(requestID, error)
         case .event(let conversationID, let event):
           action = .realtime(conversationID, event, connection: requestID, receivedAt: store.clock.now())
         }

@@ -110,6 +110,9 @@ public struct ConversationReducer: Reducer {
     case .realtime(let conversationID, let event, let connection, let receivedAt):
       return realtime(event, in: conversationID, connection: connection, receivedAt: receivedAt, &state)
     case .connectionOpened(let requestID): return connectionOpened(requestID, &state)
+    case .frameRejected(let requestID, let error):
+      if liveConnection(state) == requestID { state.backgroundError = error }
+      return []
     case .connectionLost(let requestID, let error, let at, let jitter):
       return connectionLost(requestID, error.sanitized, at: at, jitter: jitter, &state)
     case .ticketCreated(let requestID, let receipt):

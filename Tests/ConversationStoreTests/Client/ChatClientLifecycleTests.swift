@@ -62,6 +62,24 @@ struct ChatClientLifecycleTests {
     await client.close()
   }
 
+  @Test("a frame the backend could not read is a background error; the shared connection goes on")
+  func rejectedFrame() async throws {
+    let harness = try await ClientHarness.start()
+    let client = harness.client
+    let chat = client.conversation("c1")
+    _ = await chat.state(where: { $0.connection == .connected })
+
+    harness.socket.yield(.rejected(ChatError(.invalidEvent, "not JSON")))
+    harness.socket.yield(.event("c1", .messageCreated(.server("still here", id: "s1", at: 2))))
+
+    let delivered = await chat.state(where: { $0.messages.count == 1 })
+    #expect(delivered?.messages.map(\.text) == ["still here"])
+    #expect(await waitUntil { client.state.backgroundError?.code == .invalidEvent })
+    #expect(client.state.connection == .connected)
+    #expect(client.realtimeConnectionsOpened == 1)
+    await client.close()
+  }
+
   @Test("a client dropped without close() stops: its stores close and its connection is let go")
   func droppedClientDies() async throws {
     // Given a client with an open conversation and a live shared connection

@@ -8,6 +8,30 @@ import Testing
 
 @Suite("Restoring after a relaunch")
 struct RestoreTests {
+  @Test("messages written together, at the same moment, come back in the order they were sent")
+  func sendOrderKept() throws {
+    // Given a stored conversation, then twenty messages appended at once (one snapshot, one change set)
+    let root = ScratchRoot()
+    let file = try root.scope().conversation("conv-1")
+    let before = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
+    try file.persist(before, changes: .reset, at: .story(2))
+    var after = before
+    let texts = (1...20).map { "message \($0)" }
+    for (index, text) in texts.enumerated() {
+      _ = after.messages.appendOutgoing(
+        Message(
+          clientID: ClientMessageID("m\(index)"), role: .user, text: text, createdAt: .story(3), delivery: .pending))
+    }
+    try file.persist(after, changes: after.changes(since: before), at: .story(3))
+    try file.flush(at: .story(3))
+
+    // When the app starts again
+    let restored = try #require(try root.scope().conversation("conv-1").restored)
+
+    // Then they are in send order
+    #expect(restored.messages.map(\.text) == ["Hi"] + texts)
+  }
+
   @Test("what was in flight comes back settled: sending fails retryable, streaming is interrupted, waiting goes out")
   func relaunchSettles() throws {
     // Given a run that was killed with a message sending, one waiting offline and a reply streaming
