@@ -47,6 +47,10 @@ enum Suite {
         ("ref.state.read", { ReferenceWorkloads.stateRead(reads: 100_000 / scale) }),
         ("delta.naive2.h10k", { ReferenceWorkloads.naive2(history: 10_000, deltas: 20_000 / scale) }),
         ("mem.store.h100k", { MemoryWorkloads.storeBytesPerMessage(history: 100_000) }),
+        ("client.open.h10k", { ClientWorkloads.clientOpen(history: 10_000, opens: 20 / scale + 1) }),
+        ("store.open.h10k", { ClientWorkloads.storeOpen(history: 10_000, opens: 20 / scale + 1) }),
+        ("client.send", { ClientWorkloads.clientSend(sends: 200 / scale) }),
+        ("store.send.scripted", { ClientWorkloads.storeSend(sends: 200 / scale) }),
       ] + Components.all() + ServerSentEventsWorkloads.all()
     let prefixes = filter?.split(separator: ",").map(String.init)
     return all.filter { entry in prefixes?.contains { entry.name.hasPrefix($0) } ?? true }.map { entry in
