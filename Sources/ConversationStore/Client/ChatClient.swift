@@ -153,16 +153,21 @@ public final class ChatClient: Sendable {
   /// Applies `action` to the client's state now and hands its effects to the worker, behind those of every
   /// action applied before it.
   func send(_ action: ClientAction) {
-    let schedules = core.withLock { core -> Bool in
-      let effects = reducer.reduce(into: &core.state, action: action)
-      guard !effects.isEmpty else { return false }
-      core.queued += effects
-      guard !core.isPerforming else { return false }
-      core.isPerforming = true
-      return true
-    }
-    if schedules { worker.async { [weak self] in self?.performQueued() } }
+    let schedules = core.withLock { core in Self.enqueue(reducer.reduce(into: &core.state, action: action), &core) }
+    if schedules { schedulePerforming() }
   }
+
+  /// Queues `effects` behind those reduced before them; true when the caller must start the worker on them
+  /// (nobody is performing).
+  static func enqueue(_ effects: [ClientEffect], _ core: inout ClientCore) -> Bool {
+    guard !effects.isEmpty else { return false }
+    core.queued += effects
+    guard !core.isPerforming else { return false }
+    core.isPerforming = true
+    return true
+  }
+
+  func schedulePerforming() { worker.async { [weak self] in self?.performQueued() } }
 
   private func performQueued() {
     while true {
@@ -200,17 +205,20 @@ public final class ChatClient: Sendable {
 
   /// The open store of `id`, marked as just used; the new conversation's when it already shows `id`.
   private func openStore(_ id: ConversationID) -> ChatStore? {
-    core.withLock { core -> ChatStore? in
+    let (store, schedules) = core.withLock { core -> (ChatStore?, Bool) in
       var adopting: ConversationHandle?
       if core.state.conversations[id] == nil {
         guard let pending = core.state.newConversation, let store = core.stores[pending]?.store,
           store.state.conversationID == id
-        else { return nil }
+        else { return (nil, false) }
         adopting = pending
       }
-      _ = reducer.reduce(into: &core.state, action: .open(id, adopting: adopting, unheld: []))
-      return core.state.conversations[id].flatMap { core.stores[$0]?.store }
+      // Open already (or the new conversation's): the reducer only marks it used.
+      let effects = reducer.reduce(into: &core.state, action: .open(id, adopting: adopting, unheld: []))
+      return (core.state.conversations[id].flatMap { core.stores[$0]?.store }, Self.enqueue(effects, &core))
     }
+    if schedules { schedulePerforming() }
+    return store
   }
 
   /// What was kept of `id` (nil: the new conversation): its file and restored state, or its parked state.
@@ -234,7 +242,7 @@ public final class ChatClient: Sendable {
   private func makeStore(
     for action: ClientAction, restored: (file: ConversationFile?, state: ConversationState?), id: ConversationID?
   ) -> ChatStore {
-    let store = core.withLock { core -> ChatStore? in
+    let (store, schedules) = core.withLock { core -> (ChatStore?, Bool) in
       let requested: ClientAction
       if case .open(let id, _, _) = action {
         requested = .open(id, adopting: nil, unheld: core.unheldHandles())
@@ -256,16 +264,10 @@ public final class ChatClient: Sendable {
           }
         }
       }
-      if !effects.isEmpty {
-        core.queued += effects
-        if !core.isPerforming {
-          core.isPerforming = true
-          worker.async { [weak self] in self?.performQueued() }
-        }
-      }
       let handle = id.flatMap { core.state.conversations[$0] } ?? (id == nil ? core.state.newConversation : nil)
-      return handle.flatMap { core.stores[$0]?.store }
+      return (handle.flatMap { core.stores[$0]?.store }, Self.enqueue(effects, &core))
     }
+    if schedules { schedulePerforming() }
     if let store { return store }
     // Closed: a store that refuses actions, as the stores of a closed client do.
     let closed = ChatStore(initialState: ConversationState(conversationID: id), reducer: conversationReducer)

@@ -62,6 +62,18 @@ final class RealtimeHub: Sendable {
     _ request: RequestID, _ updates: Updates, toList: @escaping @Sendable (ConversationID, RealtimeEvent) -> Void,
     report: @escaping @Sendable (ClientAction) -> Void, clock: any ChatClock, jitter: @escaping @Sendable () -> Double
   ) {
+    // The request is the current one before its task can report anything, so `.opened` is never dropped
+    // for arriving first.
+    let previous = routing.withLock { state -> Task<Void, Never>? in
+      defer {
+        state.request = request
+        state.task = nil
+        state.isOpen = false
+        state.connectionsOpened += 1
+      }
+      return state.task
+    }
+    previous?.cancel()
     let task = Task { [weak self] in
       var failure: ChatError = ChatError(.network, "The realtime connection ended.")
       var delivered = false
@@ -90,28 +102,32 @@ final class RealtimeHub: Sendable {
       self?.ended(request, failure)
       report(.connectionLost(request, failure, at: clock.now(), jitter: jitter()))
     }
-    let previous = routing.withLock { state -> Task<Void, Never>? in
-      defer {
-        state.request = request
-        state.task = task
-        state.connectionsOpened += 1
-      }
-      return state.task
+    let started = task
+    let stale = routing.withLock { state -> Bool in
+      // Cancelled (or replaced) before the task could be attached: it must not run on.
+      guard state.request == request else { return true }
+      state.task = started
+      return false
     }
-    previous?.cancel()
+    if stale { task.cancel() }
   }
 
   /// Stops reading the connection of `request`; every subscription ends, so the stores reconnect.
   func cancel(_ request: RequestID) {
-    let task = routing.withLock { state -> Task<Void, Never>? in
-      guard state.request == request else { return nil }
+    let (matched, task, subscribers) = routing.withLock { state -> (Bool, Task<Void, Never>?, [Subscriber]) in
+      guard state.request == request else { return (false, nil, []) }
       state.request = nil
-      defer { state.task = nil }
-      return state.task
+      state.isOpen = false
+      defer {
+        state.task = nil
+        state.subscribers = [:]
+      }
+      return (true, state.task, Array(state.subscribers.values))
     }
-    guard let task else { return }
-    task.cancel()
-    ended(request, ChatError(.network, "The connection was closed to open it again."), force: true)
+    guard matched else { return }
+    task?.cancel()
+    let error = ChatError(.network, "The connection was closed to open it again.")
+    for subscriber in subscribers { subscriber.continuation.finish(throwing: error) }
   }
 
   /// Ends every subscription and the connection; later subscriptions fail at once.
@@ -146,11 +162,11 @@ final class RealtimeHub: Sendable {
     for subscriber in subscribers { subscriber.continuation.yield(update) }
   }
 
-  private func ended(_ request: RequestID, _ error: ChatError, force: Bool = false) {
+  private func ended(_ request: RequestID, _ error: ChatError) {
     let subscribers = routing.withLock { state -> [Subscriber] in
-      guard force || state.request == request else { return [] }
-      if !force { state.request = nil }
-      state.task = force ? state.task : nil
+      guard state.request == request else { return [] }
+      state.request = nil
+      state.task = nil
       state.isOpen = false
       defer { state.subscribers = [:] }
       return Array(state.subscribers.values)
