@@ -117,6 +117,11 @@ extension ChatClient {
   func switchScope(to userID: String?, closing handles: [ConversationHandle], with clearing: ConversationAction) {
     let closing = core.withLock { core in handles.compactMap { core.stores.removeValue(forKey: $0) } }
     let now = environment.clock.now()
+    let previousOutbox = storage.withLock { $0.outbox }
+    // The queue ends with the epoch: what it held for a store being closed fails in what that person finds
+    // when they sign in again, instead of showing `queued` forever.
+    let ending = previousOutbox?.operations ?? []
+    let dropped = ChatError(.outboxEvicted, "Signing out ended the queue this was waiting in.")
     for conversation in closing {
       // What the previous person last saw is theirs to find again: written whole to their own scope before
       // the slot empties (their follower's pending writes then find no file).
@@ -124,8 +129,15 @@ extension ChatClient {
         defer { file = nil }
         return file
       }
+      var last = conversation.store.state
+      for operation in ending where operation.conversationID == last.conversationID {
+        guard case .send(let outgoing) = operation.kind, last.messages[clientID: outgoing.clientID] != nil else {
+          continue
+        }
+        _ = conversationReducer.reduce(into: &last, action: .outboxRejected(operation.kind, dropped))
+      }
       do throws(PersistenceError) {
-        try file?.persist(conversation.store.state, changes: .reset, at: now)
+        try file?.persist(last, changes: .reset, at: now)
         try file?.flush(at: now)
       } catch {
         storageErrors?.deliver(error)

@@ -188,4 +188,30 @@ struct ChatClientOutboxTests {
     #expect(alice.operations.isEmpty, "nothing of Alice's is left to upload as anyone")
     await harness.client.close()
   }
+
+  @Test("a message queued when its user signed out shows failed when they sign in again, never queued forever")
+  func queuedAtSignOutFails() async throws {
+    // Given a message written offline, in the outbox, when its user signs out
+    let root = TemporaryRoot()
+    let harness = try await Self.writtenOffline(["sent from the train"], root: root)
+    let client = harness.client
+    client.signOut()
+    await client.settled()
+
+    // When the same user signs in again and opens the conversation
+    client.identify(UserIdentity(userID: "u-1"))
+    await client.settled()
+    let chat = client.conversation("c1")
+
+    // Then the message is there, failed with why, ready to be retried
+    let message = try #require(chat.state.messages.outgoing.first)
+    #expect(message.text == "sent from the train")
+    guard case .failed(let error) = message.delivery else {
+      Issue.record("expected the message to come back failed, got \(message.delivery)")
+      return
+    }
+    #expect(error.code == .outboxEvicted)
+    #expect(error.retryable)
+    await client.close()
+  }
 }

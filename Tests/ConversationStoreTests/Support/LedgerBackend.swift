@@ -124,9 +124,11 @@ final class LedgerBackend: ChatBackend {
 }
 
 extension LedgerBackend {
-  /// Waits (in real time, briefly) until `condition` holds; the runtime's tasks settle in microseconds, so
-  /// a condition still false after `seconds` is a leak, not slowness.
-  func eventually(within seconds: Double = 2, _ condition: () -> Bool) async -> Bool {
+  /// Waits (in real time) until `condition` holds; the runtime's tasks settle in microseconds, so a
+  /// condition still false after `seconds` is a leak, not slowness. 30 s, not 2: it returns as soon as the
+  /// condition holds, and beside the whole suite and the crash test's kills a store once took over 2 s to
+  /// connect; only a failure waits the whole time.
+  func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
       if condition() { return true }
