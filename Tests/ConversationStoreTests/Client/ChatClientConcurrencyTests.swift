@@ -1,6 +1,5 @@
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ConversationStore
@@ -10,11 +9,11 @@ import Testing
 final class AnsweringServer: Sendable {
   let backend = ControlledBackend()
   private let streams = Counts()
-  private let task = Mutex<Task<Void, Never>?>(nil)
+  private let task = StateLock<Task<Void, Never>?>(nil)
 
   final class Counts: Sendable {
-    let value = Mutex<(opened: Int, released: Int)>((0, 0))
-    func withLock<T>(_ body: (inout (opened: Int, released: Int)) -> T) -> T { value.withLock { body(&$0) } }
+    let value = StateLock<(opened: Int, released: Int)>((0, 0))
+    func withLock<T: Sendable>(_ body: (inout (opened: Int, released: Int)) -> T) -> T { value.withLock { body(&$0) } }
   }
 
   init(failingRealtimeEvery: Int = 0) {
@@ -65,8 +64,8 @@ struct ChatClientConcurrencyTests {
   /// One host operation, picked by number so every task runs a different mix.
   /// The stores the host's screens hold now, from any thread.
   final class Screens: Sendable {
-    private let stores = Mutex<[ChatStore]>([])
-    func withLock<T>(_ body: (inout [ChatStore]) -> T) -> T { stores.withLock { body(&$0) } }
+    private let stores = StateLock<[ChatStore]>([])
+    func withLock<T: Sendable>(_ body: (inout [ChatStore]) -> T) -> T { stores.withLock { body(&$0) } }
   }
 
   static func operate(_ step: Int, on client: ChatClient, stores: Screens) {

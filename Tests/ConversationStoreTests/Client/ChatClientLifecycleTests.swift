@@ -1,6 +1,5 @@
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ConversationStore
@@ -85,7 +84,7 @@ struct ChatClientLifecycleTests {
     // Given a client with an open conversation and a live shared connection
     let backend = ControlledBackend()
     var calls = backend.calls.makeAsyncIterator()
-    let released = Mutex(false)
+    let released = StateLock(false)
     let dropped = WeakClient()
     let chat: ChatStore
     do {
@@ -111,7 +110,7 @@ struct ChatClientLifecycleTests {
 
 /// A client held weakly, readable from any thread.
 final class WeakClient: Sendable {
-  private let stored = Mutex<Weak>(Weak())
+  private let stored = StateLock<Weak>(Weak())
   private struct Weak { weak var client: ChatClient? }
   var client: ChatClient? {
     get { stored.withLock { $0.client } }
