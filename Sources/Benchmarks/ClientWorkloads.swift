@@ -18,18 +18,31 @@ enum ClientWorkloads {
     return (storage, scope)
   }
 
-  /// `client.conversation(id)` for a stored `history`-message conversation: what the caller waits for.
-  static func clientOpen(history: Int, opens: Int) -> Workload {
+  /// `client.conversation(id)` for a stored `history`-message conversation: until its stored messages are
+  /// on screen (`caller == false`), or only what the calling thread waits for (`caller == true`: the file
+  /// is read on the client's worker, so this stays flat with history).
+  static func clientOpen(history: Int, opens: Int, caller: Bool = false) -> Workload {
     let (storage, _) = storedRoot("client-open", history: history)
-    return Workload(name: "client.open.h\(DeltaWorkloads.label(history))") {
+    let name = caller ? "client.open.call.h" : "client.open.h"
+    return Workload(name: name + DeltaWorkloads.label(history)) {
       var total: UInt64 = 0
       for _ in 0..<opens {
         let backend = (try? ScriptedBackend(clock: StoreEnvironment.live.clock, interval: 0))!
         let client = ChatClient(
           backend: backend, identity: UserIdentity(userID: "client-open"),
           options: ChatClientOptions(workspace: "bench", storage: storage))
-        var count = 0
-        total += Harness.time { count = client.conversation("bench").state.messages.count }
+        var store: ChatStore?
+        if caller {
+          total += Harness.time { store = client.conversation("bench") }
+        } else {
+          total += await Harness.timeAsync {
+            let opened = client.conversation("bench")
+            await wait(opened) { !$0.isRestoring }
+            store = opened
+          }
+        }
+        if let store { await wait(store) { !$0.isRestoring } }
+        let count = store?.state.messages.count ?? 0
         precondition(count == history, "opened \(count) of \(history) messages")
         await client.close()
       }

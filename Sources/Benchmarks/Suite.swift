@@ -48,6 +48,7 @@ enum Suite {
         ("delta.naive2.h10k", { ReferenceWorkloads.naive2(history: 10_000, deltas: 20_000 / scale) }),
         ("mem.store.h100k", { MemoryWorkloads.storeBytesPerMessage(history: 100_000) }),
         ("client.open.h10k", { ClientWorkloads.clientOpen(history: 10_000, opens: 20 / scale + 1) }),
+        ("client.open.call.h10k", { ClientWorkloads.clientOpen(history: 10_000, opens: 20 / scale + 1, caller: true) }),
         ("store.open.h10k", { ClientWorkloads.storeOpen(history: 10_000, opens: 20 / scale + 1) }),
         ("client.send", { ClientWorkloads.clientSend(sends: 200 / scale) }),
         ("store.send.scripted", { ClientWorkloads.storeSend(sends: 200 / scale) }),

@@ -75,6 +75,12 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Sending messages become failed (retryable), queued ones stay queued for the outbox, a reply that was
   /// streaming is kept as interrupted, and every request, load and typing indicator is dropped.
   case relaunched
+  /// The stored copy of the conversation, read after its store opened (`isRestoring`), as `.relaunched` left
+  /// it. It becomes the state with what happened since the store opened on top: messages the user wrote
+  /// meanwhile come after the stored ones, a draft typed meanwhile wins over the stored draft, and requests
+  /// in flight, the connection and the credential are this run's. Ignored unless the state `isRestoring`
+  /// for the same conversation (a `.clear` or `.open` since made it another).
+  indirect case restored(ConversationState)
 
   // MARK: Backend events
 

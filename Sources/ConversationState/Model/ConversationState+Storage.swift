@@ -36,6 +36,7 @@ extension ConversationState {
     @usableFromInline var savedReadCursor: ServerMessageID?
     @usableFromInline var outboxRecording: Set<ClientMessageID>
     @usableFromInline var credentialRenewal: UInt64?
+    @usableFromInline var isRestoring: Bool
 
     init(conversationID: ConversationID?, epoch: IdentityEpoch, identity: UserIdentity?) {
       messages = MessageList()
@@ -69,6 +70,7 @@ extension ConversationState {
       savedReadCursor = nil
       outboxRecording = []
       credentialRenewal = nil
+      isRestoring = false
     }
   }
 }

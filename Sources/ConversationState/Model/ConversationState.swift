@@ -180,6 +180,14 @@ public struct ConversationState: Sendable {
     _read { yield cold.value.credentialRenewal }
     _modify { yield &cold.value.credentialRenewal }
   }
+  /// Whether the stored copy of this conversation is still being read: the store was opened before its file
+  /// was (a `ChatClient` reads files on its worker, never on the caller's thread), and `.restored` brings it.
+  /// A screen shows a placeholder rather than "no messages yet"; whatever the user does meanwhile is kept
+  /// and lands after what was stored.
+  @inlinable public var isRestoring: Bool {
+    _read { yield cold.value.isRestoring }
+    _modify { yield &cold.value.isRestoring }
+  }
 
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil

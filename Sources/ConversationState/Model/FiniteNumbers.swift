@@ -80,7 +80,8 @@ extension RealtimeEvent: FiniteNumberChecking {
 
 extension ConversationAction: FiniteNumberChecking {
   /// Every injected number, except `connectionLost`'s, which are sanitized instead: a loss must still be
-  /// handled (see `ReconnectBackoff.delay` and `ConnectionState.reconnecting`).
+  /// handled (see `ReconnectBackoff.delay` and `ConnectionState.reconnecting`), and `restored`'s, a whole
+  /// state taken as a store's initial state is (checking it would cost O(history) on every open).
   public var hasOnlyFiniteNumbers: Bool {
     switch self {
     case .send(let outgoing):
@@ -100,7 +101,7 @@ extension ConversationAction: FiniteNumberChecking {
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
       .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished,
-      .outboxRecorded, .outboxRejected, .frameRejected:
+      .outboxRecorded, .outboxRejected, .frameRejected, .restored:
       return true
     }
   }
@@ -116,7 +117,7 @@ extension ConversationAction: FiniteNumberChecking {
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
-      .outboxRejected, .frameRejected:
+      .outboxRejected, .frameRejected, .restored:
       return false
     }
   }

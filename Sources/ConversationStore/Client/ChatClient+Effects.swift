@@ -10,9 +10,11 @@ extension ChatClient {
     switch effect {
     case .openScope(let userID):
       openScopeIfNeeded(userID)
-    case .openConversation(let handle, _):
-      // The store was made when the host asked for it; here it goes live.
-      stores([handle]).first?.send(.connect)
+    case .openConversation(let handle, let id):
+      // The store was made when the host asked for it; here it is restored and goes live.
+      guard let open = core.withLock({ $0.stores[handle] }) else { return }
+      restoreIfNeeded(open, id: id)
+      open.store.send(.connect)
     case .closeConversations(let handles):
       for (_, store) in takeStores(handles) { store.close() }
     case .forward(let action, let handles):
@@ -97,6 +99,9 @@ extension ChatClient {
   /// rating or feedback answer goes back). A conversation not open is opened for it.
   func returnToConversation(_ operation: OutboxOperation, _ error: ChatError) {
     guard let id = operation.conversationID, !core.withLock({ $0.state.isClosed }) else { return }
-    conversation(id).send(.outboxRejected(operation.kind, error))
+    let store = conversation(id)
+    // On the worker already: restored now, so the message the operation was for is there to fail.
+    if let open = openConversation(of: store) { restoreIfNeeded(open, id: id) }
+    store.send(.outboxRejected(operation.kind, error))
   }
 }

@@ -16,7 +16,7 @@ public import Reducers
 ///   backend: MyServer(), options: ChatClientOptions(
 ///     workspace: "acme", storage: try ChatStorage(root: ChatStorage.defaultRoot(app: "acme-chat"))))
 /// client.list.send(.load(pageSize: 30))
-/// let chat = client.conversation("c42")      // restored from disk, connected, persisted as it changes
+/// let chat = client.conversation("c42")      // at once: read from disk on the worker, then connected
 /// chat.sendMessage("Where is my order?")     // its row moves to the top of client.list
 /// client.identify(UserIdentity(userID: "u-1042"), keepingGuestConversation: true)
 /// await client.close()                       // everything stopped and written
@@ -186,13 +186,18 @@ public final class ChatClient: Sendable {
 
   // MARK: - Conversations
 
-  /// The store of conversation `id`: the open one if there is one, otherwise opened now (restored from
-  /// storage, connected, followed). Reading a stored conversation happens on the calling thread, outside
-  /// the client's lock.
+  /// The store of conversation `id`: the open one if there is one, otherwise opened now, without waiting
+  /// for the disk. With storage its state `isRestoring` until the client's worker has read the stored copy
+  /// (then `.restored` brings it, under anything the user did meanwhile); then it connects, and every
+  /// snapshot is persisted.
+  ///
+  /// ```swift
+  /// let chat = client.conversation("c42")   // at once; chat.state.isRestoring while the file is read
+  /// for await snapshot in chat.snapshots() where !snapshot.state.isRestoring { render(snapshot.state) }
+  /// ```
   public func conversation(_ id: ConversationID) -> ChatStore {
     if let store = openStore(id) { return store }
-    let restored = restore(id)
-    return makeStore(for: .open(id, adopting: nil, unheld: []), restored: restored, id: id)
+    return makeStore(for: .open(id, adopting: nil, unheld: []), parked: parked(id), id: id)
   }
 
   /// The store of the conversation the user is starting, which the server creates on its first message;
@@ -200,7 +205,7 @@ public final class ChatClient: Sendable {
   public func newConversation() -> ChatStore {
     let pending = core.withLock { core in core.state.newConversation.flatMap { core.stores[$0]?.store } }
     if let pending { return pending }
-    return makeStore(for: .startNewConversation, restored: restore(nil), id: nil)
+    return makeStore(for: .startNewConversation, parked: nil, id: nil)
   }
 
   /// The open store of `id`, marked as just used; the new conversation's when it already shows `id`.
@@ -221,27 +226,16 @@ public final class ChatClient: Sendable {
     return store
   }
 
-  /// What was kept of `id` (nil: the new conversation): its file and restored state, or its parked state.
-  private func restore(_ id: ConversationID?) -> (file: ConversationFile?, state: ConversationState?) {
-    if let scope = storage.withLock({ $0.scope }) {
-      do throws(PersistenceError) {
-        let file = try scope.conversation(id)
-        if let error = file.restoreError { storageErrors?.deliver(error) }
-        return (file, file.restored)
-      } catch {
-        storageErrors?.deliver(error)
-        return (nil, nil)
-      }
-    }
-    guard let id else { return (nil, nil) }
-    return (nil, core.withLock { $0.unpark(id) })
+  /// Without storage: the state kept in memory of `id`, closed for being idle.
+  private func parked(_ id: ConversationID) -> ConversationState? {
+    guard options.storage == nil else { return nil }
+    return core.withLock { $0.unpark(id) }
   }
 
-  /// Reduces `action` (an open or a new conversation) and, when the reducer opens a store, makes it from
-  /// `restored`: memory only under the lock; restoring, connecting and following happen on the worker.
-  private func makeStore(
-    for action: ClientAction, restored: (file: ConversationFile?, state: ConversationState?), id: ConversationID?
-  ) -> ChatStore {
+  /// Reduces `action` (an open or a new conversation) and, when the reducer opens a store, makes it (from
+  /// `parked`, or restoring): memory only under the lock; reading its file, connecting it and following it
+  /// happen on the worker.
+  private func makeStore(for action: ClientAction, parked: ConversationState?, id: ConversationID?) -> ChatStore {
     let (store, schedules) = core.withLock { core -> (ChatStore?, Bool) in
       let requested: ClientAction
       if case .open(let id, _, _) = action {
@@ -251,9 +245,9 @@ public final class ChatClient: Sendable {
       }
       let effects = reducer.reduce(into: &core.state, action: requested)
       for case .openConversation(let handle, _) in effects {
-        core.stores[handle] = makeConversation(restored, id: id, identity: core.state.identity, handle: handle)
+        core.stores[handle] = makeConversation(parked, id: id, identity: core.state.identity, handle: handle)
       }
-      if restored.file == nil && options.storage == nil {
+      if options.storage == nil {
         // Without storage an idle store's state is kept in memory: parked now, so asking for it again at
         // once (before the worker closes it) finds it.
         for case .closeConversations(let handles) in effects {
@@ -275,27 +269,18 @@ public final class ChatClient: Sendable {
     return closed
   }
 
-  /// A store and its follower for `restored` (memory only: no I/O, no host code).
+  /// A store and its follower (memory only: no I/O, no host code): from `parked` without storage, else
+  /// restoring until the worker has read the file (`restoreIfNeeded`).
   private func makeConversation(
-    _ restored: (file: ConversationFile?, state: ConversationState?), id: ConversationID?, identity: UserIdentity?,
-    handle: ConversationHandle
+    _ parked: ConversationState?, id: ConversationID?, identity: UserIdentity?, handle: ConversationHandle
   ) -> OpenConversation {
-    var initial = restored.state ?? ConversationState(conversationID: id, identity: identity)
-    if restored.state != nil {
-      // Restored from the last run: nothing of it is in flight (applied before any host action can be).
+    var initial = ConversationState(conversationID: id, identity: identity)
+    if let parked {
+      // Closed with what it had in flight: as after a relaunch, nothing of it is in flight now.
+      initial = parked
       _ = conversationReducer.reduce(into: &initial, action: .relaunched)
-      // A message whose hand-over to the outbox was written but not yet confirmed when the app stopped is in
-      // the outbox: it shows `queued`, and is not sent a second time as a request.
-      let recorded = Set(
-        (storage.withLock { $0.outbox }?.operations ?? []).compactMap { operation -> ClientMessageID? in
-          guard case .send(let outgoing) = operation.kind else { return nil }
-          return outgoing.clientID
-        })
-      for message in initial.messages.outgoing where message.delivery == .pending && recorded.contains(message.clientID)
-      {
-        initial.outboxRecording.insert(message.clientID)
-        _ = conversationReducer.reduce(into: &initial, action: .outboxRecorded(message.clientID))
-      }
+    } else if options.storage != nil {
+      initial.isRestoring = true
     }
     let runtime = ConversationRuntime<ConversationReducer>(
       backend: shared, credentials: credentials, tools: tools,
@@ -307,7 +292,7 @@ public final class ChatClient: Sendable {
       initialState: initial, reducer: conversationReducer, environment: environment, runtime: runtime)
     let errors = storageErrors
     let follower = ConversationFollower(
-      store: store, file: restored.file, list: list, clock: environment.clock, worker: worker,
+      store: store, awaitsFile: initial.isRestoring, list: list, clock: environment.clock, worker: worker,
       onStorageError: { errors?.deliver($0) },
       onCreated: { [weak self] id in self?.send(.conversationCreated(handle, id)) })
     return OpenConversation(store: store, follower: follower)

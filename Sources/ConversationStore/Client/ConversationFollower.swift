@@ -6,18 +6,22 @@ import Reducers
 /// Follows one conversation store of a client: persists each snapshot to the conversation's file and tells the
 /// list what happened in the conversation (a message sent or received, the conversation read or created).
 ///
-/// The file sits in a slot the client can empty (sign-out: nothing more may reach the old user's scope) or
-/// swap (a guest upgraded to an account: the conversation moves to the account's scope).
+/// The file sits in a slot the client fills once the store is restored, and can empty (sign-out: nothing
+/// more may reach the old user's scope) or swap (a guest upgraded to an account: the conversation moves to
+/// the account's scope).
 final class ConversationFollower: Sendable {
   let file: StateLock<ConversationFile?>
+  /// Whether the client has still to read the conversation's file and put it in the slot (once).
+  let awaitsFile: StateLock<Bool>
   private let task: StateLock<Task<Void, Never>?>
 
   init(
-    store: ChatStore, file: ConversationFile?, list: ConversationListStore, clock: any ChatClock,
+    store: ChatStore, awaitsFile: Bool, list: ConversationListStore, clock: any ChatClock,
     worker: ClientWorker, onStorageError: @escaping @Sendable (PersistenceError) -> Void,
     onCreated: @escaping @Sendable (ConversationID) -> Void
   ) {
-    self.file = StateLock(file)
+    self.file = StateLock(nil)
+    self.awaitsFile = StateLock(awaitsFile)
     self.task = StateLock(nil)
     let slot = self.file
     let snapshots = store.snapshots()
@@ -26,15 +30,19 @@ final class ConversationFollower: Sendable {
       for await snapshot in snapshots {
         let state = snapshot.state
         // On the client's worker, after what was handed to it before (a sign-out empties the slot there
-        // first); the lock is held only to read which file is current, never across the write.
-        await worker.run {
-          do throws(PersistenceError) {
-            try slot.withLock { $0 }?.persist(state, changes: snapshot.changes, at: clock.now())
-          } catch {
-            onStorageError(error)
+        // first); the lock is held only to read which file is current, never across the write. A state
+        // still restoring is not the conversation yet: it would overwrite the file with nothing.
+        if !state.isRestoring {
+          await worker.run {
+            do throws(PersistenceError) {
+              try slot.withLock { $0 }?.persist(state, changes: snapshot.changes, at: clock.now())
+            } catch {
+              onStorageError(error)
+            }
           }
         }
-        if let previous {
+        // What was stored is not news for the list; what the user did while it was read was reported then.
+        if let previous, previous.isRestoring == state.isRestoring {
           Self.report(from: previous, to: state, changes: snapshot.changes, to: list, at: clock.now(), onCreated)
         }
         previous = state

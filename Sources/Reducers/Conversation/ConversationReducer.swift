@@ -81,6 +81,7 @@ public struct ConversationReducer: Reducer {
     case .disconnect: return disconnect(&state)
     case .escalate(let draft): return escalate(draft, &state)
     case .relaunched: return relaunched(&state)
+    case .restored(let stored): return restored(stored, &state)
     case .outboxRecorded(let clientID): return outboxRecorded(clientID, &state)
     case .outboxRejected(let kind, let error): return outboxRejected(kind, error, &state)
 

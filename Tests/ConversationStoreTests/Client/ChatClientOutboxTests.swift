@@ -43,6 +43,7 @@ struct ChatClientOutboxTests {
     // When the app starts again (online)
     var harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1"), root: root.path)
     let chat = harness.client.conversation("c1")
+    await harness.client.settled()
     #expect(chat.state.messages.outgoing.map(\.delivery) == [.queued, .queued])
 
     // Then the batch that was in flight goes again, then the rest: sequence numbers 1, 2 in send order
@@ -200,8 +201,8 @@ struct ChatClientOutboxTests {
 
     // When the same user signs in again and opens the conversation
     client.identify(UserIdentity(userID: "u-1"))
-    await client.settled()
     let chat = client.conversation("c1")
+    await client.settled()
 
     // Then the message is there, failed with why, ready to be retried
     let message = try #require(chat.state.messages.outgoing.first)

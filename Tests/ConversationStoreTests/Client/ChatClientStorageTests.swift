@@ -30,6 +30,7 @@ struct ChatClientStorageTests {
     // Then a new client on the same storage shows it all, and the waiting message goes out once connected
     var harness = try await ClientHarness.start(identity: user, root: root.path)
     let chat = harness.client.conversation("c1")
+    await harness.client.settled()  // the stored copy is read on the client's worker
     #expect(chat.state.draft == "and one more th")
     #expect(chat.state.messages.map(\.text) == ["How can I help?", "Written in the tunnel"])
     #expect(chat.state.messages[1].delivery == .queued, "kept in the durable outbox")
@@ -37,6 +38,50 @@ struct ChatClientStorageTests {
     #expect(batch.operations.map(\.conversationID) == ["c1"])
     answer.resume(returning: OutboxReceipt())
     await harness.client.close()
+  }
+
+  @Test(
+    "opening a stored conversation does not wait for the disk; what the user does meanwhile lands on top and is kept")
+  func openDoesNotWaitForDisk() async throws {
+    // Given a conversation stored by an earlier run
+    let root = TemporaryRoot()
+    let user = UserIdentity(userID: "u-1042")
+    do {
+      let harness = try await ClientHarness.start(identity: user, root: root.path)
+      let chat = harness.client.conversation("c1")
+      _ = await chat.state(where: { $0.connection == .connected })
+      harness.socket.yield(.event("c1", .messageCreated(.server("How can I help?", id: "s1", at: 1))))
+      _ = await chat.state(where: { $0.messages.count == 1 })
+      await harness.client.close()
+    }
+
+    // When a new run opens it while the client's worker (where files are read) is still busy
+    let harness = try await ClientHarness.start(identity: user, root: root.path)
+    let gate = DispatchSemaphore(value: 0)
+    harness.client.worker.async { gate.wait() }
+    let chat = harness.client.conversation("c1")
+
+    // Then the store is there at once, restoring, and takes what the user does
+    #expect(chat.state.isRestoring)
+    #expect(chat.state.messages.isEmpty)
+    chat.send(.setDraft("typed at once"))
+    #expect(chat.state.draft == "typed at once")
+
+    // And once the file is read, the stored messages are there under the draft typed meanwhile
+    gate.signal()
+    await harness.client.settled()
+    #expect(!chat.state.isRestoring)
+    #expect(chat.state.messages.map(\.text) == ["How can I help?"])
+    #expect(chat.state.draft == "typed at once")
+    await harness.client.close()
+
+    // And the file kept both: the empty state of the first moment was never written over it
+    let again = try await ClientHarness.start(identity: user, root: root.path)
+    let reopened = again.client.conversation("c1")
+    await again.client.settled()
+    #expect(reopened.state.messages.map(\.text) == ["How can I help?"])
+    #expect(reopened.state.draft == "typed at once")
+    await again.client.close()
   }
 
   @Test("after sign-out nothing of the user is visible, in the stores or in storage; signing in again brings it back")
@@ -76,8 +121,9 @@ struct ChatClientStorageTests {
 
     // And when A signs in again, A's conversation is restored from A's scope
     client.identify(UserIdentity(userID: "alice"))
+    let again = client.conversation("c1")
     await client.settled()
-    #expect(client.conversation("c1").state.messages.map(\.text) == ["Alice's secret order"])
+    #expect(again.state.messages.map(\.text) == ["Alice's secret order"])
     await client.close()
   }
 
@@ -108,7 +154,9 @@ struct ChatClientStorageTests {
 
     // And the account's storage has it after a restart
     let harness = try await ClientHarness.start(identity: account, root: root.path)
-    let restored = harness.client.conversation("c1").state
+    let reopened = harness.client.conversation("c1")
+    await harness.client.settled()
+    let restored = reopened.state
     #expect(restored.messages.map(\.text) == ["Welcome!"])
     #expect(restored.draft == "now as a member")
     await harness.client.close()

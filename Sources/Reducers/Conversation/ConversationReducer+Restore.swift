@@ -1,0 +1,49 @@
+import ConversationState
+
+/// A store opened before its stored copy was read (a client reads files on its worker): the copy lands
+/// under what the user did meanwhile.
+extension ConversationReducer {
+  func restored(_ stored: ConversationState, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard state.isRestoring, stored.conversationID == state.conversationID else { return [] }
+    var merged = stored
+    merged.isRestoring = false
+    // This run's: who is signed in, what is in flight, the connection and the credential.
+    merged.epoch = state.epoch
+    merged.identity = state.identity
+    merged.requests = state.requests
+    merged.requestSequence = max(stored.requestSequence, state.requestSequence)
+    merged.history.loadingRequest = state.history.loadingRequest
+    merged.history.requestedCursor = state.history.requestedCursor
+    merged.connection = state.connection
+    merged.failedConnectionAttempts = state.failedConnectionAttempts
+    merged.failedSyncAttempts = state.failedSyncAttempts
+    merged.credentials = state.credentials
+    merged.credentialRenewal = state.credentialRenewal
+    merged.retryableAt = state.retryableAt
+    merged.typing = state.typing
+    merged.isUserTyping = state.isUserTyping
+    merged.streamingReply = state.streamingReply
+    merged.agentActivity = state.agentActivity
+    merged.outboxRecording.formUnion(state.outboxRecording)
+    merged.acceptedRatings.merge(state.acceptedRatings) { _, now in now }
+    // What the user or the server said since the store opened is newer than the stored copy.
+    if !state.draft.isEmpty { merged.draft = state.draft }
+    if let title = state.title { merged.title = title }
+    if let escalation = state.escalation { merged.escalation = escalation }
+    if let error = state.userError { merged.userError = error }
+    if let error = state.backgroundError { merged.backgroundError = error }
+    // The messages of this run, O(k log n) for k of them: committed ones in server order (a history page
+    // that came first), then the user's outgoing ones after the stored outgoing ones, in send order.
+    for message in state.messages where message.isCommitted {
+      let wasUnread = merged.messages[clientID: message.clientID].map {
+        ReadCursor.isUnread($0, against: merged.readCursor)
+      }
+      merged.messages.commit(message)
+      let isUnread = ReadCursor.isUnread(message, against: merged.readCursor)
+      merged.unreadCount += (isUnread ? 1 : 0) - (wasUnread == true ? 1 : 0)
+    }
+    for message in state.messages.outgoing { merged.messages.appendOutgoing(message) }
+    state = merged
+    return []
+  }
+}
