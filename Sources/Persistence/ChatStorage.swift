@@ -44,8 +44,22 @@ public final class ChatStorage: Sendable {
     try InstallationFile.loadOrCreate("\(root)/installation", events: events)
   }
 
-  /// Forgets this installation: its ID and its anonymous scopes. The next `installationID()` is a new one.
-  /// Signed-in users' scopes are kept (use `forget(_:)` for those).
+  /// The installation's outbox epoch: 1 until the first sign-out, then raised by each (see
+  /// `raiseOutboxEpoch()`). Every outbox batch carries it; a `ChatClient` keeps its scopes' outboxes on it.
+  public func outboxEpoch() throws(PersistenceError) -> UInt64 {
+    try InstallationEpoch.load("\(root)/epoch", events: events)
+  }
+
+  /// Ends the current outbox epoch (a sign-out, or a change of person) and returns the next one, stored
+  /// before it is returned. Sequence numbers start at 1 again in it.
+  @discardableResult
+  public func raiseOutboxEpoch() throws(PersistenceError) -> UInt64 {
+    try InstallationEpoch.raise("\(root)/epoch", events: events)
+  }
+
+  /// Forgets this installation: its ID, its outbox epoch and its anonymous scopes. The next
+  /// `installationID()` is a new one, whose epoch starts at 1. Signed-in users' scopes are kept (use
+  /// `forget(_:)` for those).
   public func resetInstallation() throws(PersistenceError) {
     let installation = try installationID()
     let scopes = "\(root)/scopes"
@@ -56,6 +70,7 @@ public final class ChatStorage: Sendable {
       }
     }
     try FileSystem.removeTree("\(root)/installation")
+    try FileSystem.removeTree("\(root)/epoch")
     try FileSystem.syncDirectory(root)
   }
 

@@ -92,6 +92,14 @@ public final class Outbox: Sendable {
     try journal.withLock { journal throws(PersistenceError) in try journal.clear() }
   }
 
+  /// Numbers what comes next in `epoch`, from `nextSequence` (or, in an epoch it already numbers, where
+  /// it is). Moving to another epoch drops the batch in flight of the old one (its operations wait and go
+  /// out again numbered in `epoch`); what is queued stays. A client calls it when it opens a scope (the
+  /// installation's epoch) and when a guest's queue moves to the account (the guest's next number).
+  public func adopt(epoch: UInt64, nextSequence: Int? = nil) throws(PersistenceError) {
+    try journal.withLock { journal throws(PersistenceError) in try journal.adopt(epoch, nextSequence) }
+  }
+
   /// The epoch batches are numbered in, and the sequence number the next new batch starts at.
   public var sequencing: (epoch: UInt64, nextSequence: Int) {
     journal.withLock { ($0.counter.epoch, $0.counter.nextSequence) }

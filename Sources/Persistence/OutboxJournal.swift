@@ -184,6 +184,18 @@ struct OutboxJournal {
     try rewrite()
   }
 
+  mutating func adopt(_ epoch: UInt64, _ nextSequence: Int?) throws(PersistenceError) {
+    let next = Counter(epoch: epoch, nextSequence: nextSequence ?? (epoch == counter.epoch ? counter.nextSequence : 1))
+    guard next.epoch != counter.epoch || next.nextSequence != counter.nextSequence else { return }
+    if let batch = inFlight, batch.epoch != epoch {
+      uploading.subtract(batch.operations)
+      inFlight = nil
+    }
+    guard inFlight == nil else { return }  // the batch in flight is this epoch's: it keeps its numbers
+    counter = next
+    try rewrite()
+  }
+
   mutating func remove(_ ids: Set<OutboxOperationID>) throws(PersistenceError) {
     let present = operations.filter { ids.contains($0.operation.id) }
     guard !present.isEmpty else { return }

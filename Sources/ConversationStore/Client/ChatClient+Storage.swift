@@ -16,6 +16,8 @@ extension ChatClient {
       storage.scope = scope
       let outbox = try scope.outbox()
       if let error = outbox.restoreError { report(error) }
+      // Numbered in the installation's epoch, whichever scope it is (the epoch a sign-out raised).
+      try outbox.adopt(epoch: root.outboxEpoch())
       storage.outbox = outbox
     } catch {
       report(error)
@@ -98,6 +100,8 @@ extension ChatClient {
     do throws(PersistenceError) {
       if let scope = next.scope { try scope.conversationList.save(list.state) }
       if let from = previous.outbox, let to = next.outbox, from !== to {
+        // The same epoch goes on (signing up is not signing out): the account's numbers follow the guest's.
+        try Self.continueNumbering(of: from.sequencing, in: to)
         for operation in from.operations { try to.enqueue(operation, at: now) }
         try from.clear()
       }
@@ -151,12 +155,35 @@ extension ChatClient {
       conversation.store.send(clearing)
       conversation.store.close()
     }
-    do throws(PersistenceError) { try previous.outbox?.clear() } catch { storageErrors?.deliver(error) }
+    // A signed-in person leaving ends the epoch: the next scope's outbox numbers from 1 in the next one. A
+    // guest signing in without their data is not a sign-out: the epoch goes on, and so do its numbers.
+    let endsEpoch = previous.userID != nil
+    let carried = previous.outbox?.sequencing
+    do throws(PersistenceError) {
+      try previous.outbox?.clear()
+      if endsEpoch { try options.storage?.raiseOutboxEpoch() }
+    } catch {
+      storageErrors?.deliver(error)
+    }
     core.withLock { $0.parked = [] }
     list.send(.identityChanged)
     var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
     Self.openScope(&next, options) { storageErrors?.deliver($0) }
+    if !endsEpoch, let carried, let outbox = next.outbox {
+      do throws(PersistenceError) { try Self.continueNumbering(of: carried, in: outbox) } catch {
+        storageErrors?.deliver(error)
+      }
+    }
     storage.withLock { $0 = next }
+  }
+
+  /// `outbox` goes on numbering where `sequencing` (the guest's) left off, in the same epoch.
+  static func continueNumbering(of sequencing: (epoch: UInt64, nextSequence: Int), in outbox: Outbox)
+    throws(PersistenceError)
+  {
+    let own = outbox.sequencing
+    let next = own.epoch == sequencing.epoch ? max(own.nextSequence, sequencing.nextSequence) : sequencing.nextSequence
+    try outbox.adopt(epoch: sequencing.epoch, nextSequence: next)
   }
 
   /// The guest's stored conversations that are not open move too; where the account already has a copy of

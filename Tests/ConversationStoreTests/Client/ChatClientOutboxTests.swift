@@ -50,7 +50,7 @@ struct ChatClientOutboxTests {
     var sent: [(sequence: Int, operation: OutboxOperation)] = []
     while sent.count < 2 {
       let (batch, answer) = try await harness.nextBatch()
-      #expect(batch.epoch == 0)
+      #expect(batch.epoch == 1, "the installation's first epoch")
       sent += batch.numbered.map { ($0.sequence, $0.operation) }
       answer.resume(returning: OutboxReceipt())
     }
@@ -175,6 +175,52 @@ struct ChatClientOutboxTests {
     await harness.client.close()
   }
 
+  @Test("the outbox epoch is the installation's: 1 at first, raised by each sign-out only; a guest's numbers go on")
+  func epochIsTheInstallations() async throws {
+    // Given a guest on a fresh installation whose first message, written offline, was uploaded
+    let root = TemporaryRoot()
+    var harness = try await ClientHarness.start(root: root.path)
+    let client = harness.client
+    let chat = client.conversation("c1")
+    _ = await chat.state(where: { $0.connection == .connected })
+    harness.socket.finish(throwing: ChatError(.network, "tunnel"))
+    _ = await chat.state(where: { $0.connection.isOffline })
+    chat.sendMessage("hello from the guest")
+    let (batch, answer) = try await harness.nextBatch()
+    #expect(batch.epoch == 1)
+    #expect(batch.firstSequence == 1)
+    answer.resume(returning: OutboxReceipt())
+    _ = await chat.state(where: { $0.messages.outgoing.isEmpty || $0.messages.outgoing[0].delivery != .queued })
+    await client.settled()
+    let sequencing = { client.outboxSequencing.map { [Int($0.epoch), $0.nextSequence] } }
+
+    // When the guest signs up keeping their data, then the numbers go on in the same epoch
+    client.identify(UserIdentity(userID: "alice"), keepingGuestConversation: true)
+    await client.settled()
+    #expect(sequencing() == [1, 2])
+
+    // When Alice signs out, the epoch is raised and numbers start at 1
+    client.signOut()
+    await client.settled()
+    #expect(sequencing() == [2, 1])
+
+    // When Bob signs in from there (not a sign-out), the epoch stays; when Carol replaces Bob, it is raised
+    client.identify(UserIdentity(userID: "bob"))
+    await client.settled()
+    #expect(sequencing() == [2, 1])
+    client.identify(UserIdentity(userID: "carol"))
+    await client.settled()
+    #expect(sequencing() == [3, 1])
+    await client.close()
+
+    // And the installation keeps it across a relaunch, in every scope
+    #expect(try ChatStorage(root: root.path).outboxEpoch() == 3)
+    let relaunched = try await ClientHarness.start(identity: UserIdentity(userID: "alice"), root: root.path)
+    await relaunched.client.settled()
+    #expect(relaunched.client.outboxSequencing?.epoch == 3)
+    await relaunched.client.close()
+  }
+
   @Test("sign-out drops the old user's queue; the next user's batches start again at 1")
   func signOutDropsTheQueue() async throws {
     let root = TemporaryRoot()
@@ -185,6 +231,7 @@ struct ChatClientOutboxTests {
 
     #expect(harness.client.outboxOperationCount == 0)
     #expect(harness.client.outboxSequencing?.nextSequence == 1)
+    #expect(harness.client.outboxSequencing?.epoch == 2, "the sign-out ended epoch 1")
     let alice = try ChatStorage(root: root.path).scope(StorageScope(workspace: "acme", userID: "u-1")).outbox()
     #expect(alice.operations.isEmpty, "nothing of Alice's is left to upload as anyone")
     await harness.client.close()
