@@ -8,10 +8,12 @@ public struct ChatClientOptions: Sendable {
   /// The limits, lifetimes and backoff every conversation store of the client applies.
   public var policy: ChatPolicy
   /// Where conversations, the list, drafts and the outbox are kept across launches; nil keeps everything in
-  /// memory (a conversation closed for being idle is then kept in memory until the client goes).
+  /// memory (a conversation closed for being idle is then kept in memory, the 64 most recent, until the
+  /// client goes).
   public var storage: ChatStorage?
   /// How many conversation stores stay open when nobody outside the client holds them; beyond it the least
-  /// recently asked-for are closed (their state stays in storage, or in memory) and reopened on demand.
+  /// recently asked-for are closed (their state stays in storage, or in memory) and reopened on demand. A
+  /// store with work in flight (a send, a reply, a load) is not closed until it settles.
   public var maximumIdleConversations: Int
   /// Hears storage failures (a full disk, a file moved aside), asynchronously and in order, on a task of
   /// its own: it may call back into the client. The chat goes on in memory meanwhile.

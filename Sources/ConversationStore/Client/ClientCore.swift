@@ -22,11 +22,17 @@ struct ClientCore: Sendable {
 
   init(state: ClientState) { self.state = state }
 
-  /// The open conversation stores that nobody outside the client holds.
+  /// The open conversation stores that may close for being idle: nobody outside the client holds them and
+  /// nothing of theirs is in flight (a send, a reply, a load, a hand-over to the outbox, their restore), so
+  /// a screen that went away never cuts off what it started. The limit is exceeded until they settle.
   mutating func unheldHandles() -> Set<ConversationHandle> {
     var unheld = Set<ConversationHandle>()
     for handle in state.conversations.values where stores[handle] != nil {
-      if isKnownUniquelyReferenced(&stores[handle]!.store) { unheld.insert(handle) }
+      guard isKnownUniquelyReferenced(&stores[handle]!.store) else { continue }
+      let conversation = stores[handle]!.store.state
+      if conversation.isSettled && !conversation.isRestoring && conversation.outboxRecording.isEmpty {
+        unheld.insert(handle)
+      }
     }
     return unheld
   }

@@ -7,7 +7,10 @@ import Foundation
 ///
 /// A store's subscription never opens a connection: it is told `.opened` when the shared connection is
 /// live (at once, if it is), and ends with the connection's error when it drops, so the store shows
-/// `reconnecting` and catches up once the client's connection is back.
+/// `reconnecting` and catches up once the client's connection is back. A store that subscribes while the
+/// connection is down (lost, and no new attempt under way) is told so at once, with a network error: it
+/// shows `reconnecting`, so what the user writes meanwhile goes to the durable outbox instead of being sent
+/// into a connection that is not there.
 final class RealtimeHub: Sendable {
   typealias Updates = AsyncThrowingStream<RealtimeUpdate, any Error>
 
@@ -25,6 +28,8 @@ final class RealtimeHub: Sendable {
     var isOpen = false
     var isClosed = false
     var connectionsOpened = 0
+    /// Why the connection is down, from its loss until the next attempt.
+    var lastLoss: ChatError?
   }
 
   private let routing = StateLock(Routing())
@@ -42,12 +47,17 @@ final class RealtimeHub: Sendable {
       guard !state.isClosed else { return nil }
       let id = state.nextID
       state.nextID += 1
+      if !state.isOpen, state.request == nil, state.lastLoss != nil { return nil }
       state.subscribers[id] = Subscriber(conversation: conversation, continuation: continuation)
       if state.isOpen { continuation.yield(.opened) }
       return id
     }
     guard let subscriberID else {
-      continuation.finish(throwing: ChatError(.network, "The client is closed."))
+      let loss = routing.withLock { $0.isClosed ? nil : $0.lastLoss }
+      // A network error whatever the loss was: the client's connection deals with credentials, once.
+      continuation.finish(
+        throwing: ChatError(
+          .network, loss.map { "The shared connection is down: \($0.message)" } ?? "The client is closed."))
       return updates
     }
     continuation.onTermination = { [weak self] _ in
@@ -69,6 +79,7 @@ final class RealtimeHub: Sendable {
         state.request = request
         state.task = nil
         state.isOpen = false
+        state.lastLoss = nil
         state.connectionsOpened += 1
       }
       return state.task
@@ -168,6 +179,7 @@ final class RealtimeHub: Sendable {
       state.request = nil
       state.task = nil
       state.isOpen = false
+      state.lastLoss = error
       defer { state.subscribers = [:] }
       return Array(state.subscribers.values)
     }

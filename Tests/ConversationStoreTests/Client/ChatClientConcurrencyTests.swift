@@ -4,61 +4,6 @@ import Testing
 
 @testable import ConversationStore
 
-/// A server that answers everything at once, and remembers every realtime stream it handed out and
-/// whether the client let go of it.
-final class AnsweringServer: Sendable {
-  let backend = ControlledBackend()
-  private let streams = Counts()
-  private let task = StateLock<Task<Void, Never>?>(nil)
-
-  final class Counts: Sendable {
-    let value = StateLock<(opened: Int, released: Int)>((0, 0))
-    func withLock<T: Sendable>(_ body: (inout (opened: Int, released: Int)) -> T) -> T { value.withLock { body(&$0) } }
-  }
-
-  init(failingRealtimeEvery: Int = 0) {
-    let calls = backend.calls
-    let streams = streams
-    task.withLock {
-      $0 = Task {
-        var realtimeCalls = 0
-        for await call in calls {
-          switch call {
-          case .realtime(_, let socket):
-            realtimeCalls += 1
-            streams.withLock { $0.opened += 1 }
-            socket.onTermination = { _ in streams.withLock { $0.released += 1 } }
-            if failingRealtimeEvery > 0, realtimeCalls % failingRealtimeEvery == 0 {
-              socket.finish(throwing: ChatError(.unauthorized, "expired", status: 401))
-            } else {
-              socket.yield(.opened)
-            }
-          case .send(let payload, let reply):
-            let message = Message.server(
-              payload.text, id: "s-\(payload.clientID)", role: .user, at: 1, clientID: payload.clientID)
-            reply.yield(.accepted(message, conversationID: payload.conversationID ?? "c-new"))
-            reply.finish()
-          case .regenerate(_, _, _, let reply): reply.finish()
-          case .history(_, _, _, let answer):
-            answer.resume(returning: HistoryPage(messages: [], nextCursor: nil, hasMore: false))
-          case .messagesAfter(_, _, let answer): answer.resume(returning: [])
-          case .conversations(_, _, let answer):
-            answer.resume(returning: ConversationPage(conversations: [], nextCursor: nil, hasMore: false))
-          case .rate(_, _, let answer), .feedback(_, _, let answer): answer.resume()
-          case .ticket(_, let answer): answer.resume(throwing: ChatError(.unsupported, "no tickets"))
-          case .uploadOutbox(_, let answer): answer.resume(returning: OutboxReceipt())
-          }
-        }
-      }
-    }
-  }
-
-  deinit { task.withLock { $0 }?.cancel() }
-
-  /// Realtime streams handed out, and how many of them the client let go of.
-  var realtime: (opened: Int, released: Int) { streams.withLock { $0 } }
-}
-
 @Suite("ChatClient: several threads at once", .timeLimit(.minutes(1)))
 struct ChatClientConcurrencyTests {
   /// One host operation, picked by number so every task runs a different mix.

@@ -30,6 +30,32 @@ struct ChatClientOutboxTests {
     }
   }
 
+  @Test(
+    "a conversation opened while the client's connection is down shows reconnecting, and what is written there is queued"
+  )
+  func openedWhileDown() async throws {
+    // Given a signed-in user whose connection just dropped (the retry waits for its backoff)
+    let root = TemporaryRoot()
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1"), root: root.path)
+    let first = harness.client.conversation("c1")
+    _ = await first.state(where: { $0.connection == .connected })
+    harness.socket.finish(throwing: ChatError(.network, "tunnel"))
+    _ = await first.state(where: { $0.connection.isOffline })
+
+    // When they open another conversation and write in it
+    let chat = harness.client.conversation("c2")
+    let offline = await chat.state(where: { $0.connection.isOffline })
+    chat.sendMessage("written in the tunnel")
+
+    // Then it showed the connection down at once, and the message waits in the durable outbox
+    #expect(offline != nil, "the new store learned the shared connection was down")
+    let queued = await chat.state(where: { $0.messages.outgoing.first?.delivery == .queued })
+    #expect(queued != nil, "queued, not sent into a connection that is not there")
+    await harness.client.settled()
+    #expect(harness.client.outboxOperationCount == 1)
+    await harness.client.close()
+  }
+
   @Test("messages written offline go out in order, numbered from 1 without gaps, across a restart, and are confirmed")
   func restartThenInOrder() async throws {
     // Given two messages written offline (the first upload starts at once and is still unanswered), and the

@@ -121,6 +121,33 @@ struct ChatClientTests {
     await client.close()
   }
 
+  @Test("a store nobody holds is not closed while its work is in flight: a send a screen left still goes out")
+  func busyStoresStayOpen() async throws {
+    // Given a client that keeps one idle conversation, and a message sent in c1 whose screen then went away
+    var harness = try await ClientHarness.start(maximumIdle: 1)
+    let client = harness.client
+    do {
+      let chat = client.conversation("c1")
+      _ = await chat.state(where: { $0.connection == .connected })
+      chat.sendMessage("on its way")
+    }
+    let (payload, reply) = try await harness.nextSend()
+
+    // When the app opens two more conversations while the send is unanswered
+    _ = client.conversation("c2")
+    _ = client.conversation("c3")
+
+    // Then c1 stays open, and the answer confirms the message there
+    #expect(client.openConversationIDs.contains("c1"))
+    let message = Message.server(payload.text, id: "s1", role: .user, at: 1, clientID: payload.clientID)
+    reply.yield(.accepted(message, conversationID: "c1"))
+    reply.finish()
+    let c1 = client.conversation("c1")
+    let sent = await c1.state(where: { $0.messages.first?.delivery == .sent })
+    #expect(sent != nil, "the send was answered in the store that made it")
+    await client.close()
+  }
+
   @Test("close stops every store and the list; a store still held refuses actions")
   func closeStopsEverything() async throws {
     let harness = try await ClientHarness.start()
