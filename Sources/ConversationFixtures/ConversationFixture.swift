@@ -1,17 +1,65 @@
 public import ConversationState
 public import Foundation
 
-/// A golden fixture: a conversation rule written as data — a starting state, then steps of action in,
-/// expected state changes and effects out. See `Tests/Fixtures/README.md` for the format.
+/// A golden fixture: a rule written as data — a starting state, then steps of action in, expected state
+/// changes and effects out. It runs `ConversationReducer` or, when `reducer` says `client`, `ClientReducer`.
+/// See `Tests/Fixtures/README.md` for the format.
 public struct ConversationFixture: Codable, Sendable, Equatable {
+  /// Which reducer a fixture runs, and so which state, action and effect types its JSON is.
+  public enum Kind: String, Codable, Sendable, Equatable {
+    /// `ConversationReducer`: `ConversationState`, `ConversationAction`, `ConversationEffect`.
+    case conversation
+    /// `ClientReducer`: `ClientState`, `ClientAction`, `ClientEffect`.
+    case client
+  }
+
+  /// How a client fixture's `ClientReducer` is made; each setting left out keeps `ClientReducer()`'s default.
+  /// A key that is not one of these fails the fixture, so a misspelt setting cannot pass for a default.
+  public struct Settings: Codable, Sendable, Equatable {
+    /// `ClientReducer.maximumIdleConversations` (default 8).
+    public var maximumIdleConversations: Int?
+    /// `ClientReducer.refreshesCredentials` (default false: no credential provider).
+    public var refreshesCredentials: Bool?
+
+    /// Settings that change what is given and keep the other defaults.
+    public init(maximumIdleConversations: Int? = nil, refreshesCredentials: Bool? = nil) {
+      self.maximumIdleConversations = maximumIdleConversations
+      self.refreshesCredentials = refreshesCredentials
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+      case maximumIdleConversations, refreshesCredentials
+    }
+
+    /// Decodes the settings, refusing a key that names no setting.
+    public init(from decoder: any Decoder) throws {
+      let names = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+      if let unknown = names.first(where: { CodingKeys(rawValue: $0) == nil }) {
+        let known = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: decoder.codingPath, debugDescription: "\"\(unknown)\" is not a setting (\(known))"))
+      }
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      maximumIdleConversations = try container.decodeIfPresent(Int.self, forKey: .maximumIdleConversations)
+      refreshesCredentials = try container.decodeIfPresent(Bool.self, forKey: .refreshesCredentials)
+    }
+
+    private struct AnyKey: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
+  }
+
   /// One action sent to the reducer, with the state changes and effects it must produce.
   public struct Step: Codable, Sendable, Equatable {
-    /// The action, as `ConversationAction` encodes it: `{"setDraft": {"_0": "Hi"}}`.
+    /// The action, as the reducer's action type encodes it: `{"setDraft": {"_0": "Hi"}}`.
     public var action: JSONValue
     /// Every state path the step changes, with its new value (`null` when it is gone). Exhaustive: a change
     /// at a path no entry covers fails the step.
     public var changes: [String: JSONValue]?
-    /// Every effect the step emits, in order, as `ConversationEffect` encodes them.
+    /// Every effect the step emits, in order, as the reducer's effect type encodes them.
     public var effects: [JSONValue]?
     /// Why this step matters, for the person reading the fixture.
     public var note: String?
@@ -29,21 +77,34 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
 
   /// A short identifier for the fixture, shown in reports.
   public var name: String
-  /// The rule of DESIGN.md ("Conversation rules") this fixture pins.
+  /// The rule this fixture pins: one of DESIGN.md's "Conversation rules", or a client rule
+  /// ("Client identity", "Client connection", …).
   public var rule: String
+  /// Which reducer runs the fixture; nil means `conversation`.
+  public var reducer: Kind?
   /// What the fixture shows, in a sentence, for the person reading it.
   public var description: String?
-  /// Laid over a fresh `ConversationState()`'s JSON to make the starting state (`{"conversationID": "c1"}`).
+  /// Laid over the JSON of a fresh state (`ConversationState()`, or `ClientState()` for a client fixture) to
+  /// make the starting state (`{"conversationID": "c1"}`).
   public var initial: JSONValue?
+  /// How the `ClientReducer` of a client fixture is made; nil keeps every default. Only client fixtures
+  /// may have settings.
+  public var settings: Settings?
   /// The actions to send, in order, each with what it must change and emit.
   public var steps: [Step]
 
-  /// A fixture with the given steps; `initial` nil starts from a fresh `ConversationState()`.
-  public init(name: String, rule: String, description: String? = nil, initial: JSONValue? = nil, steps: [Step]) {
+  /// A fixture with the given steps; `initial` nil starts from a fresh state, `reducer` nil runs
+  /// `ConversationReducer`.
+  public init(
+    name: String, rule: String, reducer: Kind? = nil, description: String? = nil, initial: JSONValue? = nil,
+    settings: Settings? = nil, steps: [Step]
+  ) {
     self.name = name
     self.rule = rule
+    self.reducer = reducer
     self.description = description
     self.initial = initial
+    self.settings = settings
     self.steps = steps
   }
 
@@ -71,10 +132,12 @@ public enum FixtureError: Error, Equatable, CustomStringConvertible {
   case badPath(String)
   /// The file (by name) does not decode as a fixture, and why.
   case unreadable(String, String)
-  /// The initial state, laid over a fresh state, does not decode as a `ConversationState`, and why.
+  /// The initial state, laid over a fresh state, does not decode as the reducer's state, and why.
   case badInitialState(String)
-  /// A step's action (counted from 1) does not decode as a `ConversationAction`, and why.
+  /// A step's action (counted from 1) does not decode as the reducer's action, and why.
   case badAction(step: Int, String)
+  /// The fixture's `settings` do not fit its reducer, and why.
+  case badSettings(String)
 
   /// The problem as a sentence for a test report.
   public var description: String {
@@ -83,6 +146,7 @@ public enum FixtureError: Error, Equatable, CustomStringConvertible {
     case .unreadable(let file, let reason): return "\(file) is not a fixture: \(reason)"
     case .badInitialState(let reason): return "the initial state does not decode: \(reason)"
     case .badAction(let step, let reason): return "step \(step): the action does not decode: \(reason)"
+    case .badSettings(let reason): return "the settings do not fit: \(reason)"
     }
   }
 }

@@ -2,7 +2,8 @@ import ConversationState
 import Foundation
 import Reducers
 
-/// Runs fixtures through `ConversationReducer`, or records their expectations from it.
+/// Runs fixtures through their reducer (`ConversationReducer`, or `ClientReducer` for a client fixture), or
+/// records their expectations from it. Both kinds go through the same code, generic over the reducer.
 public enum FixtureRunner {
   /// The outcome of one step.
   public struct StepResult: Sendable, Equatable {
@@ -30,21 +31,49 @@ public enum FixtureRunner {
 
   /// Checks every step of `fixture`.
   public static func check(_ fixture: ConversationFixture) -> Result {
+    do {
+      switch try kind(of: fixture) {
+      case .conversation: return check(fixture, on: .conversation)
+      case .client: return check(fixture, on: .client(fixture.settings))
+      }
+    } catch {
+      return Result(name: fixture.name, steps: [], error: "\(error)")
+    }
+  }
+
+  /// `fixture` with every step's `changes` and `effects` replaced by what the reducer does now.
+  public static func record(_ fixture: ConversationFixture) throws -> ConversationFixture {
+    switch try kind(of: fixture) {
+    case .conversation: return try record(fixture, on: .conversation)
+    case .client: return try record(fixture, on: .client(fixture.settings))
+    }
+  }
+
+  /// The reducer `fixture` runs; settings on a conversation fixture are an error, not ignored.
+  static func kind(of fixture: ConversationFixture) throws -> ConversationFixture.Kind {
+    let kind = fixture.reducer ?? .conversation
+    if kind == .conversation && fixture.settings != nil {
+      throw FixtureError.badSettings("only a fixture with \"reducer\": \"client\" has settings")
+    }
+    return kind
+  }
+
+  private static func check<R>(_ fixture: ConversationFixture, on subject: Subject<R>) -> Result {
     var result = Result(name: fixture.name, steps: [])
     do {
-      var state = try initialState(of: fixture)
-      let startViolations = state.invariantViolations()
+      var state = try initialState(of: fixture, on: subject)
+      let startViolations = subject.invariantViolations(state)
       if !startViolations.isEmpty {
         result.error = "the initial state breaks invariants: " + startViolations.joined(separator: "; ")
         return result
       }
       for (index, step) in fixture.steps.enumerated() {
-        let (before, action) = (state, try decodeAction(step.action, step: index + 1))
-        let effects = ConversationReducer().reduce(into: &state, action: action)
+        let (before, action) = (state, try decodeAction(step.action, step: index + 1, as: R.Action.self))
+        let effects = subject.reducer.reduce(into: &state, action: action)
         let differences =
           try compare(step, before: before, after: state, effects: effects)
-          + state.invariantViolations().map { "invariant broken: \($0)" }
-          + state.transitionViolations(from: before).map { "transition rule broken: \($0)" }
+          + subject.invariantViolations(state).map { "invariant broken: \($0)" }
+          + subject.transitionViolations(state, before).map { "transition rule broken: \($0)" }
         result.steps.append(StepResult(index: index + 1, actionName: caseName(step.action), differences: differences))
       }
     } catch {
@@ -53,14 +82,13 @@ public enum FixtureRunner {
     return result
   }
 
-  /// `fixture` with every step's `changes` and `effects` replaced by what the reducer does now.
-  public static func record(_ fixture: ConversationFixture) throws -> ConversationFixture {
+  private static func record<R>(_ fixture: ConversationFixture, on subject: Subject<R>) throws -> ConversationFixture {
     var recorded = fixture
-    var state = try initialState(of: fixture)
+    var state = try initialState(of: fixture, on: subject)
     for index in fixture.steps.indices {
       let before = try FixtureJSON.value(state)
-      let effects = ConversationReducer().reduce(
-        into: &state, action: try decodeAction(fixture.steps[index].action, step: index + 1))
+      let effects = subject.reducer.reduce(
+        into: &state, action: try decodeAction(fixture.steps[index].action, step: index + 1, as: R.Action.self))
       let after = try FixtureJSON.value(state)
       var changes: [String: JSONValue] = [:]
       for path in Set(changedPaths(before, after).map { collapse($0, before, after) }) {
@@ -72,18 +100,18 @@ public enum FixtureRunner {
     return recorded
   }
 
-  static func initialState(of fixture: ConversationFixture) throws -> ConversationState {
-    let base = try FixtureJSON.value(ConversationState())
+  private static func initialState<R>(of fixture: ConversationFixture, on subject: Subject<R>) throws -> R.State {
+    let base = try FixtureJSON.value(subject.fresh)
     do {
-      return try FixtureJSON.decode(ConversationState.self, from: base.overlaying(fixture.initial ?? .object([:])))
+      return try FixtureJSON.decode(R.State.self, from: base.overlaying(fixture.initial ?? .object([:])))
     } catch {
       throw FixtureError.badInitialState("\(error)")
     }
   }
 
-  static func decodeAction(_ value: JSONValue, step: Int) throws -> ConversationAction {
+  static func decodeAction<Action: Decodable>(_ value: JSONValue, step: Int, as type: Action.Type) throws -> Action {
     do {
-      return try FixtureJSON.decode(ConversationAction.self, from: value)
+      return try FixtureJSON.decode(type, from: value)
     } catch {
       throw FixtureError.badAction(step: step, "\(error)")
     }
@@ -94,9 +122,8 @@ public enum FixtureRunner {
     return "?"
   }
 
-  private static func compare(
-    _ step: ConversationFixture.Step, before: ConversationState, after: ConversationState,
-    effects: [ConversationEffect]
+  private static func compare<State: Encodable, Effect: Encodable>(
+    _ step: ConversationFixture.Step, before: State, after: State, effects: [Effect]
   ) throws -> [String] {
     var differences: [String] = []
     let beforeJSON = try FixtureJSON.value(before)
@@ -111,7 +138,7 @@ public enum FixtureRunner {
         "unexpected change at \(path): \((beforeJSON[path] ?? .null).compactText) -> \((afterJSON[path] ?? .null).compactText)"
       )
     }
-    let actualEffects = try effects.map(FixtureJSON.value)
+    let actualEffects = try effects.map { try FixtureJSON.value($0) }
     if let expectedEffects = step.effects, expectedEffects != actualEffects {
       differences.append(
         "effects: expected \(JSONValue.array(expectedEffects).compactText), got \(JSONValue.array(actualEffects).compactText)"
@@ -155,5 +182,40 @@ public enum FixtureRunner {
       return false
     }
     return old.keys.first != new.keys.first
+  }
+}
+
+/// One kind of fixture: the reducer it runs, the fresh state `initial` is laid over, and the rules every
+/// state and step of that kind must keep.
+private struct Subject<R: Reducer> where R.State: Codable, R.Action: Decodable, R.Effect: Encodable {
+  var reducer: R
+  var fresh: R.State
+  /// What is wrong with a state, as sentences; empty when it keeps every invariant.
+  var invariantViolations: (R.State) -> [String]
+  /// What is wrong with the step from the second state to the first, as sentences.
+  var transitionViolations: (_ after: R.State, _ before: R.State) -> [String]
+}
+
+extension Subject where R == ConversationReducer {
+  /// Conversation fixtures: a fresh `ConversationState()`, checked against its invariants and transition rules.
+  static var conversation: Self {
+    Subject(
+      reducer: ConversationReducer(), fresh: ConversationState(),
+      invariantViolations: { $0.invariantViolations() },
+      transitionViolations: { after, before in after.transitionViolations(from: before) })
+  }
+}
+
+extension Subject where R == ClientReducer {
+  /// Client fixtures: a fresh `ClientState()` and a `ClientReducer` with `settings` over its defaults. A
+  /// client state has no invariants of its own, so only the expectations are checked.
+  static func client(_ settings: ConversationFixture.Settings?) -> Self {
+    let defaults = ClientReducer()
+    let reducer = ClientReducer(
+      policy: defaults.policy,
+      maximumIdleConversations: settings?.maximumIdleConversations ?? defaults.maximumIdleConversations,
+      refreshesCredentials: settings?.refreshesCredentials ?? defaults.refreshesCredentials)
+    return Subject(
+      reducer: reducer, fresh: ClientState(), invariantViolations: { _ in [] }, transitionViolations: { _, _ in [] })
   }
 }

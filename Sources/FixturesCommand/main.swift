@@ -1,7 +1,8 @@
 import ConversationFixtures
 import Foundation
 
-// `fixtures check FILE...`: runs each golden fixture through the reducer; one line per step, then
+// `fixtures check FILE...`: runs each golden fixture through its reducer (`ConversationReducer`, or
+// `ClientReducer` for a fixture with `"reducer": "client"`); one line per step, then
 // `N passed, N failed` (fixtures). Exits 1 when any fixture fails.
 // `fixtures record FILE...`: rewrites each fixture's expected changes and effects from the reducer, for
 // authoring; review the diff before committing it.

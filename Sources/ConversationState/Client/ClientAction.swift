@@ -3,7 +3,7 @@ public import Foundation
 /// Everything that can happen to a `ChatClient`: what the host asks for, and what its runtime reports.
 /// Facts only the edge can know (which stores a screen still holds, which store a new conversation became)
 /// arrive in the action, so the reducer stays pure.
-public enum ClientAction: Equatable, Sendable {
+public enum ClientAction: Equatable, Sendable, Codable {
   // MARK: Host intents
 
   /// The client was made: open the identity's scope, connect, and upload what the outbox kept.

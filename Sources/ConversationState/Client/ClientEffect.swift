@@ -1,7 +1,7 @@
 /// The work a `ChatClient`'s reducer asks for. The client runtime performs effects in the order they were
 /// reduced, on its own serial worker: never on the caller's thread for disk or network work, never under a
 /// lock.
-public enum ClientEffect: Equatable, Sendable {
+public enum ClientEffect: Equatable, Sendable, Codable {
   /// Open the scope of `userID` (nil: the anonymous scope): its list and outbox.
   case openScope(userID: String?)
   /// Start store `handle` for conversation `id` (nil: a new one): restore it, follow it, connect it.
@@ -38,7 +38,7 @@ public enum ClientEffect: Equatable, Sendable {
 }
 
 /// An operation the server refused, and why.
-public struct RefusedOperation: Equatable, Sendable {
+public struct RefusedOperation: Equatable, Sendable, Codable {
   public var operation: OutboxOperation
   public var error: ChatError
 

@@ -7,7 +7,7 @@
 /// let effects = ClientReducer().reduce(into: &state, action: .open("c42", adopting: nil, unheld: []))
 /// // state.conversations == ["c42": h0], effects == [.openConversation(h0, "c42")]
 /// ```
-public struct ClientState: Equatable, Sendable {
+public struct ClientState: Equatable, Sendable, Codable {
   /// Who is signed in; nil for the anonymous user of this installation.
   public var identity: UserIdentity?
   /// Raised when the person changes (sign-in from anonymous, a switch, a sign-out); requests of an older

@@ -1,5 +1,5 @@
 /// The timers of a `ChatClient`'s state machine.
-public enum ClientTimer: Hashable, Sendable {
+public enum ClientTimer: Hashable, Sendable, Codable {
   /// The shared connection tries again.
   case reconnect
   /// The shared connection has stayed open long enough to count as healthy: its backoff starts over.

@@ -14,3 +14,35 @@ public struct ConversationHandle: Hashable, Comparable, Sendable, CustomStringCo
   /// `h<number>`, as handles are written in logs.
   public var description: String { "h\(rawValue)" }
 }
+
+extension ConversationHandle: Codable, CodingKeyRepresentable {
+  /// Decodes the `h<number>` string form; any other string is a data-corruption error.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let text = try container.decode(String.self)
+    guard let handle = Self(parsing: text) else {
+      throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not h<number>")
+    }
+    self = handle
+  }
+
+  /// Encodes the handle as its `h<number>` string.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
+  }
+
+  /// The handle as a key of a JSON object, in its `h<number>` form.
+  public var codingKey: any CodingKey { IdentifierCodingKey(stringValue: description) }
+  /// Reads a handle back from a JSON object key; `nil` when the key is not in `h<number>` form.
+  public init?<T: CodingKey>(codingKey: T) { self.init(parsing: codingKey.stringValue) }
+
+  /// Reads the `h<number>` form.
+  init?(parsing text: String) {
+    let digits = text.dropFirst()
+    guard text.hasPrefix("h"), !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }),
+      let rawValue = UInt64(digits)
+    else { return nil }
+    self.init(rawValue)
+  }
+}

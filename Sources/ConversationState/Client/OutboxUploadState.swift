@@ -8,7 +8,7 @@ public import Foundation
 /// uploading -> waiting(retryAt) -> preparing      (a retryable failure, with backoff)
 /// uploading -> needsCredentials -> preparing      (an authorization failure, until a fresh credential)
 /// ```
-public enum OutboxUploadState: Hashable, Sendable {
+public enum OutboxUploadState: Hashable, Sendable, Codable {
   /// Nothing is being uploaded; the next queued operation starts a batch.
   case idle
   /// The outbox is reading (or resuming) the next batch from disk.
