@@ -37,6 +37,17 @@ extension ClientReducer {
   func connectionProvenHealthy(_ state: inout ClientState) {
     guard state.connection == .connected else { return }
     state.failedConnectionAttempts = 0
+    clearRecoveredError(&state)
+  }
+
+  /// The banner goes once background work works again: the connection healthy and the outbox not held
+  /// back (an upload that keeps failing keeps its error up).
+  func clearRecoveredError(_ state: inout ClientState) {
+    guard state.connection == .connected, !state.needsCredentials else { return }
+    switch state.outbox {
+    case .waiting, .needsCredentials: return
+    case .idle, .preparing, .uploading: state.backgroundError = nil
+    }
   }
 
   func connectionLost(

@@ -17,6 +17,7 @@ extension ClientReducer {
     state.identity = identity
     state.epoch = state.epoch.next
     state.needsCredentials = false
+    state.backgroundError = nil
     var effects: [ClientEffect] = [
       .moveGuestData(to: identity.userID, conversations: handles),
       .forward(.identify(identity, keepingGuestConversation: true), to: handles),
@@ -48,7 +49,8 @@ extension ClientReducer {
     for request in [state.connectionRequest, state.credentialRefresh, state.outbox.requestID] {
       if let request { effects.append(.cancel(request)) }
     }
-    effects += [.cancelTimer(.reconnect), .cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry)]
+    // `connect` below cancels the reconnect timer.
+    effects += [.cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry)]
     state.connectionRequest = nil
     state.credentialRefresh = nil
     state.connection = .idle
@@ -65,6 +67,7 @@ extension ClientReducer {
       return effects
     }
     state.needsCredentials = false
+    if state.backgroundError?.isAuthorizationFailure == true { state.backgroundError = nil }
     if let refresh = state.credentialRefresh {
       effects.append(.cancel(refresh))
       state.credentialRefresh = nil

@@ -7,11 +7,13 @@ import Foundation
 /// credential; a batch refused whole ends each of its operations as failed with the server's error.
 extension ClientReducer {
   /// Something was queued, or the backend proved reachable (`reachable`: the connection opened), which
-  /// also ends a wait after a failed upload.
+  /// also ends a wait after a failed upload, and a wait for credentials (the connection opened with the
+  /// credential there is now; if the outbox is refused again it waits again).
   func outboxChanged(reachable: Bool = false, _ state: inout ClientState) -> [ClientEffect] {
     switch state.outbox {
     case .idle: return prepareBatch(&state)
     case .waiting where reachable: return [.cancelTimer(.outboxRetry)] + prepareBatch(&state)
+    case .needsCredentials where reachable: return prepareBatch(&state)
     case .preparing, .uploading:
       // Reachability adds nothing to read; a new operation does.
       if !reachable { state.outboxHasMore = true }
@@ -41,6 +43,7 @@ extension ClientReducer {
   func batchUploaded(_ request: RequestID, _ receipt: OutboxReceipt, _ state: inout ClientState) -> [ClientEffect] {
     guard case .uploading(request, let batch) = state.outbox else { return [] }
     state.outboxFailures = 0
+    clearRecoveredError(&state)
     var effects: [ClientEffect] = [.cancelTimer(.outboxRetry), .finishBatch(batch.id)]
     let refused = receipt.rejections.compactMap { rejection in
       batch.operations.first { $0.id == rejection.operationID }.map { RefusedOperation($0, rejection.error) }

@@ -129,8 +129,8 @@ struct ClientReducerTests {
       next.map { .identify($0, keepingGuestConversation: false) } ?? .signOut,
       effects: [
         .switchScope(userID: next?.userID, closing: [ConversationHandle(0)], with: clearing),
-        .cancel(Self.request(1)), .cancelTimer(.reconnect), .cancelTimer(.connectionHealthy),
-        .cancelTimer(.outboxRetry), .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
+        .cancel(Self.request(1)), .cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry),
+        .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
         .prepareBatch(Self.request(4, epoch: 1)),
       ]
     ) {
@@ -159,8 +159,8 @@ struct ClientReducerTests {
       effects: [
         .moveGuestData(to: "alice", conversations: [ConversationHandle(0)]),
         .forward(.identify(Self.alice, keepingGuestConversation: true), to: [ConversationHandle(0)]),
-        .cancel(Self.request(1)), .cancelTimer(.reconnect), .cancelTimer(.connectionHealthy),
-        .cancelTimer(.outboxRetry), .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
+        .cancel(Self.request(1)), .cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry),
+        .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
         .prepareBatch(Self.request(4, epoch: 1)),
       ]
     ) {
@@ -199,9 +199,55 @@ struct ClientReducerTests {
       .credentialsRefreshed, effects: [.cancelTimer(.reconnect), .connectRealtime(Self.request(4))]
     ) {
       $0.needsCredentials = false
+      $0.backgroundError = nil
       $0.connection = .connecting
       $0.connectionRequest = Self.request(4)
       $0.nextRequest = 4
+    }
+  }
+
+  @Test("an upload refused for its credential goes again once the connection opens with the credential of now")
+  func outboxCredentialRetriedWhenConnected() {
+    // Given an upload refused with 401 while the connection was down, and the provider asked
+    let store = Self.started(identity: Self.alice, reducer: ClientReducer(refreshesCredentials: true))
+    store.exhaustivity = .off
+    store.send(.connectionLost(Self.request(1), ChatError(.network, "reset"), at: Self.now, jitter: 0.5))
+    store.send(.outboxChanged)
+    store.send(.batchPrepared(Self.request(3), Self.batch))
+    let expired = ChatError(.unauthorized, "expired", status: 401)
+    store.send(.batchFailed(Self.request(3), expired, at: Self.now, jitter: 0.5))
+    #expect(store.state.outbox == .needsCredentials)
+    #expect(store.state.credentialRefresh == Self.request(4))
+    store.send(.timerFired(.reconnect))
+    store.exhaustivity = .on
+
+    // When the connection opens (with whatever credential the backend holds now)
+    store.send(
+      .connectionOpened(Self.request(5)),
+      effects: [.startTimer(.connectionHealthy, seconds: 10), .prepareBatch(Self.request(6))]
+    ) {
+      $0.connection = .connected
+      $0.needsCredentials = false
+      $0.outbox = .preparing(Self.request(6))
+      $0.nextRequest = 6
+    }
+
+    // Then the provider failing meanwhile leaves nothing stuck, and the banner goes once all works again
+    let failed = ChatError(.unauthorized, "provider down")
+    store.send(.credentialsAnswered(Self.request(4), failed)) {
+      $0.credentialRefresh = nil
+      $0.backgroundError = failed
+    }
+    store.send(.batchPrepared(Self.request(6), Self.batch), effects: [.uploadBatch(Self.request(6), Self.batch)]) {
+      $0.outbox = .uploading(Self.request(6), Self.batch)
+    }
+    store.send(
+      .batchUploaded(Self.request(6), OutboxReceipt()),
+      effects: [.cancelTimer(.outboxRetry), .finishBatch("b1"), .prepareBatch(Self.request(7))]
+    ) {
+      $0.outbox = .preparing(Self.request(7))
+      $0.backgroundError = nil
+      $0.nextRequest = 7
     }
   }
 
@@ -239,7 +285,10 @@ struct ClientReducerTests {
       $0.outbox = .preparing(Self.request(4))
       $0.nextRequest = 4
     }
-    store.send(.connectionDelivered(Self.request(3))) { $0.failedConnectionAttempts = 0 }
+    store.send(.connectionDelivered(Self.request(3))) {
+      $0.failedConnectionAttempts = 0
+      $0.backgroundError = nil
+    }
   }
 
   static let batch = OutboxBatch(
