@@ -1,17 +1,14 @@
 import ConversationState
 import Foundation
 
-/// The shared realtime connection, under the same rules as a conversation's: a loss backs off with
-/// jitter; opening proves nothing until the connection delivers an event or stays open for
-/// `ChatPolicy.healthyConnectionAfter`; an authorization failure waits for a fresh credential (the host's
-/// provider is asked once). No error ends it for good: every stop is a state with a way back
-/// (`credentialsRefreshed`, a change of identity).
+/// The shared realtime connection, under the rules of every connection (`ConnectionRules`, which a
+/// conversation's follows too): a loss backs off with jitter; opening proves nothing until the connection
+/// delivers an event or stays open for `ChatPolicy.healthyConnectionAfter`; an authorization failure waits
+/// for a fresh credential (the host's provider is asked once). No error ends it for good: every stop is a
+/// state with a way back (`credentialsRefreshed`, a change of identity).
 extension ClientReducer {
   func connect(_ state: inout ClientState) -> [ClientEffect] {
-    switch state.connection {
-    case .connecting, .connected, .syncing: return []
-    case .idle, .closed, .reconnecting: break
-    }
+    guard ConnectionRules.needsOpening(state.connection) else { return [] }
     let request = state.beginRequest()
     state.connectionRequest = request
     state.connection = .connecting
@@ -23,8 +20,8 @@ extension ClientReducer {
     state.connection = .connected
     state.needsCredentials = false
     var effects: [ClientEffect] = []
-    if state.failedConnectionAttempts > 0 {
-      effects.append(.startTimer(.connectionHealthy, seconds: policy.healthyConnectionAfter))
+    if let seconds = ConnectionRules.healthyAfter(opening: state.failedConnectionAttempts, policy) {
+      effects.append(.startTimer(.connectionHealthy, seconds: seconds))
       // Stores that lost the connection with it are waiting out their own backoff: the connection is back,
       // so they resume (and catch up) now.
       let handles = state.openHandles
@@ -36,7 +33,7 @@ extension ClientReducer {
 
   func connectionProvenHealthy(_ state: inout ClientState) {
     guard state.connection == .connected else { return }
-    state.failedConnectionAttempts = 0
+    ConnectionRules.provenHealthy(state.connection, failedAttempts: &state.failedConnectionAttempts)
     clearRecoveredError(&state)
   }
 
@@ -56,18 +53,16 @@ extension ClientReducer {
     guard request == state.connectionRequest else { return [] }
     state.connectionRequest = nil
     state.backgroundError = error
-    var effects: [ClientEffect] = [.cancelTimer(.connectionHealthy)]
-    if error.isAuthorizationFailure {
-      state.connection = .closed
+    let effects: [ClientEffect] = [.cancelTimer(.connectionHealthy)]
+    let loss = ConnectionRules.lost(
+      error, at: at, jitter: jitter, policy, connection: &state.connection,
+      failedAttempts: &state.failedConnectionAttempts)
+    switch loss {
+    case .needsCredentials:
       state.needsCredentials = true
       return effects + askForCredentials(&state)
+    case .retry(let delay): return effects + [.startTimer(.reconnect, seconds: delay)]
     }
-    state.failedConnectionAttempts += 1
-    let attempt = state.failedConnectionAttempts
-    let delay = policy.reconnectBackoff.delay(attempt: attempt, jitter: jitter)
-    state.connection = .reconnecting(attempt: attempt, retryAt: finite(at).addingTimeInterval(delay))
-    effects.append(.startTimer(.reconnect, seconds: delay))
-    return effects
   }
 
   /// Asks the host's provider for a fresh credential, once per failure; without one, the state shows

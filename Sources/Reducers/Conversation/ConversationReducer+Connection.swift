@@ -6,10 +6,7 @@ import Foundation
 /// from that request, and closing it is `.cancel` of that request.
 extension ConversationReducer {
   func connect(_ state: inout ConversationState) -> [ConversationEffect] {
-    switch state.connection {
-    case .connecting, .connected, .syncing: return []
-    case .idle, .closed, .reconnecting: break
-    }
+    guard ConnectionRules.needsOpening(state.connection) else { return [] }
     state.failedConnectionAttempts = 0
     return [.cancelTimer(.reconnect)] + openConnection(&state)
   }
@@ -35,8 +32,8 @@ extension ConversationReducer {
     guard state.requests[requestID] == .connect, state.connection == .connecting else { return [] }
     credentialsProven(&state)
     var effects: [ConversationEffect] = policy.pollInterval == nil ? [] : [.cancelTimer(.poll)]
-    if state.failedConnectionAttempts > 0 {
-      effects.append(.startTimer(.connectionHealthy, seconds: policy.healthyConnectionAfter))
+    if let seconds = ConnectionRules.healthyAfter(opening: state.failedConnectionAttempts, policy) {
+      effects.append(.startTimer(.connectionHealthy, seconds: seconds))
     }
     if state.conversationID != nil && state.lastConfirmedMessageID != nil {
       effects += startSync(&state)
@@ -50,10 +47,9 @@ extension ConversationReducer {
   /// from its base again.
   func connectionProvenHealthy(_ state: inout ConversationState) {
     guard state.failedConnectionAttempts != 0 else { return }
-    switch state.connection {
-    case .connected, .syncing: state.failedConnectionAttempts = 0
-    case .idle, .connecting, .reconnecting, .closed: break
-    }
+    var failedAttempts = state.failedConnectionAttempts
+    ConnectionRules.provenHealthy(state.connection, failedAttempts: &failedAttempts)
+    state.failedConnectionAttempts = failedAttempts
   }
 
   func startSync(_ state: inout ConversationState) -> [ConversationEffect] {
@@ -71,18 +67,17 @@ extension ConversationReducer {
     var effects = dropConnectionRequests(except: requestID, &state)
     effects += clearTyping(&state)
     state.backgroundError = error
-    if error.isAuthorizationFailure {
-      state.connection = .closed
-      return effects + authorizationFailed(error, from: requestID, &state)
+    // Both live in the state's one copy-on-write box: changed through locals, not two accesses at once.
+    var (connection, failedAttempts) = (state.connection, state.failedConnectionAttempts)
+    let loss = ConnectionRules.lost(
+      error, at: at, jitter: jitter, policy, connection: &connection, failedAttempts: &failedAttempts)
+    (state.connection, state.failedConnectionAttempts) = (connection, failedAttempts)
+    switch loss {
+    case .needsCredentials: return effects + authorizationFailed(error, from: requestID, &state)
+    case .retry(let delay):
+      let polls = state.failedConnectionAttempts == 1 ? startPolling(state) : []
+      return effects + [.startTimer(.reconnect, seconds: delay)] + polls
     }
-    state.failedConnectionAttempts += 1
-    let attempt = state.failedConnectionAttempts
-    let delay = policy.reconnectBackoff.delay(attempt: attempt, jitter: jitter)
-    // The time is the runtime's local clock; a non-finite one (only a host could inject it) must not reach
-    // the state, where NaN would make it unequal to itself.
-    let now = at.hasOnlyFiniteNumbers ? at : Date(timeIntervalSinceReferenceDate: 0)
-    state.connection = .reconnecting(attempt: attempt, retryAt: now.addingTimeInterval(delay))
-    return effects + [.startTimer(.reconnect, seconds: delay)] + (attempt == 1 ? startPolling(state) : [])
   }
 
   func disconnect(_ state: inout ConversationState) -> [ConversationEffect] {
