@@ -147,6 +147,8 @@ extension ChatClient {
         storageErrors?.deliver(error)
       }
     }
+    let open = Set(closing.map { $0.store.state.conversationID })
+    failStored(ending.filter { !open.contains($0.conversationID) }, with: dropped, at: now)
     let previous = storage.withLock { current -> ClientStorage in
       defer { current.listEpoch = nil }
       return current
@@ -175,6 +177,30 @@ extension ChatClient {
       }
     }
     storage.withLock { $0 = next }
+  }
+
+  /// The messages of `operations` in conversations that are not open fail with `error` in their files in
+  /// the scope in use (which is about to end), so signing in again shows them ready to retry, not queued.
+  private func failStored(_ operations: [OutboxOperation], with error: ChatError, at now: Date) {
+    guard let scope = storage.withLock({ $0.scope }) else { return }
+    let byConversation = Dictionary(
+      grouping: operations.filter { operation in
+        if case .send = operation.kind { return operation.conversationID != nil }
+        return false
+      }, by: \.conversationID)
+    for (id, sends) in byConversation.sorted(by: { ($0.key?.rawValue ?? "") < ($1.key?.rawValue ?? "") }) {
+      do throws(PersistenceError) {
+        let file = try scope.conversation(id)
+        guard var state = file.restored else { continue }
+        for operation in sends {
+          _ = conversationReducer.reduce(into: &state, action: .outboxRejected(operation.kind, error))
+        }
+        try file.persist(state, changes: .reset, at: now)
+        try file.flush(at: now)
+      } catch {
+        storageErrors?.deliver(error)
+      }
+    }
   }
 
   /// `outbox` goes on numbering where `sequencing` (the guest's) left off, in the same epoch.

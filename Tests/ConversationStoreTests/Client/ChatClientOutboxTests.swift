@@ -263,12 +263,20 @@ struct ChatClientOutboxTests {
     await harness.client.close()
   }
 
-  @Test("a message queued when its user signed out shows failed when they sign in again, never queued forever")
-  func queuedAtSignOutFails() async throws {
-    // Given a message written offline, in the outbox, when its user signs out
+  @Test(
+    "a message queued when its user signed out shows failed when they sign in again, never queued forever",
+    arguments: ["its conversation open", "its conversation closed"])
+  func queuedAtSignOutFails(story: String) async throws {
+    // Given a message written offline, in the outbox, when its user signs out (with its conversation's store
+    // still open, or already closed for being idle)
     let root = TemporaryRoot()
     let harness = try await Self.writtenOffline(["sent from the train"], root: root)
     let client = harness.client
+    if story == "its conversation closed" {
+      for other in 0..<9 { _ = client.conversation(ConversationID("other-\(other)")) }
+      await client.settled()
+      #expect(!client.openConversationIDs.contains("c1"))
+    }
     client.signOut()
     await client.settled()
 
