@@ -33,13 +33,17 @@ extension ClientReducer {
 
   func connectionProvenHealthy(_ state: inout ClientState) {
     guard state.connection == .connected else { return }
+    let recovering = state.failedConnectionAttempts > 0
     ConnectionRules.provenHealthy(state.connection, failedAttempts: &state.failedConnectionAttempts)
-    clearRecoveredError(&state)
+    clearRecoveredError(recovering: recovering, &state)
   }
 
-  /// The banner goes once background work works again: the connection healthy and the outbox not held
-  /// back (an upload that keeps failing keeps its error up).
-  func clearRecoveredError(_ state: inout ClientState) {
+  /// The banner of a failure goes once background work works again (`recovering`: what failed before works
+  /// now; a refused credential works again whenever anything succeeds): the connection healthy and the
+  /// outbox not held back (an upload that keeps failing keeps its error up). A frame the backend could not
+  /// read is not a failure that recovers: its banner stays until something replaces it.
+  func clearRecoveredError(recovering: Bool, _ state: inout ClientState) {
+    guard recovering || state.backgroundError?.isAuthorizationFailure == true else { return }
     guard state.connection == .connected, !state.needsCredentials else { return }
     switch state.outbox {
     case .waiting, .needsCredentials: return

@@ -42,8 +42,9 @@ extension ClientReducer {
 
   func batchUploaded(_ request: RequestID, _ receipt: OutboxReceipt, _ state: inout ClientState) -> [ClientEffect] {
     guard case .uploading(request, let batch) = state.outbox else { return [] }
+    let recovering = state.outboxFailures > 0
     state.outboxFailures = 0
-    clearRecoveredError(&state)
+    clearRecoveredError(recovering: recovering, &state)
     var effects: [ClientEffect] = [.cancelTimer(.outboxRetry), .finishBatch(batch.id)]
     let refused = receipt.rejections.compactMap { rejection in
       batch.operations.first { $0.id == rejection.operationID }.map { RefusedOperation($0, rejection.error) }

@@ -257,6 +257,8 @@ struct ClientReducerTests {
     let bad = ChatError(.invalidEvent, "not JSON")
     store.send(.frameRejected(Self.request(1), bad)) { $0.backgroundError = bad }
     #expect(store.state.connection == .connected)
+    // The next event proves nothing was broken: the banner stays until something replaces it
+    store.send(.connectionDelivered(Self.request(1)))
   }
 
   @Test("a dropped connection retries after its backoff, and is healthy again only once it delivers")
