@@ -51,6 +51,7 @@ public final class ControlledBackend: ChatBackend {
   /// Typing signals sent, latest last.
   private let typingSignals = StateLock<[Bool]>([])
   private let uploads = StateLock(0)
+  private let realtimeTally = StateLock((opened: 0, released: 0))
 
   /// A backend with no calls yet; every call the runtime makes is then listed on `calls`.
   public init() { (calls, log) = AsyncStream.makeStream() }
@@ -92,9 +93,18 @@ public final class ControlledBackend: ChatBackend {
   /// Lists the connection on `calls` and returns the stream the test feeds it through.
   public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
     let (stream, continuation) = AsyncThrowingStream<RealtimeUpdate, any Error>.makeStream()
+    let tally = realtimeTally
+    tally.withLock { $0.opened += 1 }
+    // Set before the call is listed: a stream the runtime lets go before the test reads the call still
+    // counts as let go (a handler set after the stream ended would never run).
+    continuation.onTermination = { _ in tally.withLock { $0.released += 1 } }
     log.yield(.realtime(conversation, continuation))
     return stream
   }
+
+  /// Realtime streams the runtime asked for, and how many of them ended (the runtime let go, or the test
+  /// finished them). A test that sets its own `onTermination` on a stream replaces this count's handler.
+  public var realtimeStreams: (opened: Int, released: Int) { realtimeTally.withLock { $0 } }
 
   /// Lists the request on `calls` and waits until the test resumes it. The test must resume it exactly once.
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {

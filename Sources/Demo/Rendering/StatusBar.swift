@@ -20,6 +20,7 @@ enum StatusBar {
   static func connectionWords(_ conversation: ConversationState?, now: Date) -> (text: String, style: TextStyle) {
     guard let conversation else { return ("no conversation open", .dim) }
     if conversation.needsCredentials { return ("needs sign-in", .red) }
+    if conversation.isRestoring { return ("restoring…", .dim) }
     switch conversation.connection {
     case .idle: return ("not connected", .dim)
     case .connecting: return ("connecting…", .yellow)

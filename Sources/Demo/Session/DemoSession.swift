@@ -132,7 +132,7 @@ final class DemoSession: Sendable {
   var isSettled: Bool {
     guard agent?.isIdle ?? true else { return false }
     guard let state = openStore()?.state else { return true }
-    return state.isSettled && state.streamingReply == nil && state.outboxRecording.isEmpty
+    return !state.isRestoring && state.isSettled && state.streamingReply == nil && state.outboxRecording.isEmpty
       && !state.messages.outgoing.contains { $0.delivery == .queued }
   }
 

@@ -12,15 +12,12 @@ final class AnsweringServer: Sendable {
   private let offline = StateLock(false)
   private let task = StateLock<Task<Void, Never>?>(nil)
 
-  /// The realtime streams handed out: how many, and the ones the client has not let go of yet.
+  /// The realtime streams handed out that may still be live (finishing an ended one does nothing).
   final class Sockets: Sendable {
-    struct Tally {
-      var opened = 0
-      var released = 0
-      var live: [Int: ControlledBackend.RealtimeStream] = [:]
+    let value = StateLock<[Int: ControlledBackend.RealtimeStream]>([:])
+    func withLock<T: Sendable>(_ body: (inout [Int: ControlledBackend.RealtimeStream]) -> T) -> T {
+      value.withLock { body(&$0) }
     }
-    let value = StateLock(Tally())
-    func withLock<T: Sendable>(_ body: (inout Tally) -> T) -> T { value.withLock { body(&$0) } }
   }
 
   /// `failingRealtimeEvery` n: every nth realtime stream ends at once with an expired credential;
@@ -39,17 +36,9 @@ final class AnsweringServer: Sendable {
           switch call {
           case .realtime(_, let socket):
             realtimeCalls += 1
-            let number = realtimeCalls
-            sockets.withLock { tally in
-              tally.opened += 1
-              tally.live[number] = socket
-            }
-            socket.onTermination = { _ in
-              sockets.withLock { tally in
-                tally.released += 1
-                tally.live[number] = nil
-              }
-            }
+            // Counted by the backend from the moment the client asked (see `realtime`), not here: the
+            // client may let go of a stream before this task reads the call.
+            sockets.withLock { $0[realtimeCalls] = socket }
             if offline.withLock({ $0 }) {
               socket.finish(throwing: unreachable)
             } else if failingRealtimeEvery > 0, realtimeCalls % failingRealtimeEvery == 0 {
@@ -95,13 +84,13 @@ final class AnsweringServer: Sendable {
   deinit { task.withLock { $0 }?.cancel() }
 
   /// Realtime streams handed out, and how many of them the client let go of.
-  var realtime: (opened: Int, released: Int) { sockets.withLock { ($0.opened, $0.released) } }
+  var realtime: (opened: Int, released: Int) { backend.realtimeStreams }
 
   /// The messages the server has taken in an outbox batch it accepted.
   var uploadedMessages: Set<ClientMessageID> { uploaded.withLock { $0 } }
 
   /// Realtime streams the client still holds.
-  var liveSockets: Int { sockets.withLock { $0.live.count } }
+  var liveSockets: Int { backend.realtimeStreams.opened - backend.realtimeStreams.released }
 
   /// While offline, the server cannot be reached: new realtime streams, sends and uploads fail with a
   /// network error (what is live already stays, until `breakLiveSockets`).
@@ -109,7 +98,10 @@ final class AnsweringServer: Sendable {
 
   /// Ends every live realtime stream with `error` (a dropped network, an expired credential).
   func breakLiveSockets(with error: ChatError) {
-    let live = sockets.withLock { Array($0.live.values) }
-    for socket in live { socket.finish(throwing: error) }
+    let handedOut = sockets.withLock { sockets in
+      defer { sockets = [:] }
+      return Array(sockets.values)
+    }
+    for socket in handedOut { socket.finish(throwing: error) }
   }
 }
