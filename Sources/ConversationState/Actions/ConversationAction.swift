@@ -111,8 +111,12 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case replyDelta(RequestID, String)
   indirect case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
-  /// The reply finished; `message` is the server's version of it. `userMessageID` is the server ID of the
-  /// user's message it answers, for servers that give it only here.
+  /// The reply finished; `message` is the server's version of it (its text, server ID, tool calls, time).
+  /// `userMessageID` is the server ID of the user's message it answers, for servers that give it only here.
+  ///
+  /// The committed message keeps the client ID of the row it streamed in (`streamingReply.clientID`), not
+  /// `message.clientID`: a UI keyed by client ID sees the row it was showing become the finished message, in
+  /// place, instead of one row vanishing and another appearing.
   indirect case replyFinished(RequestID, message: Message, userMessageID: ServerMessageID? = nil)
   /// The stream closed without `replyFinished`: the reply is kept as interrupted (`INCOMPLETE_STREAM`).
   case replyEnded(RequestID)
@@ -188,6 +192,7 @@ public enum RealtimeEvent: Equatable, Sendable, Codable {
   indirect case replyStarted(ServerMessageID, agent: AgentInfo?, at: Date)
   /// The next piece of the reply `reply`, which began over realtime or on a send whose start named it.
   case replyDelta(ServerMessageID, String)
-  /// The reply `reply` is complete; `message` is the server's copy of it.
+  /// The reply `reply` is complete; `message` is the server's copy of it. As for a send's `replyFinished`,
+  /// the committed message keeps the client ID of the row it streamed in.
   indirect case replyFinished(ServerMessageID, Message)
 }

@@ -118,6 +118,10 @@ extension ConversationReducer {
   func statusChanged(to status: ConversationStatus, _ state: inout ConversationState) -> [ConversationEffect] {
     let wasAccepting = state.status.acceptsMessages
     state.status = status
+    // A human took over (or it ended) while the AI was about to answer: no AI answer is coming.
+    if status != .ongoing && state.agentActivity == .thinking && state.streamingReply == nil {
+      state.agentActivity = .idle
+    }
     if status.acceptsMessages { return wasAccepting ? [] : dispatchPendingMessages(&state) }
     guard let refusal = statusRefusal(state) else { return [] }
     let error = ChatError(refusal.code, refusal.message)

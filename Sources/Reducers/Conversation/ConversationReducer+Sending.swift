@@ -145,7 +145,9 @@ extension ConversationReducer {
     commitIncoming(message, &state)
     state.resentAfterReload.remove(clientID)
     credentialsProven(&state)
-    if state.status.acceptsMessages && state.streamingReply == nil { state.agentActivity = .thinking }
+    // The AI thinks about an answer only while it has the conversation: under a human agent (`takenOver`) the
+    // answer comes as a message, and "thinking" would promise an AI reply that is not coming.
+    if state.status == .ongoing && state.streamingReply == nil { state.agentActivity = .thinking }
     return effects + dispatchPendingMessages(&state)
   }
 

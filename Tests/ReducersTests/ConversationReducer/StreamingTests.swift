@@ -222,3 +222,58 @@ struct StreamingTests {
     #expect(chat.state.messages.contains { $0.text == "old" && $0.reply != .complete })
   }
 }
+
+@Suite("Streaming replies: what a host relies on")
+struct StreamingHostRulesTests {
+  @Test(
+    "a finished reply keeps the client ID of the row it streamed in, whatever client ID the server's copy has",
+    arguments: ["over its send", "over realtime"])
+  func finishedKeepsRowID(path: String) throws {
+    // Given a reply streaming in a row of its own
+    let (chat, request) = StreamingTests.replying()
+    if path == "over realtime" {
+      chat.send(.stopReply)
+      chat.connected()
+      chat.send(.realtime("conv-1", .replyStarted("s9", agent: nil, at: time(5))))
+    }
+    chat.send(path == "over realtime" ? .realtime("conv-1", .replyDelta("s9", "Hi")) : .replyDelta(request, "Hi"))
+    let row = try #require(chat.state.streamingReply?.clientID)
+
+    // When it finishes with a server copy that carries another client ID
+    let copy = Message.server("Hi there", id: "s9", at: 6, clientID: "server-chosen")
+    chat.send(
+      path == "over realtime" ? .realtime("conv-1", .replyFinished("s9", copy)) : .replyFinished(request, message: copy)
+    )
+
+    // Then the committed message is that row, in place
+    #expect(chat.state.messages[clientID: row]?.text == "Hi there")
+    #expect(chat.state.messages[clientID: "server-chosen"] == nil)
+  }
+
+  @Test("while a human agent has the conversation, an accepted send shows no AI thinking; a takeover ends it")
+  func noThinkingUnderAHuman() {
+    // Given a conversation a human agent took over
+    let chat = Chat.existing()
+    chat.send(.realtime("conv-1", .statusChanged(.takenOver)))
+
+    // When the user's message is accepted
+    let request = chat.userSends("Are you there?", id: "c1")
+    chat.send(
+      .sendAccepted(
+        request, confirmed: .confirmed("Are you there?", clientID: "c1", serverID: "s1", at: 1),
+        conversationID: "conv-1"))
+
+    // Then nothing pretends an AI is about to answer
+    #expect(chat.state.agentActivity == .idle)
+
+    // And when the AI was thinking and a human takes over, it stops
+    chat.send(.realtime("conv-1", .statusChanged(.ongoing)))
+    let next = chat.userSends("Hello?", id: "c2")
+    chat.send(
+      .sendAccepted(
+        next, confirmed: .confirmed("Hello?", clientID: "c2", serverID: "s2", at: 2), conversationID: "conv-1"))
+    #expect(chat.state.agentActivity == .thinking)
+    chat.send(.realtime("conv-1", .statusChanged(.takenOver)))
+    #expect(chat.state.agentActivity == .idle)
+  }
+}
