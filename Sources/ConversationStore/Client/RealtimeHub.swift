@@ -123,22 +123,19 @@ final class RealtimeHub: Sendable {
     if stale { task.cancel() }
   }
 
-  /// Stops reading the connection of `request`; every subscription ends, so the stores reconnect.
+  /// Stops reading the connection of `request`. The client cancels its connection only to open the next
+  /// one at once (a change of identity), so the subscriptions stay and hear `.opened` from that one: a store
+  /// the change closes ends its own, and one that goes on under the new identity subscribes again itself
+  /// (ending them here raced that, and showed a store `reconnecting` for a backoff after a guest signed up).
   func cancel(_ request: RequestID) {
-    let (matched, task, subscribers) = routing.withLock { state -> (Bool, Task<Void, Never>?, [Subscriber]) in
-      guard state.request == request else { return (false, nil, []) }
+    let task = routing.withLock { state -> Task<Void, Never>? in
+      guard state.request == request else { return nil }
       state.request = nil
       state.isOpen = false
-      defer {
-        state.task = nil
-        state.subscribers = [:]
-      }
-      return (true, state.task, Array(state.subscribers.values))
+      defer { state.task = nil }
+      return state.task
     }
-    guard matched else { return }
     task?.cancel()
-    let error = ChatError(.network, "The connection was closed to open it again.")
-    for subscriber in subscribers { subscriber.continuation.finish(throwing: error) }
   }
 
   /// Ends every subscription and the connection; later subscriptions fail at once.

@@ -18,12 +18,10 @@ extension ClientReducer {
     state.epoch = state.epoch.next
     state.needsCredentials = false
     state.backgroundError = nil
-    var effects: [ClientEffect] = [
-      .moveGuestData(to: identity.userID, conversations: handles),
-      .forward(.identify(identity, keepingGuestConversation: true), to: handles),
-    ]
-    effects += restartBackgroundWork(&state)
-    return effects
+    // The connection is swapped before the stores hear of the account, so a store that reconnects for it
+    // subscribes to the account's connection, never again to the guest's.
+    return [.moveGuestData(to: identity.userID, conversations: handles)] + restartBackgroundWork(&state)
+      + [.forward(.identify(identity, keepingGuestConversation: true), to: handles)]
   }
 
   /// Another person (nil: signed out): every store is cleared and closed, and the scope changes.

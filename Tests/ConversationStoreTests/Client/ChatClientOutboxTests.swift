@@ -216,8 +216,7 @@ struct ChatClientOutboxTests {
     #expect(batch.epoch == 1)
     #expect(batch.firstSequence == 1)
     answer.resume(returning: OutboxReceipt())
-    _ = await chat.state(where: { $0.messages.outgoing.isEmpty || $0.messages.outgoing[0].delivery != .queued })
-    await client.settled()
+    #expect(await waitUntil { client.outboxSequencing?.nextSequence == 2 }, "the batch is done")
     let sequencing = { client.outboxSequencing.map { [Int($0.epoch), $0.nextSequence] } }
 
     // When the guest signs up keeping their data, then the numbers go on in the same epoch

@@ -158,10 +158,10 @@ struct ClientReducerTests {
       .identify(Self.alice, keepingGuestConversation: true),
       effects: [
         .moveGuestData(to: "alice", conversations: [ConversationHandle(0)]),
-        .forward(.identify(Self.alice, keepingGuestConversation: true), to: [ConversationHandle(0)]),
         .cancel(Self.request(1)), .cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry),
         .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
         .prepareBatch(Self.request(4, epoch: 1)),
+        .forward(.identify(Self.alice, keepingGuestConversation: true), to: [ConversationHandle(0)]),
       ]
     ) {
       $0.identity = Self.alice
