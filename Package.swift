@@ -70,7 +70,7 @@ let package = Package(
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(
       name: "ConversationStateTests", dependencies: ["ConversationState", "ConversationTesting"],
-      swiftSettings: strictness),
+      exclude: ["Conformance"], swiftSettings: strictness),
     .testTarget(
       name: "ReducersTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
       swiftSettings: strictness),
