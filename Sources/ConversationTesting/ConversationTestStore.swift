@@ -55,7 +55,7 @@ public enum ConversationEffects {
       .refreshCredentials(let id), .runTool(let id, _, _), .submitToolResult(let id, _, _, _, _),
       .uploadAttachment(let id, _, _):
       return id
-    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .enqueueOutbox:
+    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .enqueueOutbox, .requestAgentStateSnapshot:
       return nil
     }
   }

@@ -98,6 +98,14 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case sendQueued(RequestID)
   /// A request with no payload (rating, feedback) succeeded.
   case requestSucceeded(RequestID)
+  /// The agent's whole shared state (AG-UI `STATE_SNAPSHOT`): it replaces `agentState`, and ends a wait
+  /// for a snapshot.
+  case agentStateSnapshot(JSONValue)
+  /// A change to the agent's shared state as an RFC 6902 JSON Patch (AG-UI `STATE_DELTA`), applied whole
+  /// or not at all. One that does not apply (or comes before any snapshot) leaves `agentState` as it was,
+  /// sets `backgroundError` (`INVALID_EVENT`) and `needsAgentStateSnapshot`, and asks for a snapshot
+  /// (`requestAgentStateSnapshot`); later changes are ignored until it comes.
+  case agentStateDelta([JSONPatchOperation])
   /// The outbox has the message on disk: it shows `queued` and goes out with the outbox's next batch.
   case outboxRecorded(ClientMessageID)
   /// The outbox could not store an operation, or the server refused it in a batch. A message fails with

@@ -43,6 +43,9 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// outbox (`ChatPolicy.offlineDelivery == .outbox`). Report `outboxRecorded` once a message is on disk, and
   /// `outboxRejected` when an operation could not be stored.
   indirect case enqueueOutbox(OutboxOperation)
+  /// A change to the agent's shared state did not apply: ask the agent for its whole state again
+  /// (`ChatBackend.requestAgentState(in:)`); it arrives as `agentStateSnapshot`.
+  case requestAgentStateSnapshot(ConversationID?)
 }
 
 /// What a send effect sends.

@@ -37,6 +37,8 @@ extension ConversationState {
     @usableFromInline var outboxRecording: Set<ClientMessageID>
     @usableFromInline var credentialRenewal: UInt64?
     @usableFromInline var isRestoring: Bool
+    @usableFromInline var agentState: JSONValue?
+    @usableFromInline var needsAgentStateSnapshot: Bool
 
     init(conversationID: ConversationID?, epoch: IdentityEpoch, identity: UserIdentity?) {
       messages = MessageList()
@@ -71,6 +73,8 @@ extension ConversationState {
       outboxRecording = []
       credentialRenewal = nil
       isRestoring = false
+      agentState = nil
+      needsAgentStateSnapshot = false
     }
   }
 }

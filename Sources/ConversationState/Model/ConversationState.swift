@@ -188,6 +188,20 @@ public struct ConversationState: Sendable {
     _read { yield cold.value.isRestoring }
     _modify { yield &cold.value.isRestoring }
   }
+  /// The agent's shared state, as the agent last described it (AG-UI's `STATE_SNAPSHOT`, then
+  /// `STATE_DELTA` patches): nil until it sends one. A host renders from it (a plan, a form, progress) and
+  /// never changes it: the agent owns it.
+  @inlinable public var agentState: JSONValue? {
+    _read { yield cold.value.agentState }
+    _modify { yield &cold.value.agentState }
+  }
+  /// A change to the agent's state did not apply: `agentState` is as it was before that change, a fresh
+  /// snapshot has been asked for (`requestAgentStateSnapshot`), and later changes wait for it (they would
+  /// change a state this client does not have).
+  @inlinable public var needsAgentStateSnapshot: Bool {
+    _read { yield cold.value.needsAgentStateSnapshot }
+    _modify { yield &cold.value.needsAgentStateSnapshot }
+  }
 
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil

@@ -96,6 +96,8 @@ extension ConversationAction: FiniteNumberChecking {
     case .realtime(_, let event, _, let receivedAt):
       return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
     case .attachmentProgress(_, _, let fraction), .uploadProgressed(_, let fraction): return fraction.isFinite
+    case .agentStateSnapshot(let snapshot): return snapshot.hasOnlyFiniteNumbers
+    case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
     case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
@@ -117,7 +119,7 @@ extension ConversationAction: FiniteNumberChecking {
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
-      .outboxRejected, .frameRejected, .restored:
+      .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta:
       return false
     }
   }

@@ -60,6 +60,10 @@ struct SharedRealtimeBackend: ChatBackend {
     try await backend.sendTyping(isTyping, in: conversation)
   }
 
+  func requestAgentState(in conversation: ConversationID?) async throws {
+    try await backend.requestAgentState(in: conversation)
+  }
+
   func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
     try await backend.createTicket(draft, from: conversation)
   }

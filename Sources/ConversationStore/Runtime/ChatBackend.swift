@@ -81,6 +81,10 @@ public protocol ChatBackend: Sendable {
   func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws
   /// Tells the other participants whether the user is typing. Best effort: a failure is ignored, never shown.
   func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws
+  /// Asks the agent to send its whole shared state again (a change to it did not apply here); the snapshot
+  /// arrives as `ConversationAction.agentStateSnapshot`. Best effort. The default does nothing: the state
+  /// then waits for the agent's next snapshot.
+  func requestAgentState(in conversation: ConversationID?) async throws
   /// Hands the user over to a human by opening a support ticket, from `conversation` when there is one.
   func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt
   /// Uploads a batch of what the user did offline (`ChatClient` with storage sends these): apply the
@@ -165,6 +169,8 @@ extension ChatBackend {
   }
   /// By default, does nothing: typing signals are best effort.
   public func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws {}
+  /// By default, does nothing: the agent's next snapshot ends the wait.
+  public func requestAgentState(in conversation: ConversationID?) async throws {}
   /// By default, throws an `unsupported` error.
   public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
     throw ChatError.unsupported("tickets")

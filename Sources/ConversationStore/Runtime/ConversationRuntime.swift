@@ -136,6 +136,10 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
           .ticketCreated(requestID, try await backend.createTicket(draft, from: conversationID))
         }
       }
+    case .requestAgentStateSnapshot(let conversationID):
+      // Best effort, as a typing signal: the snapshot comes back on the agent's own stream, and until it
+      // does the state shows `needsAgentStateSnapshot`.
+      signals.run("agent-state") { try? await backend.requestAgentState(in: conversationID) }
     case .sendTypingSignal(let conversationID, let isTyping, _):
       // Best effort: a lost typing signal is not worth an error banner. The latest one replaces the last.
       signals.run("typing") { try? await backend.sendTyping(isTyping, in: conversationID) }

@@ -82,6 +82,8 @@ public struct ConversationReducer: Reducer {
     case .escalate(let draft): return escalate(draft, &state)
     case .relaunched: return relaunched(&state)
     case .restored(let stored): return restored(stored, &state)
+    case .agentStateSnapshot(let snapshot): return agentStateSnapshot(snapshot, &state)
+    case .agentStateDelta(let patch): return agentStateDelta(patch, &state)
     case .outboxRecorded(let clientID): return outboxRecorded(clientID, &state)
     case .outboxRejected(let kind, let error): return outboxRejected(kind, error, &state)
 
