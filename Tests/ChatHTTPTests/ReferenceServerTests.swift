@@ -26,9 +26,10 @@ struct ReferenceServerTests {
     "a reply streams frame by frame in either style, and finishes with the text that streamed",
     arguments: ["typed", "frames"])
   func streamedReply(style: String) async throws {
-    // Given the reference server, 100 ms between frames (about 5 s for the reply)
+    // Given the reference server, a second between frames until the first text is read here (so a busy
+    // machine reading late still reads it long before the server is done), then 1 ms
     let server = try ReferenceServer(["--style", style])
-    try await server.faults(["delay_ms": 100])
+    try await server.faults(["delay_ms": 1000])
     let backend = try server.backend()
 
     // When the user starts a conversation
@@ -41,6 +42,7 @@ struct ReferenceServerTests {
         events.append(event)
         if case .delta = event, heldAtFirstDelta == nil, case .accepted(_, let conversation)? = events.first {
           heldAtFirstDelta = try await server.messages(in: conversation)
+          try await server.faults(["delay_ms": 1])
         }
       }
     } catch let failure as ChatError {
