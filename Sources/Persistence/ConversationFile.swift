@@ -1,6 +1,5 @@
 public import ConversationState
 public import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -39,7 +38,7 @@ public final class ConversationFile: Sendable {
   /// write that was in progress when the app died, never one `persist` had returned from.
   public let droppedTailBytes: Int
 
-  private let writer: Mutex<ConversationWriter>
+  private let writer: StateLock<ConversationWriter>
 
   init(directory: String, conversationID: ConversationID?, replyWriteInterval: Double, events: StorageEvents)
     throws(PersistenceError)
@@ -68,7 +67,7 @@ public final class ConversationFile: Sendable {
     var writer = ConversationWriter(
       directory: directory, path: path, replyWriteInterval: replyWriteInterval, events: events)
     try writer.resume(from: loaded)
-    self.writer = Mutex(writer)
+    self.writer = StateLock(writer)
   }
 
   /// Writes what changed in `state` since the last call and syncs it to disk; `changes` is the snapshot's

@@ -1,6 +1,5 @@
 public import ConversationState
 public import Foundation
-import Synchronization
 
 /// The durable queue of what the user did while the server could not be reached.
 ///
@@ -22,7 +21,7 @@ public final class Outbox: Sendable {
   public let restoreError: PersistenceError?
   /// Bytes of a torn last write that were dropped when opening.
   public let droppedTailBytes: Int
-  private let journal: Mutex<OutboxJournal>
+  private let journal: StateLock<OutboxJournal>
 
   init(path: String, limits: OutboxLimits, events: StorageEvents) throws(PersistenceError) {
     var restoreError: PersistenceError?
@@ -38,7 +37,7 @@ public final class Outbox: Sendable {
     }
     self.droppedTailBytes = journal.droppedTailBytes
     self.restoreError = restoreError
-    self.journal = Mutex(journal)
+    self.journal = StateLock(journal)
   }
 
   deinit { journal.withLock { $0.close() } }

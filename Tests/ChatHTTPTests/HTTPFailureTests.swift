@@ -1,6 +1,6 @@
+import ConversationState
 import ConversationStore
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ChatHTTP
@@ -87,7 +87,7 @@ struct HTTPFailureTests {
 
 /// Counts calls from any thread.
 final class TokenCount: Sendable {
-  private let count = Mutex(0)
+  private let count = StateLock(0)
   func increment() { count.withLock { $0 += 1 } }
   var value: Int { count.withLock { $0 } }
 }

@@ -1,8 +1,8 @@
 import ChatHTTP
+import ConversationState
 import ConversationStore
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// Collects a reply stream; the error it ended with, if any.
@@ -137,7 +137,7 @@ struct ReferenceServerTests {
     let conversation = try await server.conversation()
     let backend = try server.backend()
     let inbox = Inbox()
-    let rejected = Mutex<[ChatError]>([])
+    let rejected = StateLock<[ChatError]>([])
     let reading = Task { [inbox] in
       for try await update in backend.realtime(conversation: nil) {
         switch update {
@@ -237,8 +237,8 @@ struct ReferenceServerTests {
   func credentialRefresh() async throws {
     // Given a server that stops accepting the token after two more requests
     let server = try ReferenceServer()
-    let token = Mutex("secret")
-    let refreshes = Mutex(0)
+    let token = StateLock("secret")
+    let refreshes = StateLock(0)
     let store = ChatStore(
       backend: try server.backend { token.withLock { $0 } },
       credentials: {
@@ -394,6 +394,6 @@ func waitFor(_ condition: @Sendable () -> Bool) async -> Bool {
 
 /// What a realtime listener saw, from any thread.
 final class Inbox: Sendable {
-  let texts = Mutex<[String]>([])
-  let opened = Mutex(0)
+  let texts = StateLock<[String]>([])
+  let opened = StateLock(0)
 }

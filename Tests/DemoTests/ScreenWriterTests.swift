@@ -1,4 +1,4 @@
-import Synchronization
+import ConversationState
 import Testing
 
 @testable import Demo
@@ -6,7 +6,7 @@ import Testing
 @Suite("Writing frames")
 struct ScreenWriterTests {
   final class Output: Sendable {
-    let writes = Mutex<[String]>([])
+    let writes = StateLock<[String]>([])
     func take() -> [String] {
       writes.withLock { writes in
         defer { writes = [] }

@@ -1,14 +1,13 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Persistence
 
 /// The events a `ChatStorage` reported, in order.
 private final class ReportedEvents: Sendable {
-  private let events = Mutex<[StorageEvent]>([])
+  private let events = StateLock<[StorageEvent]>([])
 
   var all: [StorageEvent] { events.withLock { $0 } }
 

@@ -2,7 +2,6 @@ import ConversationState
 import ConversationTesting
 import Foundation
 import PersistenceStress
-import Synchronization
 import Testing
 
 @testable import Persistence
@@ -144,7 +143,7 @@ private final class Watchdog: Sendable {
     case fired
   }
 
-  private let state = Mutex(State.armed)
+  private let state = StateLock(State.armed)
 
   init(_ process: pid_t) {
     DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [self] in

@@ -1,7 +1,6 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Persistence
@@ -251,8 +250,8 @@ struct FileModeAndScopeTests {
     // Given a fresh root
     let root = try Root()
     defer { root.remove() }
-    let ids = Mutex<[InstallationID]>([])
-    let failures = Mutex<[String]>([])
+    let ids = StateLock<[InstallationID]>([])
+    let failures = StateLock<[String]>([])
 
     // When eight threads ask one storage (it is Sendable) for the installation ID at once
     let storage = try ChatStorage(root: root.path)

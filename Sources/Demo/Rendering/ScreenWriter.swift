@@ -1,4 +1,4 @@
-import Synchronization
+import ConversationState
 
 /// Puts frames on the terminal, writing only the lines that changed since the previous frame (cursor move,
 /// clear line, line), all of a frame in one write so it never shows half drawn.
@@ -12,7 +12,7 @@ final class ScreenWriter: Sendable {
     var cursor: CursorPosition?
   }
 
-  private let state = Mutex(State())
+  private let state = StateLock(State())
   private let sink: @Sendable (String) -> Void
 
   /// `sink` receives the bytes to write, at most once per frame.

@@ -1,5 +1,5 @@
+import ConversationState
 import ConversationStore
-import Synchronization
 
 /// The wrapped lines of a reply as it streams, kept from frame to frame: each frame wraps only the text
 /// appended since the previous one (`StreamedText.appended(since:)`) and the last line it joins, not the
@@ -37,7 +37,7 @@ struct StreamingTextLayout {
 /// A `StreamingTextLayout` the demo's frames share; frames are drawn from several tasks (redraws, resizes,
 /// the status tick), so it is behind a lock.
 final class ReplyLayoutCache: Sendable {
-  private let layout = Mutex(StreamingTextLayout())
+  private let layout = StateLock(StreamingTextLayout())
 
   /// The lines of `text` wrapped to `width` (see `StreamingTextLayout`).
   func lines(of text: StreamedText, reply: ClientMessageID, width: Int) -> [String] {

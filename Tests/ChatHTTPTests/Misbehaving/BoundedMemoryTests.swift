@@ -1,8 +1,8 @@
 import ChatHTTP
+import ConversationState
 import ConversationStore
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// What a server sends can grow the client's memory by the policy's limits and a constant, never by what
@@ -74,7 +74,7 @@ struct BoundedMemoryTests {
   /// Runs `body`, sampling resident memory every 20 ms; the largest growth over the start, and the result.
   static func peakGrowth<T: Sendable>(_ body: () async throws -> T) async throws -> (Int, T) {
     let start = ResidentMemory.bytes()
-    let peak = Mutex(start)
+    let peak = StateLock(start)
     let sampler = Task {
       while !Task.isCancelled {
         let now = ResidentMemory.bytes()

@@ -1,8 +1,8 @@
 import ChatHTTP
+import ConversationState
 import ConversationStore
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// Cancelling a request at any moment, also while it completes, is safe: FoundationNetworking traps when a
@@ -78,7 +78,7 @@ final class Tally: Sendable {
     var cancelled = 0
   }
 
-  private let state = Mutex(Counts())
+  private let state = StateLock(Counts())
   func count(_ change: (inout Counts) -> Void) { state.withLock { change(&$0) } }
   var counts: Counts { state.withLock { $0 } }
 }

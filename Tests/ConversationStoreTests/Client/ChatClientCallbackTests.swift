@@ -1,6 +1,6 @@
+import ConversationState
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ConversationStore
@@ -53,7 +53,7 @@ struct ChatClientReentrantCallbackTests {
 
 /// What a host callback heard, from any thread.
 final class Heard: Sendable {
-  private let reports = Mutex<[String]>([])
+  private let reports = StateLock<[String]>([])
   func record(_ report: String) { reports.withLock { $0.append(report) } }
   func waitForFirst() async -> [String] {
     for _ in 0..<500 {
@@ -67,7 +67,7 @@ final class Heard: Sendable {
 
 /// The client a callback reaches, set once it exists.
 final class ClientBox: Sendable {
-  private let stored = Mutex<ChatClient?>(nil)
+  private let stored = StateLock<ChatClient?>(nil)
   var client: ChatClient? {
     get { stored.withLock { $0 } }
     set { stored.withLock { $0 = newValue } }

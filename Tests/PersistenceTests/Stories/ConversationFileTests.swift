@@ -1,7 +1,6 @@
 import ConversationState
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Persistence
@@ -181,7 +180,7 @@ struct ConversationFileTests {
 
 /// Collects storage events for assertions.
 final class EventLog: Sendable {
-  private let events = Mutex<[StorageEvent]>([])
+  private let events = StateLock<[StorageEvent]>([])
 
   var record: @Sendable (StorageEvent) -> Void { { event in self.events.withLock { $0.append(event) } } }
 
