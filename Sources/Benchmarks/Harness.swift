@@ -119,6 +119,8 @@ struct RatioTarget {
     RatioTarget(numerator: "frame.delta.h100k", denominator: "frame.delta.h100", limit: 1.25, atMost: true),
     RatioTarget(numerator: "frame.delta.h10k", denominator: "delta.bare.h10k", limit: 12, atMost: true),
     RatioTarget(numerator: "hold.delta.h10k", denominator: "delta.bare.h10k", limit: 5, atMost: true),
+    RatioTarget(numerator: "frame.parts.h10k", denominator: "frame.delta.h10k", limit: 4, atMost: true),
+    RatioTarget(numerator: "hold.parts.h10k", denominator: "hold.delta.h10k", limit: 4, atMost: true),
     RatioTarget(numerator: "delta.naive2.h10k", denominator: "frame.delta.h10k", limit: 5, atMost: false),
     RatioTarget(numerator: "frame.list.noop.c10k", denominator: "frame.list.noop.c100", limit: 1.5, atMost: true),
     RatioTarget(numerator: "send.confirm.h100k", denominator: "ref.array.send.h100k", limit: 5, atMost: true),

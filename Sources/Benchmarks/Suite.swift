@@ -38,6 +38,8 @@ enum Suite {
         ("frame.delta.h10k", { FrameWorkloads.delta(history: 10_000, deltas: 20_000 / scale) }),
         ("frame.delta.h100k", { FrameWorkloads.delta(history: 100_000, deltas: 20_000 / scale) }),
         ("hold.delta.h10k", { FrameWorkloads.hold(history: 10_000, deltas: 20_000 / scale) }),
+        ("frame.parts.h10k", { PartsWorkloads.frame(history: 10_000, deltas: 20_000 / scale) }),
+        ("hold.parts.h10k", { PartsWorkloads.hold(history: 10_000, deltas: 20_000 / scale) }),
         ("frame.list.noop.c100", { FrameWorkloads.listNoop(conversations: 100, actions: 2_000 / scale) }),
         ("frame.list.noop.c10k", { FrameWorkloads.listNoop(conversations: 10_000, actions: 2_000 / scale) }),
         ("frame.list.realtime.c10k", { FrameWorkloads.listRealtime(conversations: 10_000, events: 2_000 / scale) }),

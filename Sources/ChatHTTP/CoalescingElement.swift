@@ -41,11 +41,17 @@ extension CoalescingElement {
 
 extension ReplyEvent: CoalescingElement {
   func deltaText(continuedBy next: ReplyEvent) -> String? {
-    guard case .delta = self, case .delta(let text) = next else { return nil }
-    return text
+    switch (self, next) {
+    case (.delta, .delta(let text)): return text
+    case (.partDelta(let id, _), .partDelta(let nextID, let text)) where id == nextID: return text
+    default: return nil
+    }
   }
 
-  func replacingDeltaText(with text: String) -> ReplyEvent { .delta(text) }
+  func replacingDeltaText(with text: String) -> ReplyEvent {
+    if case .partDelta(let id, _) = self { return .partDelta(id, text) }
+    return .delta(text)
+  }
 }
 
 extension RealtimeUpdate: CoalescingElement {

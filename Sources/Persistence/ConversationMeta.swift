@@ -73,6 +73,9 @@ struct ReplyHeader: Equatable, Codable {
   var startedAt: Date
   var replacing: ClientMessageID?
   var serverID: ServerMessageID?
+  /// The reply's parts with their text so far (format 3 on; nil when it has none). Rewritten whole with
+  /// each reply record, so a long reasoning costs its length per write, once per `replyWriteInterval`.
+  var parts: [StreamingPart]?
 
   init(_ reply: StreamingReply) {
     requestID = reply.requestID
@@ -82,11 +85,29 @@ struct ReplyHeader: Equatable, Codable {
     startedAt = reply.startedAt
     replacing = reply.replacing
     serverID = reply.serverID
+    parts = reply.parts.isEmpty ? nil : reply.parts
+  }
+
+  /// The header with its parts' streamed text left out: what must be written at once when it changes (a
+  /// part started or ended), where text that only grew waits for the write interval.
+  var shape: ReplyHeader {
+    var shape = self
+    shape.parts = parts?.map { part in
+      var part = part
+      part.text = StreamedText()
+      return part
+    }
+    return shape
   }
 
   func reply(text: StreamedText) -> StreamingReply {
-    StreamingReply(
+    var reply = StreamingReply(
       requestID: requestID, clientID: clientID, text: text, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
       replacing: replacing, serverID: serverID)
+    if let parts {
+      reply.parts = parts
+      reply.countReasoning(parts.reduce(0) { $1.kind == .reasoning ? $0 + $1.text.utf8Count : $0 })
+    }
+    return reply
   }
 }

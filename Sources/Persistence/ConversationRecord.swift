@@ -17,8 +17,10 @@ enum ConversationRecord {
   /// The draft as it now is (format version 2 on).
   case draft(String)
 
-  /// The newest format version; files of older versions are read and rewritten in this one.
-  static let formatVersion: UInt32 = 2
+  /// The newest format version; files of older versions are read and rewritten in this one. 2 moved the
+  /// draft into its own record; 3 added message parts (a message's rare-field bit 32) and the streaming
+  /// reply's parts (in its header).
+  static let formatVersion: UInt32 = 3
   static let fileKind = "CONV"
 
   func encode(version: UInt32 = formatVersion) -> [UInt8] {

@@ -26,7 +26,8 @@ struct ConversationWriter {
   private var meta: ConversationMeta?
   private var draft = ""
   /// The streamed reply on disk: its header, how many UTF-8 bytes of its text, and when it was written.
-  private var reply: (header: ReplyHeader, utf8Count: Int, at: Date)?
+  /// The reply as last written: its header, its text's length, all it had streamed (text and parts) and when.
+  private var reply: (header: ReplyHeader, utf8Count: Int, streamed: Int, at: Date)?
   /// The last state handed to `persist`, for `flush`.
   private var latest: ConversationState?
 
@@ -62,8 +63,8 @@ struct ConversationWriter {
     written = loaded.state
     meta = ConversationMeta(loaded.state)
     draft = loaded.state.draft
-    if let header = loaded.reply, let text = loaded.state.streamingReply?.text {
-      reply = (header, text.utf8Count, Date(timeIntervalSince1970: 0))
+    if let header = loaded.reply, let restored = loaded.state.streamingReply {
+      reply = (header, restored.text.utf8Count, restored.streamedUTF8Count, Date(timeIntervalSince1970: 0))
     }
   }
 
@@ -118,15 +119,18 @@ struct ConversationWriter {
     }
     let header = ReplyHeader(current)
     let count = current.text.utf8Count
+    let streamed = current.streamedUTF8Count
     if let stored = reply, stored.header.clientID == header.clientID, stored.header.requestID == header.requestID,
       stored.utf8Count <= count
     {
       let isDue = force || now.timeIntervalSince(stored.at) >= replyWriteInterval
-      guard (stored.utf8Count < count && isDue) || stored.header != header else { return [] }
-      reply = (header, count, now)
+      let grew = stored.streamed != streamed || stored.utf8Count < count
+      // A part that only grew waits for the interval like the text; one that started or ended is written now.
+      guard (grew && isDue) || stored.header.shape != header.shape else { return [] }
+      reply = (header, count, streamed, now)
       return [.reply(header, from: stored.utf8Count, text: current.text.substring(fromUTF8: stored.utf8Count))]
     }
-    reply = (header, count, now)
+    reply = (header, count, streamed, now)
     return [.reply(header, from: 0, text: current.text.string)]
   }
 

@@ -40,13 +40,14 @@ extension Message {
     // The rare fields, each announced by a bit so a plain message spends one byte on all of them.
     let rare: UInt8 =
       (attachments.isEmpty ? 0 : 1) | (agent == nil ? 0 : 2) | (sources.isEmpty ? 0 : 4)
-      | (toolCalls.isEmpty ? 0 : 8) | (usage == nil ? 0 : 16)
+      | (toolCalls.isEmpty ? 0 : 8) | (usage == nil ? 0 : 16) | (parts.isEmpty ? 0 : 32)
     writer.byte(rare)
     if !attachments.isEmpty { writer.blob(JSONBlob.encode(attachments)) }
     if let agent { writer.blob(JSONBlob.encode(agent)) }
     if !sources.isEmpty { writer.blob(JSONBlob.encode(sources)) }
     if !toolCalls.isEmpty { writer.blob(JSONBlob.encode(toolCalls)) }
     if let usage { writer.blob(JSONBlob.encode(usage)) }
+    if !parts.isEmpty { writer.blob(JSONBlob.encode(parts)) }
   }
 
   init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
@@ -78,7 +79,7 @@ extension Message {
     let finishReason = try reader.optionalString().map(FinishReason.init(rawValue:))
     let isPlaceholderText = try reader.bool()
     let rare = try reader.byte()
-    guard rare < 32 else { throw ByteReader.Malformed() }
+    guard rare < 64 else { throw ByteReader.Malformed() }
     self.init(
       clientID: clientID, serverID: serverID, role: role, author: author, text: text, createdAt: createdAt,
       editedAt: editedAt, delivery: delivery, reply: reply,
@@ -89,7 +90,8 @@ extension Message {
       toolCalls: rare & 8 == 0 ? [] : try JSONBlob.decode([ToolCall].self, try reader.blob()),
       finishReason: finishReason,
       usage: rare & 16 == 0 ? nil : try JSONBlob.decode(Usage.self, try reader.blob()),
-      isPlaceholderText: isPlaceholderText)
+      isPlaceholderText: isPlaceholderText,
+      parts: rare & 32 == 0 ? [] : try JSONBlob.decode([MessagePart].self, try reader.blob()))
   }
 }
 

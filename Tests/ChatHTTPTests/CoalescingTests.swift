@@ -17,6 +17,22 @@ struct CoalescingTests {
     #expect(merged == [.started(agent: nil), .delta("Hello, "), .toolCall(call), .delta("world")])
   }
 
+  @Test("a part's adjacent deltas merge; deltas of another part, or plain text, stay apart")
+  func partDeltas() {
+    let events: [ReplyEvent] = [
+      .partStarted("r", .reasoning), .partDelta("r", "Thin"), .partDelta("r", "king"), .partDelta("t", "Hi"),
+      .partDelta("t", "!"), .partDelta("r", "…"), .delta("plain"), .partEnded("r", encryptedValue: "e"),
+    ]
+
+    let merged = ReplyEvent.coalesced(events)
+
+    #expect(
+      merged == [
+        .partStarted("r", .reasoning), .partDelta("r", "Thinking"), .partDelta("t", "Hi!"), .partDelta("r", "…"),
+        .delta("plain"), .partEnded("r", encryptedValue: "e"),
+      ])
+  }
+
   @Test("realtime deltas merge only within one reply of one conversation")
   func realtimeDeltas() {
     let updates: [RealtimeUpdate] = [

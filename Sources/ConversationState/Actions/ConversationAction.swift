@@ -116,7 +116,21 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// The agent's reply to a send or regeneration began. `replyID`, when the server names the message the
   /// reply will become, lets the reply continue over the realtime connection without a duplicate.
   case replyStarted(RequestID, agent: AgentInfo?, at: Date, replyID: ServerMessageID? = nil)
+  /// Text of the reply. A reply streamed in parts appends it to its last open text part (or starts one).
   case replyDelta(RequestID, String)
+  /// A text or reasoning part of the reply started (`kind` is `.text` or `.reasoning`); its deltas follow
+  /// as `replyPartDelta` until `replyPartEnded`. Several parts may be open at once. A part ID the reply
+  /// already has, or another kind, is refused (`INVALID_EVENT` in `backgroundError`, nothing changed).
+  case replyPartStarted(RequestID, PartID, StreamedPartKind)
+  /// Text for an open text or reasoning part, appended in O(delta). Text parts' deltas also append to the
+  /// reply's `text`. A delta for a part that is unknown or already ended is refused (`INVALID_EVENT`).
+  case replyPartDelta(RequestID, PartID, String)
+  /// A text or reasoning part is complete; `encryptedValue` is a reasoning part's opaque provider value,
+  /// when one came with its end.
+  case replyPartEnded(RequestID, PartID, encryptedValue: String? = nil)
+  /// A whole part: a source, file or data part, or a text or reasoning part that came in one piece. A data
+  /// part whose ID the reply already has replaces that part in place; any other repeated ID is refused.
+  indirect case replyPartAdded(RequestID, MessagePart)
   indirect case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
   /// The reply finished; `message` is the server's version of it (its text, server ID, tool calls, time).

@@ -169,8 +169,9 @@ extension ChatError {
     /// An answer's body (decompressed) is larger than `ChatPolicy.maximumAnswerBytes`, or a stream's
     /// unread bytes outgrew `ChatPolicy.maximumUnreadBytes`; nothing more of it is read.
     public static let responseTooLarge: Code = "RESPONSE_TOO_LARGE"
-    /// A reply's text reached `ChatPolicy.maximumReplyBytes`, or it carried more than
-    /// `ChatPolicy.maximumToolCallsPerReply` tool calls: it ends as interrupted with what arrived kept.
+    /// A reply's text and reasoning reached `ChatPolicy.maximumReplyBytes`, or it carried more than
+    /// `ChatPolicy.maximumToolCallsPerReply` tool calls or `ChatPolicy.maximumPartsPerReply` parts: it ends
+    /// as interrupted with what arrived kept.
     public static let replyTooLarge: Code = "REPLY_TOO_LARGE"
     /// The server redirected a request to another origin (scheme, host or port), or from HTTPS to HTTP;
     /// nothing was sent there.

@@ -34,6 +34,10 @@ extension ConversationState {
       if outboxRecording.contains(message.clientID) && message.delivery != .pending {
         violations.append("\(message.clientID) is being stored in the outbox but is \(message.delivery)")
       }
+      if !message.parts.isEmpty {
+        violations += Self.partViolations(
+          message.parts.map(\.id), message.parts.map(\.content), message.toolCalls, in: "\(message.clientID)")
+      }
       if message.delivery == .sending && !requests.values.contains(.send(message.clientID)) {
         violations.append("\(message.clientID) is sending but no send request is in flight for it")
       }
@@ -41,10 +45,29 @@ extension ConversationState {
     for clientID in outboxRecording where messages[clientID: clientID] == nil {
       violations.append("\(clientID) is being stored in the outbox but is not in the conversation")
     }
+    if let reply = streamingReply, !reply.parts.isEmpty {
+      violations += Self.partViolations(
+        reply.parts.map(\.id), reply.committedParts.map(\.content), reply.toolCalls, in: "the streaming reply")
+      for part in reply.parts where part.isOpen && part.kind != .text && part.kind != .reasoning {
+        violations.append("part \(part.id) of the streaming reply is open but does not stream")
+      }
+    }
     violations += requestViolations()
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
     if unread != unreadCount {
       violations.append("unreadCount is \(unreadCount) but \(unread) message(s) are after the read cursor")
+    }
+    return violations
+  }
+
+  /// A reply's parts: each ID once, each tool-call part naming a call the reply has.
+  private static func partViolations(
+    _ ids: [PartID], _ contents: [MessagePart.Content], _ toolCalls: [ToolCall], in owner: String
+  ) -> [String] {
+    var violations: [String] = []
+    if Set(ids).count != ids.count { violations.append("a part ID appears twice in \(owner)") }
+    for case .toolCall(let callID) in contents where !toolCalls.contains(where: { $0.id == callID }) {
+      violations.append("\(owner) has a part for tool call \(callID), which it does not have")
     }
     return violations
   }
@@ -81,7 +104,7 @@ extension ConversationState {
   }
 
   /// What may never happen between two consecutive states: the read cursor moving back, the epoch or the
-  /// request counter going down, a feedback moment being offered a second time.
+  /// request counter going down, a feedback moment being offered a second time, an ended part growing.
   public func transitionViolations(from previous: ConversationState) -> [String] {
     var violations: [String] = []
     if let before = previous.readCursor, epoch == previous.epoch, conversationID == previous.conversationID {
@@ -89,6 +112,13 @@ extension ConversationState {
         if after.orderKey < before.orderKey { violations.append("the read cursor moved backward") }
       } else if !messages.isEmpty {
         violations.append("the read cursor was lost")
+      }
+    }
+    if let before = previous.streamingReply, let after = streamingReply, before.requestID == after.requestID {
+      for part in before.parts where !part.isOpen && (part.kind == .text || part.kind == .reasoning) {
+        if after.parts.first(where: { $0.id == part.id })?.text != part.text {
+          violations.append("part \(part.id) had ended, but its text changed")
+        }
       }
     }
     if epoch < previous.epoch { violations.append("the identity epoch went down") }

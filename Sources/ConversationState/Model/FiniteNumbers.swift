@@ -56,11 +56,19 @@ extension MessageAttachment: FiniteNumberChecking {
   public var hasOnlyFiniteNumbers: Bool { uploadProgress.isFinite }
 }
 
+extension MessagePart: FiniteNumberChecking {
+  /// Whether a data part's value holds only finite numbers; the other kinds carry none.
+  public var hasOnlyFiniteNumbers: Bool {
+    if case .data(let data) = content { return data.value.hasOnlyFiniteNumbers }
+    return true
+  }
+}
+
 extension Message: FiniteNumberChecking {
-  /// Whether the message's dates, attachments, tool calls and credit usage are all finite.
+  /// Whether the message's dates, attachments, tool calls, data parts and credit usage are all finite.
   public var hasOnlyFiniteNumbers: Bool {
     createdAt.hasOnlyFiniteNumbers && editedAt.hasOnlyFiniteNumbers && attachments.hasOnlyFiniteNumbers
-      && toolCalls.hasOnlyFiniteNumbers && (usage?.credits.isFinite ?? true)
+      && toolCalls.hasOnlyFiniteNumbers && (usage?.credits.isFinite ?? true) && parts.hasOnlyFiniteNumbers
   }
 }
 
@@ -90,6 +98,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .replyStarted(_, _, let at, _), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
     case .requestFailed(_, _, let at, _): return at.hasOnlyFiniteNumbers
     case .toolCallStarted(_, let call): return call.hasOnlyFiniteNumbers
+    case .replyPartAdded(_, let part): return part.hasOnlyFiniteNumbers
     case .toolCallFinished(_, _, let outcome), .toolRan(_, let outcome): return outcome.hasOnlyFiniteNumbers
     case .historyLoaded(_, let page): return page.messages.hasOnlyFiniteNumbers
     case .syncLoaded(_, let messages, _, _): return messages.hasOnlyFiniteNumbers
@@ -103,7 +112,8 @@ extension ConversationAction: FiniteNumberChecking {
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
       .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished,
-      .outboxRecorded, .outboxRejected, .frameRejected, .restored:
+      .outboxRecorded, .outboxRejected, .frameRejected, .restored, .replyPartStarted, .replyPartDelta,
+      .replyPartEnded:
       return true
     }
   }
@@ -119,7 +129,8 @@ extension ConversationAction: FiniteNumberChecking {
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
-      .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta:
+      .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
+      .replyPartDelta, .replyPartEnded, .replyPartAdded:
       return false
     }
   }

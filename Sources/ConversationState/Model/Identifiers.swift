@@ -76,6 +76,14 @@ public struct ToolCallID: StringIdentifier {
   public init(rawValue: String) { self.rawValue = rawValue }
 }
 
+/// A part of an assistant reply (a text, reasoning, source, file or data part), unique within its reply.
+public struct PartID: StringIdentifier {
+  /// The part's ID as the agent named it.
+  public let rawValue: String
+  /// Wraps a part ID as received.
+  public init(rawValue: String) { self.rawValue = rawValue }
+}
+
 /// An attachment within one message.
 public struct AttachmentID: StringIdentifier {
   /// The attachment's ID, unique within its message.

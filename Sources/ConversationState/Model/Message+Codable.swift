@@ -3,11 +3,11 @@ import Foundation
 extension Message {
   enum CodingKeys: String, CodingKey {
     case clientID, serverID, role, author, text, createdAt, editedAt, delivery, reply, attachments, rating, agent
-    case sources, toolCalls, finishReason, usage, isPlaceholderText
+    case sources, toolCalls, finishReason, usage, isPlaceholderText, parts
   }
 
   /// Decodes a message, defaulting what a server (or a fixture) may leave out: delivery `sent`, rating
-  /// `none`, no attachments, sources or tool calls, and real (not stand-in) text.
+  /// `none`, no attachments, sources, tool calls or parts, and real (not stand-in) text.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -27,7 +27,8 @@ extension Message {
       toolCalls: try container.decodeIfPresent([ToolCall].self, forKey: .toolCalls) ?? [],
       finishReason: try container.decodeIfPresent(FinishReason.self, forKey: .finishReason),
       usage: try container.decodeIfPresent(Usage.self, forKey: .usage),
-      isPlaceholderText: try container.decodeIfPresent(Bool.self, forKey: .isPlaceholderText) ?? false)
+      isPlaceholderText: try container.decodeIfPresent(Bool.self, forKey: .isPlaceholderText) ?? false,
+      parts: try container.decodeIfPresent([MessagePart].self, forKey: .parts) ?? [])
   }
 
   /// Encodes every field under its name, leaving out those that are `nil` (as the synthesized encoding did).
@@ -50,6 +51,7 @@ extension Message {
     try container.encodeIfPresent(finishReason, forKey: .finishReason)
     try container.encodeIfPresent(usage, forKey: .usage)
     try container.encode(isPlaceholderText, forKey: .isPlaceholderText)
+    if !parts.isEmpty { try container.encode(parts, forKey: .parts) }
   }
 }
 
@@ -63,7 +65,7 @@ extension Message: CustomReflectable {
         ("text", text), ("createdAt", createdAt), ("editedAt", editedAt as Any), ("delivery", delivery),
         ("reply", reply as Any), ("attachments", attachments), ("rating", rating), ("agent", agent as Any),
         ("sources", sources), ("toolCalls", toolCalls), ("finishReason", finishReason as Any),
-        ("usage", usage as Any), ("isPlaceholderText", isPlaceholderText),
+        ("usage", usage as Any), ("isPlaceholderText", isPlaceholderText), ("parts", parts),
       ], displayStyle: .struct)
   }
 }

@@ -30,7 +30,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   public var sources: [KnowledgeSource]
   /// The tools the agent called while writing this reply, in call order.
   public var toolCalls: [ToolCall]
-  /// The agent, usage and edit time: one reference, nil (nothing allocated) while all three are.
+  /// The agent, usage, edit time and parts: one reference, nil (nothing allocated) while all are unset.
   private var rare: OutOfLine<RareFields>
   /// Who the message is from: the user, the AI agent, a human agent or the system.
   public var role: Role
@@ -54,6 +54,12 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     get { rare.value?.editedAt }
     set { editRare { $0.editedAt = newValue } }
   }
+  /// The answer's parts in the order the agent produced them (see `MessagePart`); empty for a message
+  /// without any, such as everything a user writes and a reply streamed as plain text.
+  public var parts: [MessagePart] {
+    get { rare.value?.parts ?? [] }
+    set { editRare { $0.parts = newValue } }
+  }
 
   /// Edits the rare fields; a message left with none of them set drops its box.
   private mutating func editRare(_ edit: (inout RareFields) -> Void) {
@@ -71,7 +77,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     text: String, createdAt: Date, editedAt: Date? = nil, delivery: Delivery = .sent, reply: ReplyState? = nil,
     attachments: [MessageAttachment] = [], rating: Rating = .none, agent: AgentInfo? = nil,
     sources: [KnowledgeSource] = [], toolCalls: [ToolCall] = [], finishReason: FinishReason? = nil,
-    usage: Usage? = nil, isPlaceholderText: Bool = false
+    usage: Usage? = nil, isPlaceholderText: Bool = false, parts: [MessagePart] = []
   ) {
     self.clientID = clientID
     self.serverID = serverID
@@ -86,7 +92,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     self.sources = sources
     self.toolCalls = toolCalls
     self.finishReason = finishReason
-    self.rare = OutOfLine(RareFields(agent: agent, usage: usage, editedAt: editedAt).unlessEmpty)
+    self.rare = OutOfLine(RareFields(agent: agent, usage: usage, editedAt: editedAt, parts: parts).unlessEmpty)
     self.isPlaceholderText = isPlaceholderText
   }
 
@@ -110,9 +116,10 @@ struct RareFields: Hashable, Sendable {
   var agent: AgentInfo?
   var usage: Usage?
   var editedAt: Date?
+  var parts: [MessagePart] = []
 
-  /// These fields, or nil when all three are: a message with none of them set holds no box.
-  var unlessEmpty: RareFields? { agent == nil && usage == nil && editedAt == nil ? nil : self }
+  /// These fields, or nil when none is set: a message with none of them set holds no box.
+  var unlessEmpty: RareFields? { agent == nil && usage == nil && editedAt == nil && parts.isEmpty ? nil : self }
 }
 
 /// Server order of committed messages.
@@ -203,17 +210,31 @@ public struct AgentInfo: Hashable, Sendable, Codable {
   }
 }
 
-/// A knowledge-base source an answer cites.
+/// A source an answer cites: a knowledge-base article, or a page on the web.
 public struct KnowledgeSource: Hashable, Sendable, Codable {
+  /// Where a cited source lives.
+  public enum Origin: String, Hashable, Sendable, Codable {
+    /// The service's own knowledge base: `id` is the article's ID there.
+    case knowledgeBase
+    /// Outside the service (a web search result, a document URL).
+    case external
+  }
+
+  /// The source's ID as the agent named it (a knowledge-base article ID), when it has one.
+  public var id: String?
   /// The cited article's title, as the link text.
   public var title: String
   /// Where the article is; `nil` for a source that cannot be opened.
   public var url: URL?
+  /// Whether it is the service's own article or an outside one; nil when the server did not say.
+  public var origin: Origin?
 
   /// A source as the server cited it.
-  public init(title: String, url: URL? = nil) {
+  public init(id: String? = nil, title: String, url: URL? = nil, origin: Origin? = nil) {
+    self.id = id
     self.title = title
     self.url = url
+    self.origin = origin
   }
 }
 

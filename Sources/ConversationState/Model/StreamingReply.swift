@@ -6,9 +6,10 @@ public import Foundation
 /// It is shown after the messages. `finish` turns it into the server's message; an error or a stream
 /// that ends without finishing commits it as an `interrupted` message with its partial text.
 ///
-/// A copy is two references: the text, and every other field behind one more. A delta changes only the
-/// text, which appends in place even while a snapshot shares it (see `StreamedText`), so streaming with a
-/// UI holding its last frame allocates nothing per delta.
+/// A copy is two references: the text, and every other field behind one more. A plain delta changes only
+/// the text, which appends in place even while a snapshot shares it (see `StreamedText`), so streaming with
+/// a UI holding its last frame allocates nothing per delta; a part delta then copies the fields box and the
+/// parts array (a reference per part) and appends the part's text in place.
 public struct StreamingReply: Sendable {
   /// The fields but `text`, behind one reference.
   @usableFromInline var fields: CopyOnWrite<Fields>
@@ -32,6 +33,14 @@ public struct StreamingReply: Sendable {
   @inlinable public var toolCalls: [ToolCall] {
     _read { yield fields.value.toolCalls }
     _modify { yield &fields.value.toolCalls }
+  }
+  /// The reply's parts so far, in the order they started (see `MessagePart`); empty while the reply streams
+  /// as plain text. A delta to a part appends in O(delta) to that part's text; while a snapshot holds the
+  /// reply, it first copies the fields box and the parts array (a reference per part), which is why parts
+  /// live with the other fields: a plain reply stays two references, the copy every frame makes.
+  @inlinable public var parts: [StreamingPart] {
+    _read { yield fields.value.parts }
+    _modify { yield &fields.value.parts }
   }
   /// The agent writing the reply, when the server said which.
   @inlinable public var agent: AgentInfo? {
@@ -83,6 +92,16 @@ public struct StreamingReply: Sendable {
   /// The reply's row, `[clientID]`, as a set made once per reply.
   var row: Set<ClientMessageID> { fields.value.row }
 
+  /// The bytes the reply has streamed: its text and its reasoning, which `ChatPolicy.maximumReplyBytes`
+  /// bounds together.
+  public var streamedUTF8Count: Int { text.utf8Count &+ fields.value.reasoningUTF8Count }
+
+  /// Counts `bytes` more of reasoning.
+  package mutating func countReasoning(_ bytes: Int) { fields.value.reasoningUTF8Count &+= bytes }
+
+  /// The reply's parts as a committed message holds them, each open part closed as it stands.
+  public var committedParts: [MessagePart] { parts.map(\.committed) }
+
   /// Client-executed tool calls so far, which `ChatPolicy.clientToolCallLimit` bounds.
   public var clientToolCallCount: Int { toolCalls.count { $0.execution == .client } }
 
@@ -107,6 +126,9 @@ extension StreamingReply {
     @usableFromInline var serverID: ServerMessageID?
     @usableFromInline var connection: RequestID?
     @usableFromInline var presentedUTF8Count: Int?
+    @usableFromInline var parts: [StreamingPart] = []
+    /// The reasoning parts' bytes so far, counted as they stream (derived from the parts: not encoded).
+    @usableFromInline var reasoningUTF8Count = 0
     /// `[clientID]`, made once per reply: a frame whose only change is this reply's next delta hands it out
     /// as its change set's `updated` rows, where making the set each frame was an allocation and a hash.
     @usableFromInline var row: Set<ClientMessageID> = []
@@ -131,21 +153,25 @@ extension StreamingReply: Equatable {
 }
 
 extension StreamingReply: Codable {
-  private enum TextKey: String, CodingKey { case text }
+  private enum TextKey: String, CodingKey { case text, parts }
 
-  /// Decodes the JSON object `encode(to:)` writes: one key per field.
+  /// Decodes the JSON object `encode(to:)` writes: one key per field (`parts` may be left out: none).
   public init(from decoder: any Decoder) throws {
-    text = try decoder.container(keyedBy: TextKey.self).decode(StreamedText.self, forKey: .text)
+    let container = try decoder.container(keyedBy: TextKey.self)
+    text = try container.decode(StreamedText.self, forKey: .text)
     var fields = try Fields(from: decoder)
     fields.row = [fields.clientID]
+    fields.parts = try container.decodeIfPresent([StreamingPart].self, forKey: .parts) ?? []
+    fields.reasoningUTF8Count = fields.parts.reduce(0) { $1.kind == .reasoning ? $0 + $1.text.utf8Count : $0 }
     self.fields = CopyOnWrite(fields)
   }
 
-  /// Encodes one JSON object with a key per field.
+  /// Encodes one JSON object with a key per field, leaving out `parts` when there are none.
   public func encode(to encoder: any Encoder) throws {
     try fields.value.encode(to: encoder)
     var container = encoder.container(keyedBy: TextKey.self)
     try container.encode(text, forKey: .text)
+    if !parts.isEmpty { try container.encode(parts, forKey: .parts) }
   }
 }
 

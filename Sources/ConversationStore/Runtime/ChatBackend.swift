@@ -102,6 +102,16 @@ public enum ReplyEvent: Equatable, Sendable {
   case started(agent: AgentInfo?, replyID: ServerMessageID? = nil)
   /// The next piece of the reply's text, to append to what came before.
   case delta(String)
+  /// A text or reasoning part of the reply started; its deltas follow as `partDelta` until `partEnded`.
+  /// Several parts may be open at once (reasoning beside text). See `MessagePart`.
+  case partStarted(PartID, StreamedPartKind)
+  /// Text for an open part, to append to what it had.
+  case partDelta(PartID, String)
+  /// A text or reasoning part is complete; a reasoning part's opaque provider value may come with it.
+  case partEnded(PartID, encryptedValue: String? = nil)
+  /// A whole part: a source, a file, host-defined data (a data part with an ID the reply already has
+  /// replaces it in place), or text or reasoning that came in one piece.
+  case part(MessagePart)
   /// The agent started running a tool.
   case toolCall(ToolCall)
   /// The tool call with this ID ended with this outcome.

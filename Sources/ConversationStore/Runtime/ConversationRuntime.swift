@@ -234,6 +234,10 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .started(let agent, let replyID):
       return .replyStarted(requestID, agent: agent, at: store.clock.now(), replyID: replyID)
     case .delta(let text): return .replyDelta(requestID, text)
+    case .partStarted(let id, let kind): return .replyPartStarted(requestID, id, kind)
+    case .partDelta(let id, let text): return .replyPartDelta(requestID, id, text)
+    case .partEnded(let id, let encryptedValue): return .replyPartEnded(requestID, id, encryptedValue: encryptedValue)
+    case .part(let part): return .replyPartAdded(requestID, part)
     case .toolCall(let call): return .toolCallStarted(requestID, call)
     case .toolResult(let callID, let outcome): return .toolCallFinished(requestID, callID, outcome)
     case .finished(let message, let userMessageID):

@@ -226,18 +226,42 @@ struct FuzzSession {
           requestID, agent: AgentInfo(id: "bot", name: "Bot"), at: now,
           replyID: chance(30) ? ServerMessageID(fresh("s")) : nil) : .replyEnded(requestID)
     }
-    switch int(0..<10) {
-    case 0..<5: return .replyDelta(requestID, pick(["Hel", "lo", " wor", "ld", "é", "👋"])!)
-    case 5:
+    // A reply in parts mostly goes on in parts, as a protocol's stream does.
+    if state.streamingReply?.parts.isEmpty == false && chance(70) { return partEvent(requestID) }
+    switch int(0..<13) {
+    case 0..<6: return .replyDelta(requestID, pick(["Hel", "lo", " wor", "ld", "é", "👋"])!)
+    case 6:
       return .toolCallStarted(
         requestID, ToolCall(id: ToolCallID(fresh("t")), name: "lookup", execution: chance(70) ? .client : .server))
-    case 6:
+    case 7:
       let callIDs: [ToolCallID] = state.streamingReply?.toolCalls.map(\.id) ?? []
       let callID: ToolCallID = pick(callIDs) ?? "unknown"
       let big = chance(20)
       return .toolCallFinished(requestID, callID, .succeeded(.string(String(repeating: "x", count: big ? 20_001 : 10))))
-    case 7, 8: return .replyFinished(requestID, message: serverMessage(role: .assistant))
-    default: return .replyEnded(requestID)
+    case 8, 9: return .replyFinished(requestID, message: serverMessage(role: .assistant))
+    case 10: return .replyEnded(requestID)
+    default: return partEvent(requestID)
+    }
+  }
+
+  /// A part event: mostly for the reply's own parts, sometimes for an unknown, ended or repeated one.
+  private mutating func partEvent(_ requestID: RequestID) -> ConversationAction {
+    let known = state.streamingReply?.parts.map(\.id) ?? []
+    let open = state.streamingReply?.parts.filter(\.isOpen).map(\.id) ?? []
+    let id = chance(15) ? (pick(known) ?? PartID(fresh("p"))) : PartID(fresh("p"))
+    if let part = pick(open), chance(60) {
+      return .replyPartDelta(requestID, chance(90) ? part : id, pick(["Hm", " so", "é", "👋"])!)
+    }
+    switch int(0..<6) {
+    case 0, 1: return .replyPartStarted(requestID, id, chance(50) ? .text : .reasoning)
+    case 2: return .replyPartDelta(requestID, id, "stray")
+    case 3: return .replyPartEnded(requestID, pick(open) ?? id, encryptedValue: chance(30) ? "enc" : nil)
+    case 4:
+      let data = DataPart(kind: "card", value: ["n": .number(Double(counter))])
+      return .replyPartAdded(requestID, MessagePart(id: chance(50) ? (pick(known) ?? id) : id, .data(data)))
+    default:
+      let source = KnowledgeSource(id: fresh("kb"), title: "Article", origin: .knowledgeBase)
+      return .replyPartAdded(requestID, MessagePart(id: id, chance(50) ? .source(source) : .text("whole ")))
     }
   }
 

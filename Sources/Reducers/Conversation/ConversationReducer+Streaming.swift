@@ -40,14 +40,21 @@ extension ConversationReducer {
   func deltaWithoutStart(_ requestID: RequestID, _ delta: String, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
+    let effects = startReplyIfNeeded(requestID, &state)
+    guard state.streamingReply?.requestID == requestID else { return effects }
+    return effects + appendDelta(delta, &state)
+  }
+
+  /// Starts the reply of a send or regeneration that is streaming without a start frame (see
+  /// `deltaWithoutStart`); nothing when its reply already streams or the request is not such a one.
+  func startReplyIfNeeded(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard state.streamingReply?.requestID != requestID else { return [] }
     switch state.requests[requestID] {
     case .send, .regenerate: break
     default: return []
     }
     let at = state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
-    let effects = replyStarted(requestID, nil, at, &state)
-    guard state.streamingReply?.requestID == requestID else { return effects }
-    return effects + appendDelta(delta, &state)
+    return replyStarted(requestID, nil, at, &state)
   }
 
   func toolCallStarted(_ requestID: RequestID, _ call: ToolCall, _ state: inout ConversationState)
@@ -70,6 +77,7 @@ extension ConversationReducer {
       }
       reply.toolCalls.append(call)
       state.streamingReply = reply
+      addToolCallPart(call, &state)
       state.agentActivity = .runningTool(call.name)
       return runTool(call, reply: requestID, &state)
     }
@@ -128,6 +136,7 @@ extension ConversationReducer {
     final.delivery = .sent
     final.reply = .complete
     if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.toolCalls }
+    if final.parts.isEmpty, let reply, !reply.parts.isEmpty { final.parts = reply.committedParts }
     if final.agent == nil { final.agent = reply?.agent }
     if case .regenerate(let answer) = purpose {
       // Only now, with the new answer in hand, does the old one (and what followed it) go.
@@ -197,7 +206,7 @@ extension ConversationReducer {
     let message = Message(
       clientID: reply.clientID, serverID: reply.serverID, role: .assistant, author: reply.agent?.id,
       text: reply.text.string, createdAt: reply.startedAt, delivery: .sent, reply: .interrupted(error),
-      agent: reply.agent, toolCalls: reply.toolCalls)
+      agent: reply.agent, toolCalls: reply.toolCalls, parts: reply.committedParts)
     commitIncoming(message, &state)
   }
 }

@@ -8,6 +8,7 @@ extension ConversationReducer {
   func commitIncoming(_ message: Message, _ state: inout ConversationState) {
     var message = message
     message.delivery = .sent
+    if !message.parts.isEmpty { message.completeFromParts() }
     // A copy that arrived by server ID alone (an echo or a sync before this confirmation) is this same
     // message: it goes, and the entry with the client ID the UI knows stays.
     if let serverID = message.serverID, let copy = state.messages[serverID: serverID],

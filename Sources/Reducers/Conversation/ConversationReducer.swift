@@ -101,6 +101,11 @@ public struct ConversationReducer: Reducer {
     case .replyStarted(let requestID, let agent, let at, let replyID):
       return replyStarted(requestID, agent, at, replyID: replyID, &state)
     case .replyDelta: return []  // handled above
+    case .replyPartStarted(let requestID, let id, let kind): return replyPartStarted(requestID, id, kind, &state)
+    case .replyPartDelta(let requestID, let id, let delta): return replyPartDelta(requestID, id, delta, &state)
+    case .replyPartEnded(let requestID, let id, let encryptedValue):
+      return replyPartEnded(requestID, id, encryptedValue: encryptedValue, &state)
+    case .replyPartAdded(let requestID, let part): return replyPartAdded(requestID, part, &state)
     case .toolCallStarted(let requestID, let call): return toolCallStarted(requestID, call, &state)
     case .toolCallFinished(let requestID, let callID, let outcome):
       return toolCallFinished(requestID, callID, outcome, &state)
@@ -145,7 +150,14 @@ public struct ConversationReducer: Reducer {
   /// shown text has caught up (the timer runs only while there is text to release).
   @inline(__always)
   func appendDelta(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
-    if let count = state.streamingReply?.text.utf8Count, count &+ delta.utf8.count > policy.maximumReplyBytes {
+    if state.streamingReply?.parts.isEmpty == false { return appendDeltaToParts(delta, &state) }
+    return appendReplyText(delta, &state)
+  }
+
+  /// Appends to the reply's `text` alone, with its size bound and its pacing.
+  @inline(__always)
+  func appendReplyText(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
+    if let count = state.streamingReply?.streamedUTF8Count, count &+ delta.utf8.count > policy.maximumReplyBytes {
       return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
     }
     guard case .paced = policy.replyPresentation else {

@@ -94,7 +94,7 @@ struct MessageLayoutTests {
     #expect(
       Mirror(reflecting: Self.reply()).children.map(\.label) == [
         "clientID", "serverID", "role", "author", "text", "createdAt", "editedAt", "delivery", "reply",
-        "attachments", "rating", "agent", "sources", "toolCalls", "finishReason", "usage", "isPlaceholderText",
+        "attachments", "rating", "agent", "sources", "toolCalls", "finishReason", "usage", "isPlaceholderText", "parts",
       ])
   }
 }

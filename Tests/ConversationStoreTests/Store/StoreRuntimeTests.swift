@@ -47,6 +47,45 @@ struct StoreRuntimeTests {
     #expect(state?.invariantViolations() == [])
   }
 
+  @Test("a reply in parts through the backend: reasoning beside text, a source, then the answer keeps them all")
+  func sendWithParts() async throws {
+    // Given a store whose backend streams a reply as an agent protocol shapes it
+    var (store, _, calls) = Self.makeStore()
+    store.sendMessage("Where is order 42?")
+    guard case .send(_, let reply) = await calls.next() else {
+      Issue.record("expected a send call")
+      return
+    }
+    let confirmed = Message(
+      clientID: "id-1", serverID: "s1", role: .user, text: "Where is order 42?", createdAt: Date())
+    reply.yield(.accepted(confirmed, conversationID: "conv-1"))
+    reply.yield(.partStarted("think", .reasoning))
+    reply.yield(.partStarted("say", .text))
+    reply.yield(.partDelta("think", "Look it up."))
+    reply.yield(.partDelta("say", "It shipped"))
+    reply.yield(.partEnded("think", encryptedValue: "enc"))
+
+    // When the store has applied them, the streaming reply shows both parts open or ended as they are
+    let streaming = await store.state {
+      $0.streamingReply?.parts.count == 2 && $0.streamingReply?.parts[0].isOpen == false
+    }
+    #expect(streaming?.streamingReply?.parts.map(\.text.string) == ["Look it up.", "It shipped"])
+    #expect(streaming?.streamingReply?.text.string == "It shipped")
+
+    // Then once finished, the answer holds the parts in order with the cited source
+    reply.yield(.partDelta("say", "."))
+    reply.yield(.part(MessagePart(id: "kb", .source(KnowledgeSource(id: "kb-1", title: "Shipping")))))
+    reply.yield(.finished(Message(clientID: "x", serverID: "s2", role: .assistant, text: "", createdAt: Date())))
+    reply.finish()
+    let state = await store.state { $0.messages.count == 2 && $0.requests.isEmpty }
+    let answer = state?.messages.last
+    #expect(answer?.text == "It shipped.")
+    #expect(answer?.parts.map(\.id) == ["think", "say", "kb"])
+    #expect(answer?.parts.first?.content == .reasoning(ReasoningPart(text: "Look it up.", encryptedValue: "enc")))
+    #expect(answer?.sources.map(\.title) == ["Shipping"])
+    #expect(state?.invariantViolations() == [])
+  }
+
   @Test("stopping a reply cancels its stream; later events from it land nowhere")
   func cancelStream() async throws {
     var (store, _, calls) = Self.makeStore()

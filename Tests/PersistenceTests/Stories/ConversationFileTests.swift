@@ -95,6 +95,38 @@ struct ConversationFileTests {
     #expect(restored.streamingReply?.text.string == state.streamingReply?.text.string)
   }
 
+  @Test("streamed reasoning waits for the interval like text; a part that starts or ends is written at once")
+  func streamedPartsAreCoalesced() throws {
+    // Given a reply streaming a reasoning part into a stored conversation, with a 1-second write interval
+    let root = ScratchRoot()
+    let file = try root.scope().conversation("conv-1", replyWriteInterval: 1)
+    var state = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
+    var reply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 1), clientID: "r1", startedAt: .story(2))
+    reply.parts = [StreamingPart(id: "think", kind: .reasoning, isOpen: true)]
+    state.streamingReply = reply
+    try file.persist(state, changes: .reset, at: .story(10))
+    let afterStart = file.fileSize
+
+    // When reasoning deltas arrive within half a second (the reducer counts their bytes as they stream)
+    for index in 0..<50 {
+      state.streamingReply?.parts[0].text.append("step\(index) ")
+      state.streamingReply?.countReasoning("step\(index) ".utf8.count)
+      try file.persist(state, changes: .reset, at: .story(10 + Double(index) * 0.005))
+    }
+
+    // Then none of them was written yet
+    #expect(file.fileSize == afterStart)
+
+    // When the part ends, that is written at once, with the reasoning so far
+    state.streamingReply?.parts[0].isOpen = false
+    state.streamingReply?.parts[0].encryptedValue = "enc"
+    try file.persist(state, changes: .reset, at: .story(10.3))
+    #expect(file.fileSize > afterStart)
+    let restored = try #require(try root.scope().conversation("conv-1").restored)
+    #expect(restored.streamingReply?.parts == state.streamingReply?.parts)
+  }
+
   @Test("flush writes the text held back by the interval")
   func flushWritesHeldBackText() throws {
     let root = ScratchRoot()

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Format migration")
 struct MigrationTests {
-  @Test("a format-1 file (draft inside the meta record) reads back, and is rewritten in format 2")
+  @Test("a format-1 file (draft inside the meta record) reads back, and is rewritten in the newest format")
   func version1To2() async throws {
     // Given a conversation file written by format version 1, whose meta record carries the draft
     let root = ScratchRoot()
@@ -32,14 +32,87 @@ struct MigrationTests {
     let file = try storage.scope(StorageScope(workspace: "acme", userID: "u1"))
       .conversation("conv-1")
 
-    // Then the draft and messages are restored, and the file is now format 2 (and still reads the same)
+    // Then the draft and messages are restored, and the file is now the newest format (and reads the same)
     #expect(file.restored?.draft == "unsent words")
     #expect(file.restored?.messages.count == 1)
     await storage.eventsDelivered()
-    #expect(events.all.contains(.migrated(file: path, from: 1, to: 2)))
+    #expect(events.all.contains(.migrated(file: path, from: 1, to: ConversationRecord.formatVersion)))
     let header = try #require(FileManager.default.contents(atPath: path))
-    #expect(header[8] == 2, "the format version in the header")
+    #expect(header[8] == ConversationRecord.formatVersion, "the format version in the header")
     #expect(try scope.conversation("conv-1").restored?.draft == "unsent words")
+  }
+
+  @Test("a format-2 file (no parts) with a reply mid-stream reads back and is rewritten in format 3")
+  func version2To3() async throws {
+    // Given a format-2 file, as the release before parts wrote it: a committed answer and a reply that was
+    // streaming when the app stopped (format 2 and 3 write a message without parts the same way)
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    var state = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
+    state.streamingReply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 4), clientID: "reply-r4", text: StreamedText("Half an a"),
+      startedAt: .story(2))
+    var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: 2)
+    RecordFile.frame(ConversationRecord.meta(ConversationMeta(state)).encode(version: 2), into: &bytes)
+    for message in state.messages {
+      RecordFile.frame(ConversationRecord.message(message).encode(version: 2), into: &bytes)
+    }
+    let header = try #require(state.streamingReply.map(ReplyHeader.init))
+    #expect(!String(decoding: JSONBlob.encode(header), as: UTF8.self).contains("parts"), "a format-2 header")
+    RecordFile.frame(ConversationRecord.reply(header, from: 0, text: "Half an a").encode(version: 2), into: &bytes)
+    let directory = scope.directory + "/conversations"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = ConversationWriter.path(in: directory, for: "conv-1")
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+    // When this version opens it
+    let events = EventLog()
+    let storage = try root.storage(onEvent: events.record)
+    let file = try storage.scope(StorageScope(workspace: "acme", userID: "u1")).conversation("conv-1")
+
+    // Then the answer and the half-streamed reply come back without parts, and the file is format 3
+    #expect(file.restored?.messages.map(\.text) == ["Hi"])
+    #expect(file.restored?.messages.first?.parts == [])
+    #expect(file.restored?.streamingReply?.text.string == "Half an a")
+    #expect(file.restored?.streamingReply?.parts == [])
+    await storage.eventsDelivered()
+    #expect(events.all.contains(.migrated(file: path, from: 2, to: 3)))
+    #expect(try #require(FileManager.default.contents(atPath: path))[8] == 3)
+  }
+
+  @Test("parts survive a relaunch: an answer's reasoning with its encrypted value, and a reply mid-stream")
+  func partsRoundTrip() throws {
+    // Given an answer in parts and a reply streaming reasoning and text
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    var answer = Message.server("Shipped.", id: "s2", at: 3)
+    answer.toolCalls = [ToolCall(id: "call-1", name: "lookupOrder", execution: .server, outcome: .succeeded("ok"))]
+    answer.parts = [
+      MessagePart(id: "r", .reasoning(ReasoningPart(text: "Check the order.", encryptedValue: "enc-123"))),
+      MessagePart(id: "call-1", .toolCall("call-1")),
+      MessagePart(id: "t", .text("Shipped.")),
+      MessagePart(id: "d", .data(DataPart(kind: "tracking", value: ["carrier": "UPS"]))),
+      MessagePart(
+        id: "f", .file(FilePart(url: URL(string: "https://example.com/label.pdf")!, mediaType: "application/pdf"))),
+    ]
+    var state = ConversationState.existing([.server("Hi", id: "s1", at: 1), answer])
+    var reply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 5), clientID: "reply-r5", text: StreamedText("Sure"),
+      startedAt: .story(4))
+    reply.parts = [
+      StreamingPart(id: "think", kind: .reasoning, text: StreamedText("Thinking"), isOpen: true),
+      StreamingPart(id: "say", kind: .text, text: StreamedText("Sure"), isOpen: true),
+    ]
+    state.streamingReply = reply
+    try scope.conversation("conv-1").persist(state, changes: .reset, at: .story(5))
+
+    // When the app is relaunched
+    let restored = try #require(try root.scope().conversation("conv-1").restored)
+
+    // Then every part is back as it was, the reply's open parts still open
+    #expect(restored.messages[serverID: "s2"]?.parts == answer.parts)
+    #expect(restored.streamingReply?.parts == reply.parts)
+    #expect(restored.streamingReply?.streamedUTF8Count == "Sure".utf8.count + "Thinking".utf8.count)
   }
 
   @Test("a file of a newer format version is moved aside, not misread")

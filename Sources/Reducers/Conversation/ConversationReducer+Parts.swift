@@ -1,0 +1,145 @@
+import ConversationState
+
+/// A reply in parts (AG-UI, the AI SDK UI message stream, OpenAI's Responses): text and reasoning parts
+/// stream by ID, several at once; sources, files and data arrive whole. A part's deltas cost O(delta) in the
+/// text and the history; finding the part is a scan of the reply's parts from the newest, which are the
+/// ones still open.
+extension ConversationReducer {
+  func replyPartStarted(
+    _ requestID: RequestID, _ id: PartID, _ kind: StreamedPartKind, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    let effects = startReplyIfNeeded(requestID, &state)
+    guard let reply = state.streamingReply, reply.requestID == requestID else { return effects }
+    guard reply.parts.count < policy.maximumPartsPerReply else {
+      return effects + endOversizedReply("The reply has more than \(policy.maximumPartsPerReply) parts.", &state)
+    }
+    guard !reply.parts.contains(where: { $0.id == id }) else {
+      return effects + rejectPart("Part \(id) of the reply started twice.", &state)
+    }
+    state.streamingReply?.parts.append(
+      StreamingPart(id: id, kind: kind == .text ? .text : .reasoning, isOpen: true))
+    return effects
+  }
+
+  func replyPartDelta(_ requestID: RequestID, _ id: PartID, _ delta: String, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    // Read in place, not through a copy of the reply: this is the hot path of a reply in parts.
+    guard state.streamingReply?.requestID == requestID else { return [] }
+    guard let index = state.streamingReply?.parts.lastIndex(where: { $0.id == id }) else {
+      return rejectPart("A delta arrived for part \(id), which the reply never started.", &state)
+    }
+    guard state.streamingReply?.parts[index].isOpen == true else {
+      return rejectPart("A delta arrived for part \(id), which had ended.", &state)
+    }
+    switch state.streamingReply?.parts[index].kind {
+    case .text: return appendText(delta, toPart: index, &state)
+    case .reasoning:
+      if (state.streamingReply?.streamedUTF8Count ?? 0) &+ delta.utf8.count > policy.maximumReplyBytes {
+        return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
+      }
+      state.streamingReply?.parts[index].text.append(delta)
+      state.streamingReply?.countReasoning(delta.utf8.count)
+      return []
+    case .toolCall, .source, .file, .data, nil:
+      return rejectPart("A delta arrived for part \(id), which does not stream.", &state)
+    }
+  }
+
+  func replyPartEnded(
+    _ requestID: RequestID, _ id: PartID, encryptedValue: String?, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    guard let reply = state.streamingReply, reply.requestID == requestID else { return [] }
+    guard let index = reply.parts.lastIndex(where: { $0.id == id }), reply.parts[index].isOpen else {
+      return rejectPart("Part \(id) ended, but it was not open.", &state)
+    }
+    state.streamingReply?.parts[index].isOpen = false
+    if let encryptedValue, reply.parts[index].kind == .reasoning {
+      state.streamingReply?.parts[index].encryptedValue = encryptedValue
+    }
+    return []
+  }
+
+  func replyPartAdded(_ requestID: RequestID, _ part: MessagePart, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    let effects = startReplyIfNeeded(requestID, &state)
+    guard let reply = state.streamingReply, reply.requestID == requestID else { return effects }
+    if case .toolCall = part.content {
+      return effects + rejectPart("Tool calls start with toolCallStarted, not as a whole part.", &state)
+    }
+    let streamed = StreamingPart(part)
+    if let index = reply.parts.firstIndex(where: { $0.id == part.id }) {
+      guard case .data = part.content, case .data = reply.parts[index].kind else {
+        return effects + rejectPart("Part \(part.id) of the reply arrived twice.", &state)
+      }
+      state.streamingReply?.parts[index] = streamed
+      return effects
+    }
+    guard reply.parts.count < policy.maximumPartsPerReply else {
+      return effects + endOversizedReply("The reply has more than \(policy.maximumPartsPerReply) parts.", &state)
+    }
+    let bytes = streamed.text.utf8Count
+    if reply.streamedUTF8Count &+ bytes > policy.maximumReplyBytes {
+      return effects + endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
+    }
+    state.streamingReply?.parts.append(streamed)
+    switch streamed.kind {
+    case .text: return effects + appendReplyText(streamed.text.string, &state)
+    case .reasoning: state.streamingReply?.countReasoning(bytes)
+    case .toolCall, .source, .file, .data: break
+    }
+    return effects
+  }
+
+  /// A plain `replyDelta` for a reply in parts: it belongs to the newest open text part, or starts one.
+  @inline(never)
+  func appendDeltaToParts(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard let reply = state.streamingReply else { return [] }
+    if let index = reply.parts.lastIndex(where: { $0.kind == .text && $0.isOpen }) {
+      return appendText(delta, toPart: index, &state)
+    }
+    guard reply.parts.count < policy.maximumPartsPerReply else {
+      return endOversizedReply("The reply has more than \(policy.maximumPartsPerReply) parts.", &state)
+    }
+    state.streamingReply?.parts.append(StreamingPart(id: unusedPartID(in: reply), kind: .text, isOpen: true))
+    return appendText(delta, toPart: reply.parts.count, &state)
+  }
+
+  /// Text for the text part at `index`: into the part and into the reply's `text`, with the size bound and
+  /// the pacing of `appendReplyText`.
+  private func appendText(_ delta: String, toPart index: Int, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    if (state.streamingReply?.streamedUTF8Count ?? 0) &+ delta.utf8.count > policy.maximumReplyBytes {
+      return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
+    }
+    state.streamingReply?.parts[index].text.append(delta)
+    return appendReplyText(delta, &state)
+  }
+
+  /// The tool call's place among the reply's parts, once the reply streams in parts (its part has the
+  /// call's ID; a call whose ID another part already has keeps its place in `toolCalls` only).
+  func addToolCallPart(_ call: ToolCall, _ state: inout ConversationState) {
+    guard let reply = state.streamingReply, !reply.parts.isEmpty else { return }
+    let id = PartID(rawValue: call.id.rawValue)
+    guard !reply.parts.contains(where: { $0.id == id }) else { return }
+    state.streamingReply?.parts.append(StreamingPart(id: id, kind: .toolCall(call.id), isOpen: false))
+  }
+
+  /// A part event that breaks the stream's rules: refused with a typed error, the reply left as it was.
+  private func rejectPart(_ message: String, _ state: inout ConversationState) -> [ConversationEffect] {
+    state.backgroundError = ChatError(.invalidEvent, message)
+    return []
+  }
+
+  /// A part ID the reply does not use yet, for text that came without one.
+  private func unusedPartID(in reply: StreamingReply) -> PartID {
+    var suffix = reply.parts.count
+    while true {
+      let id = PartID(rawValue: "text-\(suffix)")
+      if !reply.parts.contains(where: { $0.id == id }) { return id }
+      suffix += 1
+    }
+  }
+}
