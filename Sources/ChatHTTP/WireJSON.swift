@@ -113,12 +113,18 @@ struct WireAgent: Codable, Sendable {
 struct WireUsage: Codable, Sendable {
   var inputTokens: Int?
   var outputTokens: Int?
+  var reasoningTokens: Int?
   var credits: Double?
-  var usage: Usage { Usage(credits: credits ?? 0, inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0) }
+  var usage: Usage {
+    Usage(
+      credits: credits ?? 0, inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0,
+      reasoningTokens: reasoningTokens)
+  }
 
   private enum CodingKeys: String, CodingKey {
     case inputTokens = "input_tokens"
     case outputTokens = "output_tokens"
+    case reasoningTokens = "reasoning_tokens"
     case credits
   }
 }

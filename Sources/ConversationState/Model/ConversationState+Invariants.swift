@@ -52,6 +52,9 @@ extension ConversationState {
         violations.append("part \(part.id) of the streaming reply is open but does not stream")
       }
     }
+    var tokens = TokenUsage()
+    for message in messages.prefix(messages.committedCount) { tokens.add(message.usage) }
+    if tokens != tokenUsage { violations.append("tokenUsage is \(tokenUsage) but the replies report \(tokens)") }
     violations += requestViolations()
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
     if unread != unreadCount {

@@ -36,6 +36,9 @@ public struct ConversationState: Sendable {
     _read { yield cold.value.messages }
     _modify { yield &cold.value.messages }
   }
+  /// The tokens the conversation's committed replies reported (`Message.usage`), summed: O(1). A
+  /// regenerated answer's tokens leave with it; history loaded later adds its replies'.
+  public var tokenUsage: TokenUsage { messages.tokenUsage }
   /// The assistant reply being streamed, shown after `messages`.
   public var streamingReply: StreamingReply?
   /// Where the history paging stands: the cursor of the next older page and whether one is loading.

@@ -262,11 +262,44 @@ public struct Usage: Hashable, Sendable, Codable {
   public var inputTokens: Int
   /// Model tokens written in the reply.
   public var outputTokens: Int
+  /// Of the tokens written, those the model spent reasoning, when the provider says (OpenAI's
+  /// `reasoning_tokens`); nil when it does not.
+  public var reasoningTokens: Int?
 
   /// Usage as the server reported it; what it leaves out counts as zero.
-  public init(credits: Double = 0, inputTokens: Int = 0, outputTokens: Int = 0) {
+  public init(credits: Double = 0, inputTokens: Int = 0, outputTokens: Int = 0, reasoningTokens: Int? = nil) {
     self.credits = credits
     self.inputTokens = inputTokens
     self.outputTokens = outputTokens
+    self.reasoningTokens = reasoningTokens
+  }
+}
+
+/// The tokens a conversation's replies reported, summed (`MessageList.tokenUsage`,
+/// `ConversationState.tokenUsage`). Sums wrap rather than trap: a server that reports absurd counts gets
+/// absurd totals, never a crash.
+public struct TokenUsage: Hashable, Sendable, Codable {
+  /// Tokens read, summed.
+  public var inputTokens = 0
+  /// Tokens written, summed.
+  public var outputTokens = 0
+  /// Tokens spent reasoning, summed over the replies that reported them.
+  public var reasoningTokens = 0
+
+  /// No tokens.
+  public init() {}
+
+  mutating func add(_ usage: Usage?) {
+    guard let usage else { return }
+    inputTokens &+= usage.inputTokens
+    outputTokens &+= usage.outputTokens
+    reasoningTokens &+= usage.reasoningTokens ?? 0
+  }
+
+  mutating func remove(_ usage: Usage?) {
+    guard let usage else { return }
+    inputTokens &-= usage.inputTokens
+    outputTokens &-= usage.outputTokens
+    reasoningTokens &-= usage.reasoningTokens ?? 0
   }
 }

@@ -58,7 +58,20 @@ public struct MessageList: Sendable {
     var outgoing: [Message] = []
     var positions = PositionIndex<ClientMessageID>()
     var serverPositions = PositionIndex<ServerMessageID>()
+    /// The committed messages' reported tokens, summed as they come and go.
+    var tokenUsage = TokenUsage()
     let lineage = Lineage()
+  }
+
+  /// The tokens the committed messages report (`Message.usage`), summed: O(1), kept up to date as messages
+  /// are committed, replaced and removed.
+  public var tokenUsage: TokenUsage { storage.value.tokenUsage }
+
+  /// Moves the token sum from `old` (or nothing) to `new` (or nothing).
+  private mutating func account(from old: Message?, to new: Message?) {
+    guard old?.usage != nil || new?.usage != nil else { return }
+    storage.value.tokenUsage.remove(old?.usage)
+    storage.value.tokenUsage.add(new?.usage)
   }
 
   /// An empty list.
@@ -200,6 +213,7 @@ public struct MessageList: Sendable {
     }
     if position >= 0 { newer[position] = after } else { older[-position - 1] = after }
     reindexServerID(from: before, to: after, at: position)
+    account(from: before, to: after)
     return true
   }
 
@@ -237,6 +251,7 @@ public struct MessageList: Sendable {
         // Same place in server order: replace in place, O(log n).
         if position >= 0 { newer[position] = message } else { older[-position - 1] = message }
         reindexServerID(from: existing, to: message, at: position)
+        account(from: existing, to: message)
         return .replaced(previous: existing)
       }
       previous = existing
@@ -315,12 +330,14 @@ public struct MessageList: Sendable {
     newer.append(message)
     setPosition(newer.count - 1, of: message.clientID)
     reindexServerID(from: nil, to: message, at: newer.count - 1)
+    account(from: nil, to: message)
   }
 
   private mutating func pushOlder(_ message: Message) {
     older.append(message)
     setPosition(-older.count, of: message.clientID)
     reindexServerID(from: nil, to: message, at: -older.count)
+    account(from: nil, to: message)
   }
 
   /// Takes `newer[position...]` out (in order), lets `body` edit it, and puts the result back.
@@ -346,6 +363,7 @@ public struct MessageList: Sendable {
   private mutating func unindex(_ message: Message) {
     positions.remove(message.clientID)
     if let serverID = message.serverID { serverPositions.remove(serverID) }
+    account(from: message, to: nil)
   }
 
   /// Moves the server ID index from `old` (or from nothing) to `new`, which is (or will be) at logical

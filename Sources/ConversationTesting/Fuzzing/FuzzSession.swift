@@ -81,9 +81,15 @@ struct FuzzSession {
 
   private mutating func serverMessage(role: Role, at date: Date? = nil, author: ParticipantID? = nil) -> Message {
     let id = fresh("s")
+    // Every other reply reports tokens, so the summed usage follows commits, replacements and removals
+    // (drawn from the counter, not the generator, so the sessions' other draws stay as they were).
+    let usage =
+      role == .assistant && counter.isMultiple(of: 2)
+      ? Usage(inputTokens: counter % 50, outputTokens: counter % 7, reasoningTokens: counter % 3 == 0 ? 4 : nil)
+      : nil
     return Message(
       clientID: ClientMessageID("srv-\(id)"), serverID: ServerMessageID(id), role: role, author: author,
-      text: "text \(id)", createdAt: date ?? now, reply: role == .assistant ? .complete : nil)
+      text: "text \(id)", createdAt: date ?? now, reply: role == .assistant ? .complete : nil, usage: usage)
   }
 
   private mutating func anyError() -> ChatError {
