@@ -44,12 +44,14 @@ extension ReplyEvent: CoalescingElement {
     switch (self, next) {
     case (.delta, .delta(let text)): return text
     case (.partDelta(let id, _), .partDelta(let nextID, let text)) where id == nextID: return text
+    case (.toolInputDelta(let id, _), .toolInputDelta(let nextID, let text)) where id == nextID: return text
     default: return nil
     }
   }
 
   func replacingDeltaText(with text: String) -> ReplyEvent {
     if case .partDelta(let id, _) = self { return .partDelta(id, text) }
+    if case .toolInputDelta(let id, _) = self { return .toolInputDelta(id, text) }
     return .delta(text)
   }
 }

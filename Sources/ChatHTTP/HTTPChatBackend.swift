@@ -245,7 +245,7 @@ public final class HTTPChatBackend: ChatBackend {
     case .failed(let error):
       body = ToolResultBody(
         toolCallId: call.rawValue, result: nil, error: WireError(code: error.code.rawValue, message: error.message))
-    case .running: return
+    case .running, .inputStreaming: return
     }
     try await self.call(.post("conversations/\(conversation.rawValue)/tool-results", body: WireJSON.encode(body)))
   }

@@ -106,7 +106,7 @@ struct ReplyHeader: Equatable, Codable {
       replacing: replacing, serverID: serverID)
     if let parts {
       reply.parts = parts
-      reply.countReasoning(parts.reduce(0) { $1.kind == .reasoning ? $0 + $1.text.utf8Count : $0 })
+      reply.countPartBytes(parts.reduce(0) { $1.kind == .text ? $0 : $0 + $1.text.utf8Count })
     }
     return reply
   }

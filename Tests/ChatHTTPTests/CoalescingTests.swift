@@ -22,6 +22,7 @@ struct CoalescingTests {
     let events: [ReplyEvent] = [
       .partStarted("r", .reasoning), .partDelta("r", "Thin"), .partDelta("r", "king"), .partDelta("t", "Hi"),
       .partDelta("t", "!"), .partDelta("r", "…"), .delta("plain"), .partEnded("r", encryptedValue: "e"),
+      .toolInputDelta("c", "{\"a\""), .toolInputDelta("c", ": 1}"),
     ]
 
     let merged = ReplyEvent.coalesced(events)
@@ -29,7 +30,7 @@ struct CoalescingTests {
     #expect(
       merged == [
         .partStarted("r", .reasoning), .partDelta("r", "Thinking"), .partDelta("t", "Hi!"), .partDelta("r", "…"),
-        .delta("plain"), .partEnded("r", encryptedValue: "e"),
+        .delta("plain"), .partEnded("r", encryptedValue: "e"), .toolInputDelta("c", "{\"a\": 1}"),
       ])
   }
 

@@ -57,7 +57,8 @@ struct FuzzTests {
     #expect(count { if case .relaunched = $0 { true } else { false } } > 5)
     #expect(count { if case .replyDelta = $0 { true } else { false } } > 50)
     #expect(count { if case .replyPartDelta = $0 { true } else { false } } > 10)
-    #expect(count { if case .replyPartAdded = $0 { true } else { false } } > 10)
+    #expect(count { if case .replyPartAdded = $0 { true } else { false } } > 5)
+    #expect(count { if case .toolInputDelta = $0 { true } else { false } } > 2)
     #expect(count { if case .sendAccepted = $0 { true } else { false } } > 50)
     // The protocol variants every server we back needs.
     #expect(count { if case .sendQueued = $0 { true } else { false } } > 5)

@@ -131,6 +131,15 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// A whole part: a source, file or data part, or a text or reasoning part that came in one piece. A data
   /// part whose ID the reply already has replaces that part in place; any other repeated ID is refused.
   indirect case replyPartAdded(RequestID, MessagePart)
+  /// The agent began a tool call whose arguments stream: the call shows `inputStreaming` with its name,
+  /// and a part for it (ID: the call's) whose text grows with `toolInputDelta`. `toolCallStarted` with the
+  /// same ID completes it (its parsed `input`), and the call then runs as any other.
+  case toolInputStarted(RequestID, ToolCallID, name: String, execution: ToolCall.Execution)
+  /// More of a streaming tool call's arguments, as JSON text; O(delta). For a call that is not streaming
+  /// its input it is refused (`INVALID_EVENT`).
+  case toolInputDelta(RequestID, ToolCallID, String)
+  /// A tool call as the agent made it (its input complete): it starts running, or completes the call whose
+  /// input streamed.
   indirect case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
   /// The reply finished; `message` is the server's version of it (its text, server ID, tool calls, time).

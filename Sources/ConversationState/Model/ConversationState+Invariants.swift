@@ -48,13 +48,21 @@ extension ConversationState {
     if let reply = streamingReply, !reply.parts.isEmpty {
       violations += Self.partViolations(
         reply.parts.map(\.id), reply.committedParts.map(\.content), reply.toolCalls, in: "the streaming reply")
-      for part in reply.parts where part.isOpen && part.kind != .text && part.kind != .reasoning {
-        violations.append("part \(part.id) of the streaming reply is open but does not stream")
+      for part in reply.parts where part.isOpen {
+        switch part.kind {
+        case .text, .reasoning: break
+        case .toolCall(let callID) where reply.toolCalls.first(where: { $0.id == callID })?.outcome == .inputStreaming:
+          break
+        default: violations.append("part \(part.id) of the streaming reply is open but does not stream")
+        }
       }
     }
     var tokens = TokenUsage()
     for message in messages.prefix(messages.committedCount) { tokens.add(message.usage) }
     if tokens != tokenUsage { violations.append("tokenUsage is \(tokenUsage) but the replies report \(tokens)") }
+    for message in messages where message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
+      violations.append("\(message.clientID) is in the conversation with a call whose input is still streaming")
+    }
     violations += requestViolations()
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
     if unread != unreadCount {

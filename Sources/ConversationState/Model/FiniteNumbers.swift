@@ -113,7 +113,7 @@ extension ConversationAction: FiniteNumberChecking {
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
       .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished,
       .outboxRecorded, .outboxRejected, .frameRejected, .restored, .replyPartStarted, .replyPartDelta,
-      .replyPartEnded:
+      .replyPartEnded, .toolInputStarted, .toolInputDelta:
       return true
     }
   }
@@ -130,7 +130,7 @@ extension ConversationAction: FiniteNumberChecking {
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
-      .replyPartDelta, .replyPartEnded, .replyPartAdded:
+      .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta:
       return false
     }
   }

@@ -92,12 +92,16 @@ public struct StreamingReply: Sendable {
   /// The reply's row, `[clientID]`, as a set made once per reply.
   var row: Set<ClientMessageID> { fields.value.row }
 
-  /// The bytes the reply has streamed: its text and its reasoning, which `ChatPolicy.maximumReplyBytes`
-  /// bounds together.
-  public var streamedUTF8Count: Int { text.utf8Count &+ fields.value.reasoningUTF8Count }
+  /// The bytes the reply has streamed: its text, its reasoning and its tool calls' streamed input, which
+  /// `ChatPolicy.maximumReplyBytes` bounds together.
+  public var streamedUTF8Count: Int { text.utf8Count &+ fields.value.partUTF8Count }
 
-  /// Counts `bytes` more of reasoning.
-  package mutating func countReasoning(_ bytes: Int) { fields.value.reasoningUTF8Count &+= bytes }
+  /// Counts `bytes` more streamed into a reasoning or tool-input part.
+  package mutating func countPartBytes(_ bytes: Int) { fields.value.partUTF8Count &+= bytes }
+
+  /// The reply's tool calls as a committed message holds them: a call whose input was still streaming
+  /// failed (`INCOMPLETE_STREAM`), since it never ran.
+  public var committedToolCalls: [ToolCall] { toolCalls.map(\.settled) }
 
   /// The reply's parts as a committed message holds them, each open part closed as it stands.
   public var committedParts: [MessagePart] { parts.map(\.committed) }
@@ -127,8 +131,9 @@ extension StreamingReply {
     @usableFromInline var connection: RequestID?
     @usableFromInline var presentedUTF8Count: Int?
     @usableFromInline var parts: [StreamingPart] = []
-    /// The reasoning parts' bytes so far, counted as they stream (derived from the parts: not encoded).
-    @usableFromInline var reasoningUTF8Count = 0
+    /// The bytes streamed into parts other than text (reasoning, tool input), counted as they stream
+    /// (derived from the parts: not encoded).
+    @usableFromInline var partUTF8Count = 0
     /// `[clientID]`, made once per reply: a frame whose only change is this reply's next delta hands it out
     /// as its change set's `updated` rows, where making the set each frame was an allocation and a hash.
     @usableFromInline var row: Set<ClientMessageID> = []
@@ -162,7 +167,7 @@ extension StreamingReply: Codable {
     var fields = try Fields(from: decoder)
     fields.row = [fields.clientID]
     fields.parts = try container.decodeIfPresent([StreamingPart].self, forKey: .parts) ?? []
-    fields.reasoningUTF8Count = fields.parts.reduce(0) { $1.kind == .reasoning ? $0 + $1.text.utf8Count : $0 }
+    fields.partUTF8Count = fields.parts.reduce(0) { $1.kind == .text ? $0 : $0 + $1.text.utf8Count }
     self.fields = CopyOnWrite(fields)
   }
 

@@ -9,8 +9,13 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
     case server
   }
 
-  /// Where the call is.
+  /// Where the call is: `inputStreaming → running → succeeded | failed`, or straight to `running` when the
+  /// call arrives whole.
   public enum Outcome: Hashable, Sendable, Codable {
+    /// The agent is still writing the call's arguments: they stream as JSON text into the call's part
+    /// (`StreamingPart.text`), and `input` is empty until the call is complete. A reply that ends meanwhile
+    /// leaves the call `failed`.
+    case inputStreaming
     /// Called; no result yet.
     case running
     /// The tool returned this result.
@@ -40,5 +45,16 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
     self.input = input
     self.execution = execution
     self.outcome = outcome
+  }
+}
+
+extension ToolCall {
+  /// The call as a committed message may hold it: one whose input was still streaming failed
+  /// (`INCOMPLETE_STREAM`), since it never ran; any other as it is.
+  public var settled: ToolCall {
+    guard outcome == .inputStreaming else { return self }
+    var cut = self
+    cut.outcome = .failed(ChatError(.incompleteStream, "The reply ended before the call's input was complete."))
+    return cut
   }
 }

@@ -112,7 +112,12 @@ public enum ReplyEvent: Equatable, Sendable {
   /// A whole part: a source, a file, host-defined data (a data part with an ID the reply already has
   /// replaces it in place), or text or reasoning that came in one piece.
   case part(MessagePart)
-  /// The agent started running a tool.
+  /// The agent began a tool call whose arguments stream (`toolInputDelta`, JSON text) before `toolCall`
+  /// brings it complete; meanwhile the call shows `inputStreaming`.
+  case toolInputStarted(ToolCallID, name: String, execution: ToolCall.Execution)
+  /// More of a streaming tool call's arguments, as JSON text.
+  case toolInputDelta(ToolCallID, String)
+  /// The agent started running a tool (or completed the call whose input streamed).
   case toolCall(ToolCall)
   /// The tool call with this ID ended with this outcome.
   case toolResult(ToolCallID, ToolCall.Outcome)

@@ -238,6 +238,9 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .partDelta(let id, let text): return .replyPartDelta(requestID, id, text)
     case .partEnded(let id, let encryptedValue): return .replyPartEnded(requestID, id, encryptedValue: encryptedValue)
     case .part(let part): return .replyPartAdded(requestID, part)
+    case .toolInputStarted(let callID, let name, let execution):
+      return .toolInputStarted(requestID, callID, name: name, execution: execution)
+    case .toolInputDelta(let callID, let text): return .toolInputDelta(requestID, callID, text)
     case .toolCall(let call): return .toolCallStarted(requestID, call)
     case .toolResult(let callID, let outcome): return .toolCallFinished(requestID, callID, outcome)
     case .finished(let message, let userMessageID):

@@ -258,7 +258,18 @@ struct FuzzSession {
     if let part = pick(open), chance(60) {
       return .replyPartDelta(requestID, chance(90) ? part : id, pick(["Hm", " so", "é", "👋"])!)
     }
-    switch int(0..<6) {
+    let streamingCalls = state.streamingReply?.toolCalls.filter { $0.outcome == .inputStreaming }.map(\.id) ?? []
+    if let callID = pick(streamingCalls), chance(50) {
+      return chance(75)
+        ? .toolInputDelta(requestID, callID, "{\"k\": 1")
+        : .toolCallStarted(requestID, ToolCall(id: callID, name: "lookup", input: ["k": 1], execution: .server))
+    }
+    switch int(0..<7) {
+    case 6:
+      let callID = ToolCallID(rawValue: chance(10) ? (pick(known)?.rawValue ?? id.rawValue) : fresh("t"))
+      return chance(85)
+        ? .toolInputStarted(requestID, callID, name: "lookup", execution: chance(50) ? .client : .server)
+        : .toolInputDelta(requestID, callID, "{}")
     case 0, 1: return .replyPartStarted(requestID, id, chance(50) ? .text : .reasoning)
     case 2: return .replyPartDelta(requestID, id, "stray")
     case 3: return .replyPartEnded(requestID, pick(open) ?? id, encryptedValue: chance(30) ? "enc" : nil)

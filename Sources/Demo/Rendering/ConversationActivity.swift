@@ -74,6 +74,7 @@ enum ConversationActivity {
   private static func toolCallLine(_ call: ToolCall) -> StyledLine {
     let words = ToolCallDescription.words(name: call.name, input: call.input)
     switch call.outcome {
+    case .inputStreaming: return StyledLine("⚙ \(call.name)(…", .yellow)
     case .running: return StyledLine("⚙ \(words)…", .yellow)
     case .succeeded: return StyledLine("✓ \(words)", .dim)
     case .failed(let error): return StyledLine("✗ \(words): \(MessageLines.reason(error))", .red)

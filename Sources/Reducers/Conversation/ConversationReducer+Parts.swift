@@ -16,6 +16,7 @@ extension ConversationReducer {
     guard !reply.parts.contains(where: { $0.id == id }) else {
       return effects + rejectPart("Part \(id) of the reply started twice.", &state)
     }
+    enterPartsMode(&state)
     state.streamingReply?.parts.append(
       StreamingPart(id: id, kind: kind == .text ? .text : .reasoning, isOpen: true))
     return effects
@@ -39,7 +40,7 @@ extension ConversationReducer {
         return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
       }
       state.streamingReply?.parts[index].text.append(delta)
-      state.streamingReply?.countReasoning(delta.utf8.count)
+      state.streamingReply?.countPartBytes(delta.utf8.count)
       return []
     case .toolCall, .source, .file, .data, nil:
       return rejectPart("A delta arrived for part \(id), which does not stream.", &state)
@@ -83,21 +84,23 @@ extension ConversationReducer {
     if reply.streamedUTF8Count &+ bytes > policy.maximumReplyBytes {
       return effects + endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
     }
+    enterPartsMode(&state)
     state.streamingReply?.parts.append(streamed)
     switch streamed.kind {
     case .text: return effects + appendReplyText(streamed.text.string, &state)
-    case .reasoning: state.streamingReply?.countReasoning(bytes)
+    case .reasoning: state.streamingReply?.countPartBytes(bytes)
     case .toolCall, .source, .file, .data: break
     }
     return effects
   }
 
-  /// A plain `replyDelta` for a reply in parts: it belongs to the newest open text part, or starts one.
+  /// A plain `replyDelta` for a reply in parts: it continues the last part when that is an open text part,
+  /// else starts a text part after everything so far (text after a tool call follows the call).
   @inline(never)
   func appendDeltaToParts(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
     guard let reply = state.streamingReply else { return [] }
-    if let index = reply.parts.lastIndex(where: { $0.kind == .text && $0.isOpen }) {
-      return appendText(delta, toPart: index, &state)
+    if let last = reply.parts.last, last.kind == .text, last.isOpen {
+      return appendText(delta, toPart: reply.parts.count - 1, &state)
     }
     guard reply.parts.count < policy.maximumPartsPerReply else {
       return endOversizedReply("The reply has more than \(policy.maximumPartsPerReply) parts.", &state)
@@ -127,8 +130,16 @@ extension ConversationReducer {
     state.streamingReply?.parts.append(StreamingPart(id: id, kind: .toolCall(call.id), isOpen: false))
   }
 
+  /// Text that streamed before the reply's first part becomes its first text part (closed), so the parts
+  /// keep everything in order; O(text), once per reply.
+  func enterPartsMode(_ state: inout ConversationState) {
+    guard let reply = state.streamingReply, reply.parts.isEmpty, !reply.text.isEmpty else { return }
+    state.streamingReply?.parts.append(
+      StreamingPart(id: unusedPartID(in: reply), kind: .text, text: StreamedText(reply.text.string), isOpen: false))
+  }
+
   /// A part event that breaks the stream's rules: refused with a typed error, the reply left as it was.
-  private func rejectPart(_ message: String, _ state: inout ConversationState) -> [ConversationEffect] {
+  func rejectPart(_ message: String, _ state: inout ConversationState) -> [ConversationEffect] {
     state.backgroundError = ChatError(.invalidEvent, message)
     return []
   }

@@ -62,6 +62,9 @@ extension ConversationReducer {
   {
     guard var reply = state.streamingReply, reply.requestID == requestID else { return [] }
     if let index = reply.toolCalls.firstIndex(where: { $0.id == call.id }) {
+      if reply.toolCalls[index].outcome == .inputStreaming {
+        return completeStreamedInput(call, at: index, requestID, &state)
+      }
       reply.toolCalls[index] = call
     } else {
       if reply.toolCalls.count >= policy.maximumToolCallsPerReply {
@@ -92,6 +95,11 @@ extension ConversationReducer {
     guard state.streamingReply?.requestID == requestID else { return [] }
     guard let index = state.streamingReply?.toolCalls.firstIndex(where: { $0.id == callID }) else {
       state.backgroundError = ChatError(.invalidEvent, "A result arrived for unknown tool call \(callID).")
+      return []
+    }
+    guard state.streamingReply?.toolCalls[index].outcome != .inputStreaming else {
+      state.backgroundError = ChatError(
+        .invalidEvent, "A result arrived for tool call \(callID) before its input was complete.")
       return []
     }
     var outcome = outcome
@@ -135,7 +143,7 @@ extension ConversationReducer {
     final.role = .assistant
     final.delivery = .sent
     final.reply = .complete
-    if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.toolCalls }
+    if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.committedToolCalls }
     if final.parts.isEmpty, let reply, !reply.parts.isEmpty { final.parts = reply.committedParts }
     if final.agent == nil { final.agent = reply?.agent }
     if case .regenerate(let answer) = purpose {
@@ -206,7 +214,7 @@ extension ConversationReducer {
     let message = Message(
       clientID: reply.clientID, serverID: reply.serverID, role: .assistant, author: reply.agent?.id,
       text: reply.text.string, createdAt: reply.startedAt, delivery: .sent, reply: .interrupted(error),
-      agent: reply.agent, toolCalls: reply.toolCalls, parts: reply.committedParts)
+      agent: reply.agent, toolCalls: reply.committedToolCalls, parts: reply.committedParts)
     commitIncoming(message, &state)
   }
 }

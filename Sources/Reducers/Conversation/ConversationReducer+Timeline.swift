@@ -9,6 +9,9 @@ extension ConversationReducer {
     var message = message
     message.delivery = .sent
     if !message.parts.isEmpty { message.completeFromParts() }
+    if message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
+      message.toolCalls = message.toolCalls.map(\.settled)
+    }
     // A copy that arrived by server ID alone (an echo or a sync before this confirmation) is this same
     // message: it goes, and the entry with the client ID the UI knows stays.
     if let serverID = message.serverID, let copy = state.messages[serverID: serverID],

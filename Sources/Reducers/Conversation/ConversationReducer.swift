@@ -107,6 +107,9 @@ public struct ConversationReducer: Reducer {
       return replyPartEnded(requestID, id, encryptedValue: encryptedValue, &state)
     case .replyPartAdded(let requestID, let part): return replyPartAdded(requestID, part, &state)
     case .toolCallStarted(let requestID, let call): return toolCallStarted(requestID, call, &state)
+    case .toolInputStarted(let requestID, let callID, let name, let execution):
+      return toolInputStarted(requestID, callID, name: name, execution: execution, &state)
+    case .toolInputDelta(let requestID, let callID, let delta): return toolInputDelta(requestID, callID, delta, &state)
     case .toolCallFinished(let requestID, let callID, let outcome):
       return toolCallFinished(requestID, callID, outcome, &state)
     case .replyFinished(let requestID, let message, let userMessageID):

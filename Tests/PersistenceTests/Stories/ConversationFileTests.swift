@@ -111,7 +111,7 @@ struct ConversationFileTests {
     // When reasoning deltas arrive within half a second (the reducer counts their bytes as they stream)
     for index in 0..<50 {
       state.streamingReply?.parts[0].text.append("step\(index) ")
-      state.streamingReply?.countReasoning("step\(index) ".utf8.count)
+      state.streamingReply?.countPartBytes("step\(index) ".utf8.count)
       try file.persist(state, changes: .reset, at: .story(10 + Double(index) * 0.005))
     }
 
