@@ -28,7 +28,9 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
 
 @Suite("The demo binary", .timeLimit(.minutes(2)))
 struct DemoBinaryTests {
-  @Test("each example script prints its expected transcript", arguments: ["tour", "failure-and-retry", "feedback"])
+  @Test(
+    "each example script prints its expected transcript",
+    arguments: ["tour", "failure-and-retry", "feedback", "reasoning"])
   func examplesMatch(name: String) throws {
     let expected = try String(
       contentsOf: packageRoot.appendingPathComponent("Examples/\(name).transcript"), encoding: .utf8)

@@ -53,6 +53,31 @@ struct FrameRendererTests {
   }
 
   @Test(
+    "a reply in parts shows its reasoning dimmed and collapsed to its newest words, and a call's input as it streams")
+  func partsFrame() {
+    // Given a reply that is reasoning and writing a tool call whose arguments are still arriving
+    var screen = ScreenFixtures.streaming
+    screen.conversation?.streamingReply?.toolCalls = [
+      ToolCall(id: "t-2", name: "trackParcel", execution: .server, outcome: .inputStreaming)
+    ]
+    screen.conversation?.streamingReply?.parts = [
+      StreamingPart(
+        id: "r", kind: .reasoning, text: StreamedText("The user wants the parcel status."), encryptedValue: "OPAQUE",
+        isOpen: true),
+      StreamingPart(id: "t-2", kind: .toolCall("t-2"), text: StreamedText(#"{"parcel": "9"#), isOpen: true),
+    ]
+
+    // When it is drawn
+    let conversation = conversationPane(screen, width: 80, height: 24)
+
+    // Then the reasoning and the streaming input come before the text, never the encrypted value
+    #expect(conversation[4] == "   💭 The user wants the parcel status.…")
+    #expect(conversation[5] == #"   ⚙ trackParcel({"parcel": "9…"#)
+    #expect(conversation[6] == "   Let me check▌")
+    #expect(!conversation.joined().contains("OPAQUE"))
+  }
+
+  @Test(
     "before any text, the reply says what the agent is doing",
     arguments: [
       (AgentActivity.thinking, false, "  thinking…"),

@@ -1,4 +1,5 @@
 import ConversationStore
+import Foundation
 
 /// What the simulated agent says, chosen from the user's words: canned, but enough to show every path.
 enum AgentReplies {
@@ -19,6 +20,20 @@ enum AgentReplies {
   static func isClosing(_ text: String) -> Bool {
     let lowered = text.lowercased()
     return lowered.contains("thank") || lowered.contains("bye") || lowered.contains("that's all")
+  }
+
+  /// What the agent thinks before a "why" question, streamed as a reasoning part; nil for other questions.
+  static func reasoning(about text: String) -> String? {
+    guard text.lowercased().contains("why") else { return nil }
+    return "The user wants a reason, not a status. Check what the help center says before answering, and keep it short."
+  }
+
+  /// The help-center article a refund answer cites.
+  static func source(for text: String) -> KnowledgeSource? {
+    guard text.lowercased().contains("refund") else { return nil }
+    return KnowledgeSource(
+      id: "kb-refunds", title: "Refunds and returns", url: URL(string: "https://help.example.com/refunds"),
+      origin: .knowledgeBase)
   }
 
   static func answer(to text: String, lookup: JSONValue?, variant: Int) -> String {

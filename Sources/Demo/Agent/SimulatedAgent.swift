@@ -158,8 +158,20 @@ final class SimulatedAgent: ChatBackend {
       }
       if case .succeeded(let result) = outcome { lookup = result }
     }
+    if let reasoning = AgentReplies.reasoning(about: text) {
+      // Shown apart, dimmed, as it streams; the opaque value at its end is what a provider hands back.
+      continuation.yield(.partStarted("reasoning", .reasoning))
+      for word in Self.words(reasoning) {
+        try await clock.sleep(seconds: Self.wordInterval)
+        continuation.yield(.partDelta("reasoning", word))
+      }
+      continuation.yield(.partEnded("reasoning", encryptedValue: "simulated-opaque-reasoning"))
+    }
     let pick = variant ?? world.withLock { Int($0.random.next() % 3) }
     let answer = AgentReplies.answer(to: text, lookup: lookup, variant: pick)
+    if let source = AgentReplies.source(for: text) {
+      continuation.yield(.part(MessagePart(id: "source", .source(source))))
+    }
     for word in Self.words(answer) {
       try await clock.sleep(seconds: Self.wordInterval)
       continuation.yield(.delta(word))

@@ -32,9 +32,21 @@ enum ConversationActivity {
   ) -> [StyledLine] {
     var lines = [StyledLine(reply.agent?.name ?? "Assistant", .bold)]
     let indent = MessageLines.indent
+    // Reasoning shows as it streams, dimmed, collapsed to its newest words (never its encrypted value).
+    for part in reply.parts where part.kind == .reasoning {
+      let tail = part.text.substring(fromUTF8: max(0, part.text.utf8Count - 4 * width))
+      let words = tail.split(whereSeparator: \.isWhitespace).suffix(12).joined(separator: " ")
+      lines.append(StyledLine("\(indent)💭 \(words)\(part.isOpen ? "…" : "")", .dim))
+    }
     for call in reply.toolCalls {
       var line = StyledLine(indent)
-      line.append(toolCallLine(call))
+      if call.outcome == .inputStreaming, let input = reply.parts.last(where: { $0.kind == .toolCall(call.id) }) {
+        // Its arguments as they arrive: the newest of them, raw.
+        let raw = input.text.substring(fromUTF8: max(0, input.text.utf8Count - 2 * width))
+        line.append(StyledLine("⚙ \(call.name)(\(raw)…", .yellow))
+      } else {
+        line.append(toolCallLine(call))
+      }
       lines.append(line)
     }
     let text = reply.presentedText

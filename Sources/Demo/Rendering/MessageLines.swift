@@ -14,11 +14,22 @@ enum MessageLines {
       header.append(text, style)
     }
     var lines = [header]
+    lines += reasoningLines(message.parts)
     if !message.text.isEmpty {
       lines += TextWrap.lines(message.text, width: width - indent.count).map { StyledLine(indent + $0) }
     }
     for attachment in message.attachments { lines.append(StyledLine("\(indent)📎 \(attachment.filename)", .dim)) }
+    for source in message.sources { lines.append(StyledLine("\(indent)📚 \(source.title)", .dim)) }
     return lines
+  }
+
+  /// A committed answer's reasoning, collapsed to one dimmed line each (the encrypted value is never shown).
+  static func reasoningLines(_ parts: [MessagePart]) -> [StyledLine] {
+    parts.compactMap { part in
+      guard case .reasoning(let reasoning) = part.content else { return nil }
+      let words = reasoning.text.split(whereSeparator: \.isWhitespace).count
+      return StyledLine("\(indent)💭 thought it through (\(words) words)", .dim)
+    }
   }
 
   static func author(of message: Message) -> String {

@@ -68,6 +68,10 @@ struct Transcript {
     if case .interrupted = message.reply { line += "  (interrupted)" }
     if message.rating != .none { line += "  [rated \(message.rating.rawValue)]" }
     for call in message.toolCalls { line += "  [tool \(call.name)]" }
+    if message.parts.contains(where: { if case .reasoning = $0.content { true } else { false } }) {
+      line += "  [reasoning]"
+    }
+    for source in message.sources { line += "  [source \(source.title)]" }
     return line
   }
 
