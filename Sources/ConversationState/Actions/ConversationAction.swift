@@ -116,34 +116,49 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// The agent's reply to a send or regeneration began. `replyID`, when the server names the message the
   /// reply will become, lets the reply continue over the realtime connection without a duplicate.
   case replyStarted(RequestID, agent: AgentInfo?, at: Date, replyID: ServerMessageID? = nil)
-  /// Text of the reply. A reply streamed in parts appends it to its last open text part (or starts one).
+  /// Text of the reply. In a reply that has parts it continues the last part when that is open text, else
+  /// starts a text part (ID `text-<n>`, closed when another part starts) after everything so far.
   case replyDelta(RequestID, String)
-  /// A text or reasoning part of the reply started (`kind` is `.text` or `.reasoning`); its deltas follow
-  /// as `replyPartDelta` until `replyPartEnded`. Several parts may be open at once. A part ID the reply
-  /// already has, or another kind, is refused (`INVALID_EVENT` in `backgroundError`, nothing changed).
+  /// A text or reasoning part of the reply started; its deltas follow as `replyPartDelta` until
+  /// `replyPartEnded`. Several parts may be open at once. Part IDs and tool call IDs share one space in a
+  /// reply, and IDs `text-<n>` are the ones the reducer gives text that came without a part: an ID the reply
+  /// already has is refused (`INVALID_EVENT` in `backgroundError`, nothing changed). The first part of a
+  /// reply gives what streamed before it parts of its own (its text, then its tool calls).
   case replyPartStarted(RequestID, PartID, StreamedPartKind)
   /// Text for an open text or reasoning part, appended in O(delta). Text parts' deltas also append to the
-  /// reply's `text`. A delta for a part that is unknown or already ended is refused (`INVALID_EVENT`).
+  /// reply's `text`, in arrival order (two text parts open at once interleave there; the committed message's
+  /// `text` stays that arrival order when it was interrupted, and is the server's, or the parts joined in
+  /// order, when it finished). A delta for a part that is unknown or already ended is refused
+  /// (`INVALID_EVENT`).
   case replyPartDelta(RequestID, PartID, String)
   /// A text or reasoning part is complete; `encryptedValue` is a reasoning part's opaque provider value,
-  /// when one came with its end.
+  /// when one came with its end. Ending a part that is not open is refused (`INVALID_EVENT`).
   case replyPartEnded(RequestID, PartID, encryptedValue: String? = nil)
   /// A whole part: a source, file or data part, or a text or reasoning part that came in one piece. A data
-  /// part whose ID the reply already has replaces that part in place; any other repeated ID is refused.
+  /// part whose ID the reply already has replaces that part in place; any other repeated ID is refused, and
+  /// so is a `.toolCall` part (calls start with `toolCallStarted` or `toolInputStarted`).
   indirect case replyPartAdded(RequestID, MessagePart)
   /// The agent began a tool call whose arguments stream: the call shows `inputStreaming` with its name,
-  /// and a part for it (ID: the call's) whose text grows with `toolInputDelta`. `toolCallStarted` with the
-  /// same ID completes it (its parsed `input`), and the call then runs as any other.
+  /// and a part for it (ID: the call's) whose text grows with `toolInputDelta`, for display. The store
+  /// does not parse it: the adapter keeps the arguments, parses them, and completes the call with
+  /// `toolCallStarted` carrying the same ID and the parsed `input` (arguments that do not parse: `input` as
+  /// `.string(raw)`, which an app tool's handler can refuse). The call then runs as any other; the streamed
+  /// text is not kept on the committed message. A result
+  /// (`toolCallFinished`) before the completion is refused (`INVALID_EVENT`).
   case toolInputStarted(RequestID, ToolCallID, name: String, execution: ToolCall.Execution)
   /// More of a streaming tool call's arguments, as JSON text; O(delta). For a call that is not streaming
   /// its input it is refused (`INVALID_EVENT`).
   case toolInputDelta(RequestID, ToolCallID, String)
   /// A tool call as the agent made it (its input complete): it starts running, or completes the call whose
-  /// input streamed.
+  /// input streamed. Like a first delta, it starts its send's reply when it comes first. In a reply that
+  /// has parts it gets a part with its ID (not when another part has that ID or the parts are at
+  /// `maximumPartsPerReply`: then it is in `toolCalls` only, so a UI renders `toolCalls` without a part too).
   indirect case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
   /// The reply finished; `message` is the server's version of it (its text, server ID, tool calls, time).
   /// `userMessageID` is the server ID of the user's message it answers, for servers that give it only here.
+  /// Its `text`, `parts`, `toolCalls` and `agent` are taken when set, else the streamed ones (an empty text
+  /// becomes what streamed, or the text parts joined).
   ///
   /// The committed message keeps the client ID of the row it streamed in (`streamingReply.clientID`), not
   /// `message.clientID`: a UI keyed by client ID sees the row it was showing become the finished message, in

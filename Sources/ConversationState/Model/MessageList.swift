@@ -63,8 +63,9 @@ public struct MessageList: Sendable {
     let lineage = Lineage()
   }
 
-  /// The tokens the committed messages report (`Message.usage`), summed: O(1), kept up to date as messages
-  /// are committed, replaced and removed.
+  /// The tokens every committed message with a `usage` reports, summed: O(1), kept up to date as messages
+  /// are committed, replaced and removed. A reply's usage comes with its finish (`replyFinished`); an
+  /// interrupted reply has none.
   public var tokenUsage: TokenUsage { storage.value.tokenUsage }
 
   /// Moves the token sum from `old` (or nothing) to `new` (or nothing).

@@ -21,7 +21,9 @@ public struct StreamingPart: Identifiable, Equatable, Sendable, Codable {
   public var id: PartID
   /// What the part is.
   public var kind: Kind
-  /// The text so far, for a text or reasoning part (empty for the others); each delta appends in O(delta).
+  /// The text so far: of a text or reasoning part, or the raw arguments of a tool call whose input streams
+  /// (for display; empty for the other kinds). Each delta appends in O(delta). Not paced:
+  /// `ChatPolicy.replyPresentation` applies to the reply's `text` (`presentedText`) only.
   public var text: StreamedText
   /// For reasoning: the provider's opaque value to hand back on the next run, once it sent one. Never shown.
   public var encryptedValue: String?

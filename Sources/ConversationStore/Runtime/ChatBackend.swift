@@ -121,8 +121,19 @@ public enum ReplyEvent: Equatable, Sendable {
   case toolCall(ToolCall)
   /// The tool call with this ID ended with this outcome.
   case toolResult(ToolCallID, ToolCall.Outcome)
+  /// The agent's whole shared state (AG-UI `STATE_SNAPSHOT`), for `ConversationState.agentState`.
+  case agentState(JSONValue)
+  /// A change to the agent's shared state as a JSON Patch (AG-UI `STATE_DELTA`); see
+  /// `ConversationAction.agentStateDelta` for what happens when it does not apply.
+  case agentStateDelta([JSONPatchOperation])
   /// The reply is complete; `message` is the server's copy of it. `userMessageID` is the server ID of the
   /// user's message, for servers that give it only here.
+  ///
+  /// What the committed answer takes from `message`: its server ID, time, finish reason and usage; its
+  /// `text`, `parts`, `toolCalls` and `agent` when set, else the streamed ones (an empty text becomes what
+  /// streamed, or the text parts joined). An adapter for a protocol that sends no copy (AG-UI, the AI SDK)
+  /// passes a message with an empty text and the device time (`ChatClock.now()`) when the server gives
+  /// none. The answer keeps the client ID of the row it streamed in.
   case finished(Message, userMessageID: ServerMessageID? = nil)
   /// The server took the user's message for later delivery without delivering it yet (sends only).
   case queued

@@ -238,6 +238,8 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .partDelta(let id, let text): return .replyPartDelta(requestID, id, text)
     case .partEnded(let id, let encryptedValue): return .replyPartEnded(requestID, id, encryptedValue: encryptedValue)
     case .part(let part): return .replyPartAdded(requestID, part)
+    case .agentState(let value): return .agentStateSnapshot(value)
+    case .agentStateDelta(let patch): return .agentStateDelta(patch)
     case .toolInputStarted(let callID, let name, let execution):
       return .toolInputStarted(requestID, callID, name: name, execution: execution)
     case .toolInputDelta(let callID, let text): return .toolInputDelta(requestID, callID, text)

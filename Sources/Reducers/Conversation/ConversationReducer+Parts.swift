@@ -122,20 +122,30 @@ extension ConversationReducer {
   }
 
   /// The tool call's place among the reply's parts, once the reply streams in parts (its part has the
-  /// call's ID; a call whose ID another part already has keeps its place in `toolCalls` only).
+  /// call's ID; a call whose ID another part already has, or that comes past `maximumPartsPerReply`, keeps
+  /// its place in `toolCalls` only).
   func addToolCallPart(_ call: ToolCall, _ state: inout ConversationState) {
-    guard let reply = state.streamingReply, !reply.parts.isEmpty else { return }
+    guard let reply = state.streamingReply, !reply.parts.isEmpty, reply.parts.count < policy.maximumPartsPerReply
+    else { return }
     let id = PartID(rawValue: call.id.rawValue)
     guard !reply.parts.contains(where: { $0.id == id }) else { return }
     state.streamingReply?.parts.append(StreamingPart(id: id, kind: .toolCall(call.id), isOpen: false))
   }
 
-  /// Text that streamed before the reply's first part becomes its first text part (closed), so the parts
-  /// keep everything in order; O(text), once per reply.
+  /// What streamed before the reply's first part gets parts of its own, so the parts hold everything: its
+  /// text as a first text part (closed), then a part for each tool call so far (a plain stream keeps no
+  /// order between them, so text comes first). O(text), once per reply.
   func enterPartsMode(_ state: inout ConversationState) {
-    guard let reply = state.streamingReply, reply.parts.isEmpty, !reply.text.isEmpty else { return }
-    state.streamingReply?.parts.append(
-      StreamingPart(id: unusedPartID(in: reply), kind: .text, text: StreamedText(reply.text.string), isOpen: false))
+    guard let reply = state.streamingReply, reply.parts.isEmpty else { return }
+    if !reply.text.isEmpty {
+      state.streamingReply?.parts.append(
+        StreamingPart(id: unusedPartID(in: reply), kind: .text, text: StreamedText(reply.text.string), isOpen: false))
+    }
+    for call in reply.toolCalls {
+      let id = PartID(rawValue: call.id.rawValue)
+      guard state.streamingReply?.parts.contains(where: { $0.id == id }) == false else { continue }
+      state.streamingReply?.parts.append(StreamingPart(id: id, kind: .toolCall(call.id), isOpen: false))
+    }
   }
 
   /// A part event that breaks the stream's rules: refused with a typed error, the reply left as it was.

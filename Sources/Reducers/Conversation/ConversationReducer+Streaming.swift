@@ -57,7 +57,15 @@ extension ConversationReducer {
     return replyStarted(requestID, nil, at, &state)
   }
 
+  /// A call that comes first starts its send's reply, as a first delta does.
   func toolCallStarted(_ requestID: RequestID, _ call: ToolCall, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    let started = startReplyIfNeeded(requestID, &state)
+    return started + toolCallStartedInReply(requestID, call, &state)
+  }
+
+  private func toolCallStartedInReply(_ requestID: RequestID, _ call: ToolCall, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
     guard var reply = state.streamingReply, reply.requestID == requestID else { return [] }
@@ -145,6 +153,9 @@ extension ConversationReducer {
     final.reply = .complete
     if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.committedToolCalls }
     if final.parts.isEmpty, let reply, !reply.parts.isEmpty { final.parts = reply.committedParts }
+    // A protocol that sends no copy of the answer finishes with an empty one: the text that streamed stands
+    // (a reply in parts gets the text parts joined when it is committed).
+    if final.text.isEmpty, final.parts.isEmpty, let reply { final.text = reply.text.string }
     if final.agent == nil { final.agent = reply?.agent }
     if case .regenerate(let answer) = purpose {
       // Only now, with the new answer in hand, does the old one (and what followed it) go.

@@ -86,6 +86,23 @@ struct StoreRuntimeTests {
     #expect(state?.invariantViolations() == [])
   }
 
+  @Test("a backend's reply carries the agent's shared state: a snapshot, then a patch applied to it")
+  func agentStateThroughReply() async throws {
+    var (store, _, calls) = Self.makeStore()
+    store.sendMessage("Plan my trip")
+    guard case .send(_, let reply) = await calls.next() else {
+      Issue.record("expected a send call")
+      return
+    }
+
+    reply.yield(.agentState(["steps": []]))
+    reply.yield(.agentStateDelta([.add(at: try JSONPointer(parsing: "/steps/-"), value: "book flight")]))
+
+    let state = await store.state { $0.agentState == ["steps": ["book flight"]] }
+    #expect(state?.agentState == ["steps": ["book flight"]])
+    reply.finish()
+  }
+
   @Test("stopping a reply cancels its stream; later events from it land nowhere")
   func cancelStream() async throws {
     var (store, _, calls) = Self.makeStore()

@@ -185,6 +185,44 @@ struct ReplyPartsTests {
     #expect(stored?.text == "Hello world")
   }
 
+  @Test("a reply's first part gives what streamed before it parts of its own: its text, then its tool calls")
+  func earlierStreamGetsParts() {
+    let (chat, request) = StreamingTests.replying()
+    chat.send([
+      .replyDelta(request, "Checking. "),
+      .toolCallStarted(request, ToolCall(id: "call-1", name: "lookupOrder", execution: .server)),
+    ])
+
+    chat.send([.replyPartStarted(request, "r", .reasoning), .replyPartDelta(request, "r", "Now think.")])
+
+    #expect(chat.state.streamingReply?.parts.map(\.id) == ["text-0", "call-1", "r"])
+    #expect(chat.state.streamingReply?.parts.first?.text.string == "Checking. ")
+  }
+
+  @Test("a finish without text (a protocol that sends no copy) keeps the text that streamed")
+  func emptyFinishKeepsStreamedText() {
+    let (chat, request) = StreamingTests.replying()
+    chat.send(.replyDelta(request, "Streamed answer."))
+
+    chat.send(.replyFinished(request, message: .server("", id: "s2", at: 3)))
+
+    #expect(chat.state.messages[serverID: "s2"]?.text == "Streamed answer.")
+  }
+
+  @Test("a tool call that comes first starts its send's reply, and its result lands")
+  func toolCallFirst() {
+    let chat = Chat.existing()
+    let request = chat.userSends("Question", id: "c1")
+
+    chat.send([
+      .toolCallStarted(request, ToolCall(id: "call-1", name: "search", execution: .server)),
+      .toolCallFinished(request, "call-1", .succeeded("found")),
+    ])
+
+    #expect(chat.state.streamingReply?.toolCalls.map(\.outcome) == [.succeeded("found")])
+    #expect(chat.state.backgroundError == nil)
+  }
+
   @Test("a part started without a reply start starts the send's reply, like a first delta does")
   func partStartsTheReply() {
     let chat = Chat.existing()
