@@ -252,7 +252,10 @@ struct FuzzSession {
 
   /// A part event: mostly for the reply's own parts, sometimes for an unknown, ended or repeated one.
   private mutating func partEvent(_ requestID: RequestID) -> ConversationAction {
-    let known = state.streamingReply?.parts.map(\.id) ?? []
+    // Tool call IDs too: parts and calls share one ID space, and a part may not take a call's ID.
+    let known =
+      (state.streamingReply?.parts.map(\.id) ?? [])
+      + (state.streamingReply?.toolCalls.map { PartID(rawValue: $0.id.rawValue) } ?? [])
     let open = state.streamingReply?.parts.filter(\.isOpen).map(\.id) ?? []
     let id = chance(15) ? (pick(known) ?? PartID(fresh("p"))) : PartID(fresh("p"))
     if let part = pick(open), chance(60) {

@@ -13,9 +13,7 @@ extension ConversationReducer {
     guard reply.parts.count < policy.maximumPartsPerReply else {
       return effects + endOversizedReply("The reply has more than \(policy.maximumPartsPerReply) parts.", &state)
     }
-    guard !reply.parts.contains(where: { $0.id == id }) else {
-      return effects + rejectPart("Part \(id) of the reply started twice.", &state)
-    }
+    guard !reply.uses(id) else { return effects + rejectPart("Part \(id) of the reply started twice.", &state) }
     enterPartsMode(&state)
     state.streamingReply?.parts.append(
       StreamingPart(id: id, kind: kind == .text ? .text : .reasoning, isOpen: true))
@@ -76,6 +74,9 @@ extension ConversationReducer {
       }
       state.streamingReply?.parts[index] = streamed
       return effects
+    }
+    guard !reply.uses(part.id) else {
+      return effects + rejectPart("Part \(part.id) has the ID of one of the reply's tool calls.", &state)
     }
     guard reply.parts.count < policy.maximumPartsPerReply else {
       return effects + endOversizedReply("The reply has more than \(policy.maximumPartsPerReply) parts.", &state)
@@ -159,8 +160,16 @@ extension ConversationReducer {
     var suffix = reply.parts.count
     while true {
       let id = PartID(rawValue: "text-\(suffix)")
-      if !reply.parts.contains(where: { $0.id == id }) { return id }
+      if !reply.uses(id) { return id }
       suffix += 1
     }
+  }
+}
+
+extension StreamingReply {
+  /// Whether a part or a tool call of the reply has this ID: the two share one space, as a call's part has
+  /// the call's ID.
+  func uses(_ id: PartID) -> Bool {
+    parts.contains { $0.id == id } || toolCalls.contains { $0.id.rawValue == id.rawValue }
   }
 }

@@ -11,8 +11,7 @@ extension ConversationReducer {
     let effects = startReplyIfNeeded(requestID, &state)
     guard let reply = state.streamingReply, reply.requestID == requestID else { return effects }
     let partID = PartID(rawValue: callID.rawValue)
-    guard !reply.toolCalls.contains(where: { $0.id == callID }), !reply.parts.contains(where: { $0.id == partID })
-    else { return effects + rejectPart("Tool call \(callID) started twice.", &state) }
+    guard !reply.uses(partID) else { return effects + rejectPart("Tool call \(callID) started twice.", &state) }
     if reply.toolCalls.count >= policy.maximumToolCallsPerReply {
       return effects
         + endOversizedReply("The reply made more than \(policy.maximumToolCallsPerReply) tool calls.", &state)

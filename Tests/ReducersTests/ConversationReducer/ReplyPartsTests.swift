@@ -98,6 +98,8 @@ struct ReplyPartsTests {
     ("an end of a part that ended", { .replyPartEnded($0, "done") }),
     ("a whole part with an ID in use", { .replyPartAdded($0, MessagePart(id: "done", .text("again"))) }),
     ("a tool call as a whole part", { .replyPartAdded($0, MessagePart(id: "x", .toolCall("x"))) }),
+    ("a part with a tool call's ID", { .replyPartStarted($0, "call-1", .text) }),
+    ("a whole part with a tool call's ID", { .replyPartAdded($0, MessagePart(id: "call-1", .text("x"))) }),
   ]
 
   @Test(
@@ -108,6 +110,7 @@ struct ReplyPartsTests {
     chat.send([
       .replyPartStarted(request, "done", .text), .replyPartDelta(request, "done", "Hello."),
       .replyPartEnded(request, "done"),
+      .toolCallStarted(request, ToolCall(id: "call-1", name: "search", execution: .server)),
     ])
     let before = chat.state.streamingReply
 
