@@ -99,10 +99,6 @@ public struct StreamingReply: Sendable {
   /// Counts `bytes` more streamed into a reasoning or tool-input part.
   package mutating func countPartBytes(_ bytes: Int) { fields.value.partUTF8Count &+= bytes }
 
-  /// The reply's tool calls as a committed message holds them: a call whose input was still streaming
-  /// failed (`INCOMPLETE_STREAM`), since it never ran.
-  public var committedToolCalls: [ToolCall] { toolCalls.map(\.settled) }
-
   /// The reply's parts as a committed message holds them, each open part closed as it stands.
   public var committedParts: [MessagePart] { parts.map(\.committed) }
 

@@ -34,9 +34,7 @@ extension ConversationReducer {
     switch state.streamingReply?.parts[index].kind {
     case .text: return appendText(delta, toPart: index, &state)
     case .reasoning:
-      if (state.streamingReply?.streamedUTF8Count ?? 0) &+ delta.utf8.count > policy.maximumReplyBytes {
-        return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
-      }
+      if passesReplyBytes(adding: delta.utf8.count, state) { return endReplyPastBytes(&state) }
       state.streamingReply?.parts[index].text.append(delta)
       state.streamingReply?.countPartBytes(delta.utf8.count)
       return []
@@ -82,13 +80,11 @@ extension ConversationReducer {
       return effects + endOversizedReply("The reply has more than \(policy.maximumPartsPerReply) parts.", &state)
     }
     let bytes = streamed.text.utf8Count
-    if reply.streamedUTF8Count &+ bytes > policy.maximumReplyBytes {
-      return effects + endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
-    }
+    if passesReplyBytes(adding: bytes, state) { return effects + endReplyPastBytes(&state) }
     enterPartsMode(&state)
     state.streamingReply?.parts.append(streamed)
     switch streamed.kind {
-    case .text: return effects + appendReplyText(streamed.text.string, &state)
+    case .text: return effects + appendBoundedReplyText(streamed.text.string, &state)
     case .reasoning: state.streamingReply?.countPartBytes(bytes)
     case .toolCall, .source, .file, .data: break
     }
@@ -110,16 +106,14 @@ extension ConversationReducer {
     return appendText(delta, toPart: reply.parts.count, &state)
   }
 
-  /// Text for the text part at `index`: into the part and into the reply's `text`, with the size bound and
-  /// the pacing of `appendReplyText`.
+  /// Text for the text part at `index`: into the part and into the reply's `text`, with the size bound
+  /// (checked once for both) and the pacing of `appendReplyText`.
   private func appendText(_ delta: String, toPart index: Int, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
-    if (state.streamingReply?.streamedUTF8Count ?? 0) &+ delta.utf8.count > policy.maximumReplyBytes {
-      return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
-    }
+    if passesReplyBytes(adding: delta.utf8.count, state) { return endReplyPastBytes(&state) }
     state.streamingReply?.parts[index].text.append(delta)
-    return appendReplyText(delta, &state)
+    return appendBoundedReplyText(delta, &state)
   }
 
   /// The tool call's place among the reply's parts, once the reply streams in parts (its part has the

@@ -79,12 +79,7 @@ extension ConversationReducer {
         return endOversizedReply("The reply made more than \(policy.maximumToolCallsPerReply) tool calls.", &state)
       }
       if call.execution == .client && reply.clientToolCallCount >= policy.clientToolCallLimit {
-        let error = ChatError(
-          .toolLoopLimit, "The agent called more than \(policy.clientToolCallLimit) client tools in one reply.")
-        state.requests[requestID] = nil
-        interrupt(reply, error, &state)
-        state.userError = error
-        return [.cancel(requestID)] + cancelTools(of: requestID, &state)
+        return endAtToolLoopLimit(reply, &state)
       }
       reply.toolCalls.append(call)
       state.streamingReply = reply
@@ -95,6 +90,17 @@ extension ConversationReducer {
     state.streamingReply = reply
     state.agentActivity = .runningTool(call.name)
     return []
+  }
+
+  /// Ends a reply whose next app-run call would pass `clientToolCallLimit`: interrupted `TOOL_LOOP_LIMIT`,
+  /// its stream and its running tools cancelled.
+  func endAtToolLoopLimit(_ reply: StreamingReply, _ state: inout ConversationState) -> [ConversationEffect] {
+    let error = ChatError(
+      .toolLoopLimit, "The agent called more than \(policy.clientToolCallLimit) client tools in one reply.")
+    state.requests[reply.requestID] = nil
+    interrupt(reply, error, &state)
+    state.userError = error
+    return [.cancel(reply.requestID)] + cancelTools(of: reply.requestID, &state)
   }
 
   func toolCallFinished(
@@ -151,7 +157,7 @@ extension ConversationReducer {
     final.role = .assistant
     final.delivery = .sent
     final.reply = .complete
-    if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.committedToolCalls }
+    if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.toolCalls }
     if final.parts.isEmpty, let reply, !reply.parts.isEmpty { final.parts = reply.committedParts }
     // A protocol that sends no copy of the answer finishes with an empty one: the text that streamed stands
     // (a reply in parts gets the text parts joined when it is committed).
@@ -225,7 +231,7 @@ extension ConversationReducer {
     let message = Message(
       clientID: reply.clientID, serverID: reply.serverID, role: .assistant, author: reply.agent?.id,
       text: reply.text.string, createdAt: reply.startedAt, delivery: .sent, reply: .interrupted(error),
-      agent: reply.agent, toolCalls: reply.committedToolCalls, parts: reply.committedParts)
+      agent: reply.agent, toolCalls: reply.toolCalls, parts: reply.committedParts)
     commitIncoming(message, &state)
   }
 }

@@ -9,6 +9,7 @@ extension ConversationReducer {
     var message = message
     message.delivery = .sent
     if !message.parts.isEmpty { message.completeFromParts() }
+    // Every commit settles a call still streaming its input, a finished or cut-off reply's as a server's.
     if message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
       message.toolCalls = message.toolCalls.map(\.settled)
     }

@@ -35,9 +35,7 @@ extension ConversationReducer {
     guard let index = state.streamingReply?.parts.lastIndex(where: { $0.id == partID }),
       state.streamingReply?.parts[index].isOpen == true, state.streamingReply?.parts[index].kind == .toolCall(callID)
     else { return rejectPart("Input arrived for tool call \(callID), which is not streaming its input.", &state) }
-    if (state.streamingReply?.streamedUTF8Count ?? 0) &+ delta.utf8.count > policy.maximumReplyBytes {
-      return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
-    }
+    if passesReplyBytes(adding: delta.utf8.count, state) { return endReplyPastBytes(&state) }
     state.streamingReply?.parts[index].text.append(delta)
     state.streamingReply?.countPartBytes(delta.utf8.count)
     return []
@@ -51,12 +49,7 @@ extension ConversationReducer {
     guard let reply = state.streamingReply else { return [] }
     let others = reply.toolCalls.enumerated().filter { $0.offset != index && $0.element.execution == .client }.count
     if call.execution == .client && others >= policy.clientToolCallLimit {
-      let error = ChatError(
-        .toolLoopLimit, "The agent called more than \(policy.clientToolCallLimit) client tools in one reply.")
-      state.requests[requestID] = nil
-      interrupt(reply, error, &state)
-      state.userError = error
-      return [.cancel(requestID)] + cancelTools(of: requestID, &state)
+      return endAtToolLoopLimit(reply, &state)
     }
     var complete = call
     if complete.outcome == .inputStreaming { complete.outcome = .running }

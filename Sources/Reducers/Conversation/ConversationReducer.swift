@@ -160,9 +160,25 @@ public struct ConversationReducer: Reducer {
   /// Appends to the reply's `text` alone, with its size bound and its pacing.
   @inline(__always)
   func appendReplyText(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
-    if let count = state.streamingReply?.streamedUTF8Count, count &+ delta.utf8.count > policy.maximumReplyBytes {
-      return endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
-    }
+    if passesReplyBytes(adding: delta.utf8.count, state) { return endReplyPastBytes(&state) }
+    return appendBoundedReplyText(delta, &state)
+  }
+
+  /// Whether `bytes` more streamed (text, reasoning or tool input) would pass `maximumReplyBytes`.
+  @inline(__always)
+  func passesReplyBytes(adding bytes: Int, _ state: ConversationState) -> Bool {
+    (state.streamingReply?.streamedUTF8Count ?? 0) &+ bytes > policy.maximumReplyBytes
+  }
+
+  /// Ends the reply whose next bytes would pass `maximumReplyBytes`.
+  @inline(never)
+  func endReplyPastBytes(_ state: inout ConversationState) -> [ConversationEffect] {
+    endOversizedReply("The reply passed \(policy.maximumReplyBytes) bytes of text.", &state)
+  }
+
+  /// Appends to the reply's `text` a delta whose size bound was checked, with the pacing.
+  @inline(__always)
+  func appendBoundedReplyText(_ delta: String, _ state: inout ConversationState) -> [ConversationEffect] {
     guard case .paced = policy.replyPresentation else {
       state.streamingReply?.text.append(delta)
       if state.agentActivity != .generating { state.agentActivity = .generating }
