@@ -104,10 +104,7 @@ struct ReplyHeader: Equatable, Codable {
     var reply = StreamingReply(
       requestID: requestID, clientID: clientID, text: text, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
       replacing: replacing, serverID: serverID)
-    if let parts {
-      reply.parts = parts
-      reply.countPartBytes(parts.reduce(0) { $1.kind == .text ? $0 : $0 + $1.text.utf8Count })
-    }
+    if let parts { reply.restoreParts(parts) }
     return reply
   }
 }

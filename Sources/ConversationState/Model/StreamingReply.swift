@@ -99,6 +99,12 @@ public struct StreamingReply: Sendable {
   /// Counts `bytes` more streamed into a reasoning or tool-input part.
   package mutating func countPartBytes(_ bytes: Int) { fields.value.partUTF8Count &+= bytes }
 
+  /// Sets the parts whole, as a restore does, with their streamed bytes counted anew.
+  package mutating func restoreParts(_ parts: [StreamingPart]) {
+    fields.value.parts = parts
+    fields.value.partUTF8Count = parts.reduce(0) { $1.kind == .text ? $0 : $0 + $1.text.utf8Count }
+  }
+
   /// The reply's parts as a committed message holds them, each open part closed as it stands.
   public var committedParts: [MessagePart] { parts.map(\.committed) }
 
@@ -162,9 +168,8 @@ extension StreamingReply: Codable {
     text = try container.decode(StreamedText.self, forKey: .text)
     var fields = try Fields(from: decoder)
     fields.row = [fields.clientID]
-    fields.parts = try container.decodeIfPresent([StreamingPart].self, forKey: .parts) ?? []
-    fields.partUTF8Count = fields.parts.reduce(0) { $1.kind == .text ? $0 : $0 + $1.text.utf8Count }
     self.fields = CopyOnWrite(fields)
+    restoreParts(try container.decodeIfPresent([StreamingPart].self, forKey: .parts) ?? [])
   }
 
   /// Encodes one JSON object with a key per field, leaving out `parts` when there are none.
