@@ -7,6 +7,20 @@ import Testing
 
 @Suite("Format migration")
 struct MigrationTests {
+  /// Writes conversation `conv-1`'s file in `scope` as format `version` wrote it: its header, then each
+  /// payload framed. Returns where it is and its bytes.
+  static func writeConversationFile(version: UInt32, payloads: [[UInt8]], in scope: ScopeStorage) throws
+    -> (path: String, bytes: [UInt8])
+  {
+    var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: version)
+    for payload in payloads { RecordFile.frame(payload, into: &bytes) }
+    let directory = scope.directory + "/conversations"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = ConversationWriter.path(in: directory, for: "conv-1")
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return (path, bytes)
+  }
+
   @Test("a format-1 file (draft inside the meta record) reads back, and is rewritten in the newest format")
   func version1To2() async throws {
     // Given a conversation file written by format version 1, whose meta record carries the draft
@@ -16,15 +30,9 @@ struct MigrationTests {
     state.draft = "unsent words"
     var meta = ConversationMeta(state)
     meta.draft = state.draft
-    var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: 1)
-    RecordFile.frame(ConversationRecord.meta(meta).encode(version: 1), into: &bytes)
-    for message in state.messages {
-      RecordFile.frame(ConversationRecord.message(message).encode(version: 1), into: &bytes)
-    }
-    let directory = scope.directory + "/conversations"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let path = ConversationWriter.path(in: directory, for: "conv-1")
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let records = [ConversationRecord.meta(meta)] + state.messages.map(ConversationRecord.message)
+    let path = try Self.writeConversationFile(version: 1, payloads: records.map { $0.encode(version: 1) }, in: scope)
+      .path
 
     // When this version opens it
     let events = EventLog()
@@ -52,18 +60,13 @@ struct MigrationTests {
     state.streamingReply = StreamingReply(
       requestID: RequestID(epoch: IdentityEpoch(), sequence: 4), clientID: "reply-r4", text: StreamedText("Half an a"),
       startedAt: .story(2))
-    var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: 2)
-    RecordFile.frame(ConversationRecord.meta(ConversationMeta(state)).encode(version: 2), into: &bytes)
-    for message in state.messages {
-      RecordFile.frame(ConversationRecord.message(message).encode(version: 2), into: &bytes)
-    }
     let header = try #require(state.streamingReply.map(ReplyHeader.init))
     #expect(!String(decoding: JSONBlob.encode(header), as: UTF8.self).contains("parts"), "a format-2 header")
-    RecordFile.frame(ConversationRecord.reply(header, from: 0, text: "Half an a").encode(version: 2), into: &bytes)
-    let directory = scope.directory + "/conversations"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let path = ConversationWriter.path(in: directory, for: "conv-1")
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let records =
+      [ConversationRecord.meta(ConversationMeta(state))] + state.messages.map(ConversationRecord.message)
+      + [.reply(header, from: 0, text: "Half an a")]
+    let path = try Self.writeConversationFile(version: 2, payloads: records.map { $0.encode(version: 2) }, in: scope)
+      .path
 
     // When this version opens it
     let events = EventLog()
@@ -119,12 +122,8 @@ struct MigrationTests {
   func newerVersionIsRefused() throws {
     let root = ScratchRoot()
     let scope = try root.scope()
-    var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: ConversationRecord.formatVersion + 1)
-    RecordFile.frame([1, 2, 3], into: &bytes)
-    let directory = scope.directory + "/conversations"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let path = ConversationWriter.path(in: directory, for: "conv-1")
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let (_, bytes) = try Self.writeConversationFile(
+      version: ConversationRecord.formatVersion + 1, payloads: [[1, 2, 3]], in: scope)
 
     let file = try scope.conversation("conv-1")
 
