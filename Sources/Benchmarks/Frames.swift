@@ -7,25 +7,19 @@ import Synchronization
 /// compare it with the one it drew, compute the change set) on the same thread, timed together with the
 /// send. Every delta is a frame here, so the snapshot count equals the delta count.
 enum FrameWorkloads {
-  /// `frame.delta.h<history>`: one delta, then the subscriber's wake.
-  static func delta(history: Int, deltas: Int) -> Workload {
+  /// `frame.delta.h<history>`: one delta, then the subscriber's wake. `frame.parts.h<history>` (`inParts`):
+  /// the same with a reply in parts, a reasoning and a text part open together, their deltas alternating.
+  static func delta(history: Int, deltas: Int, inParts: Bool = false) -> Workload {
     let base = Conversations.history(history)
-    return Workload(name: "frame.delta.h\(DeltaWorkloads.label(history))") {
+    let kind = inParts ? "parts" : "delta"
+    return Workload(name: "frame.\(kind).h\(DeltaWorkloads.label(history))") {
       let store = Store(initialState: base, reducer: ConversationReducer())
       var subscriber = FrameSubscriber(store)
       let nanoseconds = Harness.time {
-        var turn = 0
-        var remaining = deltas
-        while remaining > 0 {
-          let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
-          for _ in 0..<min(DeltaWorkloads.deltasPerReply, remaining) {
-            store.send(.replyDelta(request, DeltaWorkloads.delta))
-            subscriber.wake(store)
-          }
-          remaining -= DeltaWorkloads.deltasPerReply
-          Conversations.finishReply(request, turn: turn, send: { store.send($0) })
+        stream(deltas: deltas, inParts: inParts, on: store) {
+          subscriber.wake(store)
+        } between: {
           subscriber.skip(to: store)
-          turn += 1
         }
       }
       let frames = subscriber.frames
@@ -35,30 +29,54 @@ enum FrameWorkloads {
   }
 
   /// `hold.delta.h10k`: a snapshot (a copy of the state) taken after every delta and held while the next
-  /// delta is applied, as a UI holding its last frame does.
-  static func hold(history: Int, deltas: Int) -> Workload {
+  /// delta is applied, as a UI holding its last frame does; `hold.parts.h10k` (`inParts`) with a reply in
+  /// parts, as `delta` has it.
+  static func hold(history: Int, deltas: Int, inParts: Bool = false) -> Workload {
     let base = Conversations.history(history)
-    return Workload(name: "hold.delta.h\(DeltaWorkloads.label(history))") {
+    let kind = inParts ? "parts" : "delta"
+    return Workload(name: "hold.\(kind).h\(DeltaWorkloads.label(history))") {
       let store = Store(initialState: base, reducer: ConversationReducer())
       var held = store.state
       var taken = 0
       let nanoseconds = Harness.time {
-        var turn = 0
-        var remaining = deltas
-        while remaining > 0 {
-          let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
-          for _ in 0..<min(DeltaWorkloads.deltasPerReply, remaining) {
-            store.send(.replyDelta(request, DeltaWorkloads.delta))
-            held = store.state
-            taken += 1
-          }
-          remaining -= DeltaWorkloads.deltasPerReply
-          Conversations.finishReply(request, turn: turn, send: { store.send($0) })
-          turn += 1
+        stream(deltas: deltas, inParts: inParts, on: store) {
+          held = store.state
+          taken += 1
+        } between: {
         }
       }
       precondition(held.messages.count >= history)
       return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: taken)
+    }
+  }
+
+  /// Replies of `DeltaWorkloads.deltasPerReply` deltas each, `afterDelta` run after every one and `between`
+  /// after each reply finishes. In parts, each reply opens a reasoning and a text part and alternates.
+  private static func stream(
+    deltas: Int, inParts: Bool, on store: Store<ConversationReducer>, afterDelta: () -> Void, between: () -> Void
+  ) {
+    let thinking: PartID = "reasoning"
+    let answer: PartID = "text"
+    var turn = 0
+    var remaining = deltas
+    while remaining > 0 {
+      let request = Conversations.openReply(on: store.state, turn: turn, send: { store.send($0) })
+      if inParts {
+        store.send(.replyPartStarted(request, thinking, .reasoning))
+        store.send(.replyPartStarted(request, answer, .text))
+      }
+      for index in 0..<min(DeltaWorkloads.deltasPerReply, remaining) {
+        if inParts {
+          store.send(.replyPartDelta(request, index.isMultiple(of: 2) ? thinking : answer, DeltaWorkloads.delta))
+        } else {
+          store.send(.replyDelta(request, DeltaWorkloads.delta))
+        }
+        afterDelta()
+      }
+      remaining -= DeltaWorkloads.deltasPerReply
+      Conversations.finishReply(request, turn: turn, send: { store.send($0) })
+      between()
+      turn += 1
     }
   }
 
