@@ -16,7 +16,7 @@ enum Conversations {
     return Message(
       clientID: ClientMessageID("c\(index)"), serverID: ServerMessageID("s\(index)"), role: role,
       text: String(decoding: Array(line.utf8), as: UTF8.self),
-      createdAt: start.addingTimeInterval(Double(index)), reply: role == .assistant ? .complete : nil)
+      createdAt: start.addingTimeInterval(Double(index)), reply: role == .assistant ? .completed : nil)
   }
 
   /// An existing conversation with `count` committed messages, all read.

@@ -245,7 +245,12 @@ public final class HTTPChatBackend: ChatBackend {
     case .failed(let error):
       body = ToolResultBody(
         toolCallId: call.rawValue, result: nil, error: WireError(code: error.code.rawValue, message: error.message))
-    case .running, .inputStreaming: return
+    case .denied(let reason):
+      // The protocol has no approvals: a denial goes back as the error the agent should see.
+      body = ToolResultBody(
+        toolCallId: call.rawValue, result: nil,
+        error: WireError(code: ChatError.Code.cancelled.rawValue, message: reason ?? "The user denied the call."))
+    case .running, .inputStreaming, .awaitingApproval: return
     }
     try await self.call(.post("conversations/\(conversation.rawValue)/tool-results", body: WireJSON.encode(body)))
   }

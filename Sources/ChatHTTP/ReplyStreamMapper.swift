@@ -190,7 +190,7 @@ public struct ReplyStreamMapper: Sendable {
   private func reply(id: ServerMessageID?, createdAt: Date?) -> Message {
     Message(
       clientID: ClientMessageID("srv-\(id?.rawValue ?? "reply")"), serverID: id, role: .assistant, text: text,
-      createdAt: createdAt ?? receivedAt, delivery: .sent, reply: .complete, agent: agent)
+      createdAt: createdAt ?? receivedAt, delivery: .sent, reply: .completed, agent: agent)
   }
 
   private func decode<T: Decodable>(_ type: T.Type, _ event: ServerSentEvent) throws(ChatError) -> T {

@@ -83,7 +83,7 @@ struct WireMessage: Codable, Sendable {
     return Message(
       clientID: ClientMessageID(clientId ?? "srv-\(id)"), serverID: ServerMessageID(id), role: role,
       author: author.map(ParticipantID.init(rawValue:)), text: text, createdAt: createdAt, delivery: .sent,
-      reply: role == .assistant || role == .humanAgent ? .complete : nil, agent: agent?.info,
+      reply: role == .assistant || role == .humanAgent ? .completed : nil, agent: agent?.info,
       finishReason: finishReason.map(FinishReason.init(rawValue:)), usage: usage?.usage)
   }
 

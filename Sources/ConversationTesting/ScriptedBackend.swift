@@ -137,7 +137,7 @@ public final class ScriptedBackend: ChatBackend {
             case .finish:
               let message = Message(
                 clientID: ClientMessageID("s-\(number)-a"), serverID: replyID,
-                role: .assistant, text: text, createdAt: clock.now(), reply: .complete, agent: agent)
+                role: .assistant, text: text, createdAt: clock.now(), reply: .completed, agent: agent)
               if viaRealtime {
                 self.broadcast(.replyFinished(replyID, message), in: conversationID)
               } else {

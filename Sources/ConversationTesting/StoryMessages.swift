@@ -21,7 +21,7 @@ extension Message {
     Message(
       clientID: clientID ?? ClientMessageID("srv-\(id)"), serverID: ServerMessageID(id), role: role,
       author: author, text: text, createdAt: .story(seconds), delivery: .sent,
-      reply: role == .assistant ? .complete : nil)
+      reply: role == .assistant ? .completed : nil)
   }
 
   /// The server's confirmation of the user's message `clientID`.

@@ -20,6 +20,8 @@ struct ConversationMeta: Equatable, Codable {
   var epoch: IdentityEpoch
   var requestSequence: UInt64
   var hasMissedMessagesGap: Bool
+  /// The agent's shared state (format 4 on; absent before, read as none).
+  var agentState: JSONValue?
   /// Format version 1 kept the draft here; version 2 keeps it in its own record so a keystroke does not
   /// rewrite the rest. Read from version-1 files only.
   var draft: String?
@@ -41,6 +43,7 @@ struct ConversationMeta: Equatable, Codable {
     epoch = state.epoch
     requestSequence = state.requestSequence
     hasMissedMessagesGap = state.hasMissedMessagesGap
+    agentState = state.agentState
     draft = nil
   }
 
@@ -60,6 +63,7 @@ struct ConversationMeta: Equatable, Codable {
     state.epoch = epoch
     state.requestSequence = requestSequence
     state.hasMissedMessagesGap = hasMissedMessagesGap
+    state.agentState = agentState
     if let draft { state.draft = draft }
   }
 }
@@ -76,6 +80,10 @@ struct ReplyHeader: Equatable, Codable {
   /// The reply's parts with their text so far (format 3 on; nil when it has none). Rewritten whole with
   /// each reply record, so a long reasoning costs its length per write, once per `replyWriteInterval`.
   var parts: [StreamingPart]?
+  /// What the agent asked in the reply, with answers given so far (format 4 on; nil when none).
+  var inputRequests: [InputRequest]?
+  /// For a continuation run: how much the earlier run wrote (format 4 on).
+  var continuing: ContinuationSeed?
 
   init(_ reply: StreamingReply) {
     requestID = reply.requestID
@@ -86,6 +94,8 @@ struct ReplyHeader: Equatable, Codable {
     replacing = reply.replacing
     serverID = reply.serverID
     parts = reply.parts.isEmpty ? nil : reply.parts
+    inputRequests = reply.inputRequests.isEmpty ? nil : reply.inputRequests
+    continuing = reply.continuing
   }
 
   /// The header with its parts' streamed text left out: what must be written at once when it changes (a
@@ -105,6 +115,8 @@ struct ReplyHeader: Equatable, Codable {
       requestID: requestID, clientID: clientID, text: text, toolCalls: toolCalls, agent: agent, startedAt: startedAt,
       replacing: replacing, serverID: serverID)
     if let parts { reply.restoreParts(parts) }
+    reply.inputRequests = inputRequests ?? []
+    reply.continuing = continuing
     return reply
   }
 }

@@ -29,10 +29,22 @@ extension Message {
     switch reply {
     case nil: writer.byte(0)
     case .streaming: writer.byte(1)
-    case .complete: writer.byte(2)
-    case .interrupted(let error):
-      writer.byte(3)
+    case .completed: writer.byte(2)
+    // 3 was `interrupted(ChatError)` before format 4; it is read as `ReplyState(endedBy:)` makes it.
+    case .failed(let error):
+      writer.byte(4)
       writer.blob(JSONBlob.encode(error))
+    case .rejected(let error):
+      writer.byte(5)
+      writer.blob(JSONBlob.encode(error))
+    case .cancelled: writer.byte(6)
+    case .truncated: writer.byte(7)
+    case .awaitingToolResults(let ids):
+      writer.byte(8)
+      writer.blob(JSONBlob.encode(ids))
+    case .awaitingInput(let requests):
+      writer.byte(9)
+      writer.blob(JSONBlob.encode(requests))
     }
     writer.string(rating.rawValue)
     writer.optionalString(finishReason?.rawValue)
@@ -71,8 +83,14 @@ extension Message {
     switch try reader.byte() {
     case 0: reply = nil
     case 1: reply = .streaming
-    case 2: reply = .complete
-    case 3: reply = .interrupted(try JSONBlob.decode(ChatError.self, try reader.blob()))
+    case 2: reply = .completed
+    case 3: reply = ReplyState(endedBy: try JSONBlob.decode(ChatError.self, try reader.blob()))
+    case 4: reply = .failed(try JSONBlob.decode(ChatError.self, try reader.blob()))
+    case 5: reply = .rejected(try JSONBlob.decode(ChatError.self, try reader.blob()))
+    case 6: reply = .cancelled
+    case 7: reply = .truncated
+    case 8: reply = .awaitingToolResults(try JSONBlob.decode([ToolCallID].self, try reader.blob()))
+    case 9: reply = .awaitingInput(try JSONBlob.decode([InputRequest].self, try reader.blob()))
     default: throw ByteReader.Malformed()
     }
     guard let rating = Rating(rawValue: try reader.string()) else { throw ByteReader.Malformed() }

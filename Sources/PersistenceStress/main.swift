@@ -114,7 +114,7 @@ private struct Stress {
     state.messages.commit(
       Message(
         clientID: id, serverID: ServerMessageID("s-\(id.rawValue)"), role: .assistant,
-        text: StressText.expected(for: id.rawValue), createdAt: reply.startedAt, delivery: .sent, reply: .complete))
+        text: StressText.expected(for: id.rawValue), createdAt: reply.startedAt, delivery: .sent, reply: .completed))
     state.streamingReply = nil
     try file.persist(state, changes: changes(inserted: id), at: Date())
     report(["message \(id)"])

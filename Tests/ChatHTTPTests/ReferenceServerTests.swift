@@ -73,7 +73,7 @@ struct ReferenceServerTests {
     store.sendMessage("Where is my parcel?")
 
     let done = await store.state(within: 30) { state in
-      state.messages.count == 2 && state.messages.last?.reply == .complete && state.streamingReply == nil
+      state.messages.count == 2 && state.messages.last?.reply == .completed && state.streamingReply == nil
     }
     #expect(done?.messages.first?.delivery == .sent)
     let conversation = try #require(done?.conversationID)

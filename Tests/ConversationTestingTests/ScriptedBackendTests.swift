@@ -69,7 +69,7 @@ struct ScriptedBackendTests {
     #expect(await clock.run { store.state.streamingReply?.text.string == "Hello wor" })
     #expect(await clock.run { store.state.isSettled })
     #expect(store.state.messages.map(\.text) == ["Hi", "Hello world."])
-    #expect(store.state.messages.last?.reply == .complete)
+    #expect(store.state.messages.last?.reply == .completed)
   }
 
   @Test("a reply dropped mid-stream is kept, interrupted, with a retryable error")
@@ -79,8 +79,8 @@ struct ScriptedBackendTests {
     #expect(await clock.run { store.state.isSettled })
     let reply = store.state.messages.last
     #expect(reply?.text == "Partial answer")
-    guard case .interrupted(let error) = reply?.reply else {
-      Issue.record("expected an interrupted reply")
+    guard case .failed(let error) = reply?.reply else {
+      Issue.record("expected a failed reply, got \(String(describing: reply?.reply))")
       return
     }
     #expect(error.code == .network)
@@ -149,7 +149,7 @@ struct ScriptedRealtimeReplyTests {
     #expect(store.state.streamingReply?.serverID == "s-1-a", "keyed by the reply's server ID")
     #expect(await clock.run { store.state.isSettled && store.state.streamingReply == nil })
     #expect(store.state.messages.map(\.text) == ["Hi", "Hello there."])
-    #expect(store.state.messages.last?.reply == .complete)
+    #expect(store.state.messages.last?.reply == .completed)
     store.close()
   }
 

@@ -46,7 +46,7 @@ struct TestStoreTests {
     let answer = Message(
       clientID: "reply-\(send)", serverID: "s2", role: .assistant, text: "Hello",
       createdAt: start.addingTimeInterval(2),
-      reply: .complete)
+      reply: .completed)
     store.send(.replyFinished(send, message: answer)) {
       $0.streamingReply = nil
       $0.requests = [:]

@@ -76,7 +76,7 @@ private struct Fixture {
     state.messages.commit(
       Message(
         clientID: "reply-1", serverID: "s6", role: .assistant, text: "Partial answer, and the rest.",
-        createdAt: .story(6), delivery: .sent, reply: .complete))
+        createdAt: .story(6), delivery: .sent, reply: .completed))
     state.streamingReply = nil
     state.title = "Order 1042"
     try persist(ChangeSet(inserted: ["reply-1"]))

@@ -25,8 +25,17 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// new one finishes.
   case regenerate(ClientMessageID)
   /// Stop the reply being streamed: its request is cancelled and the reply is kept with its text so far,
-  /// `interrupted` with a `CANCELLED` error (not shown as `userError`: the user asked for it).
+  /// `cancelled` (not shown as `userError`: the user asked for it). With no reply streaming, an answer
+  /// waiting for the app's tools or the user's answers (`ReplyState.isAwaiting`) is stopped instead: its
+  /// tools are cancelled and it becomes `cancelled`.
   case stopReply
+  /// Answer the agent's request `id` (an approval, a question; see `InputRequest`) of the reply streaming
+  /// or of the latest answer `awaitingInput`. Once every request of that answer is answered (and any
+  /// tool results it awaits are in), the store continues the run (`ConversationEffect.continueRun`).
+  /// Approving an app-run call runs it (`runTool`); denying one marks it `denied` without running it.
+  /// Refused with `UNKNOWN_MESSAGE` when no open request has that ID, and `INVALID_ACTION` for an answer
+  /// of the wrong kind (`InputRequest.accepts`) or a request already answered.
+  indirect case answerInput(InputRequestID, InputAnswer)
   /// Load the first (newest) history page. Does nothing before the conversation exists (there is no
   /// history yet) or while a load is in flight; a page size outside the policy's range is refused with
   /// `INVALID_PAGE_SIZE`.
@@ -155,6 +164,12 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// `maximumPartsPerReply`: then it is in `toolCalls` only, so a UI renders `toolCalls` without a part too).
   indirect case toolCallStarted(RequestID, ToolCall)
   case toolCallFinished(RequestID, ToolCallID, ToolCall.Outcome)
+  /// The agent asks the user something in the reply streamed by the request: an approval of one of the
+  /// reply's tool calls (which then shows `awaitingApproval`; an app-run one that was running is cancelled
+  /// until approved) or a question. The reply goes on streaming; when it finishes with a request open it
+  /// is committed `awaitingInput`. A request whose ID the reply already has, or an approval of a call the
+  /// reply does not have or that has ended, is refused with `INVALID_EVENT` and changes nothing.
+  indirect case inputRequested(RequestID, InputRequest)
   /// The reply finished; `message` is the server's version of it (its text, server ID, tool calls, time).
   /// `userMessageID` is the server ID of the user's message it answers, for servers that give it only here.
   /// Its `text`, `parts`, `toolCalls` and `agent` are taken when set, else the streamed ones (an empty text
@@ -163,6 +178,11 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// The committed message keeps the client ID of the row it streamed in (`streamingReply.clientID`), not
   /// `message.clientID`: a UI keyed by client ID sees the row it was showing become the finished message, in
   /// place, instead of one row vanishing and another appearing.
+  ///
+  /// Its outcome: `awaitingInput` when the agent asked something (`inputRequested`); else, under
+  /// `ToolResultDelivery.nextRun`, `awaitingToolResults` when the run made app-run calls (their results
+  /// continue it); else `completed`. A continuation run's finish keeps the earlier run's text and parts
+  /// in front of its own (`StreamingReply.continuing`).
   indirect case replyFinished(RequestID, message: Message, userMessageID: ServerMessageID? = nil)
   /// The stream closed without `replyFinished`: the reply is kept as interrupted (`INCOMPLETE_STREAM`).
   case replyEnded(RequestID)

@@ -46,6 +46,10 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// A change to the agent's shared state did not apply: ask the agent for its whole state again
   /// (`ChatBackend.requestAgentState(in:)`); it arrives as `agentStateSnapshot`.
   case requestAgentStateSnapshot(ConversationID?)
+  /// Start the run that continues an answer that waited (for the app's tool results, for the user's
+  /// answers): `ChatBackend.continueRun`. Its events come back under this request ID, as a send's do, and
+  /// continue the same answer in its row.
+  indirect case continueRun(RequestID, ConversationID, RunContinuation)
 }
 
 /// What a send effect sends.

@@ -81,6 +81,9 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// next part started or added ends the reply like `maximumReplyBytes` does, except a whole tool call,
   /// which is kept in `toolCalls` without a part. A data part replaced in place counts once.
   public var maximumPartsPerReply: Int
+  /// How the app's tool results reach the agent (default `duringReply`); set `nextRun` for AG-UI and the
+  /// AI SDK, whose runs end with the app's calls pending.
+  public var toolResultDelivery: ToolResultDelivery
 
   // The transport's limits, read by the HTTP backends (`HTTPChatBackend(baseURL:policy:token:)`).
 
@@ -120,9 +123,10 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     maximumToolCallsPerReply: Int = 128, requestTimeout: Double = 30, idleTimeout: Double = 60,
     maximumEventBytes: Int = 1024 * 1024, maximumAnswerBytes: Int = 8 * 1024 * 1024,
     maximumErrorBodyBytes: Int = 64 * 1024, maximumUnreadBytes: Int = 4 * 1024 * 1024,
-    maximumPartsPerReply: Int = 1024
+    maximumPartsPerReply: Int = 1024, toolResultDelivery: ToolResultDelivery = .duringReply
   ) {
     self.maximumPartsPerReply = maximumPartsPerReply
+    self.toolResultDelivery = toolResultDelivery
     self.maximumRetryAfter = maximumRetryAfter
     self.healthyConnectionAfter = healthyConnectionAfter
     self.maximumReplyBytes = maximumReplyBytes
@@ -258,6 +262,19 @@ public struct Backoff: Hashable, Sendable, Codable {
     let fraction = jitter.isNaN ? 1 : min(max(jitter, 0), 1)
     return ceiling * fraction
   }
+}
+
+/// How the results of the app's tool calls reach the agent (see `ChatPolicy.toolResultDelivery`): the two
+/// shapes agent protocols have.
+public enum ToolResultDelivery: Hashable, Sendable, Codable {
+  /// Posted while the reply's stream stays open (`ConversationEffect.submitToolResult`); the agent goes on
+  /// in the same stream. A reply that finishes with the app's calls still running cancels them.
+  case duringReply
+  /// The run ends with the app's calls pending (AG-UI, the AI SDK): the answer is committed
+  /// `awaitingToolResults`, the tools keep running, and once every call of the run has a result the store
+  /// asks for a continuation run carrying them (`ConversationEffect.continueRun`), which continues the same
+  /// answer. Bounded by `clientToolCallLimit` across the runs of one answer.
+  case nextRun
 }
 
 /// How a streaming reply's text is presented to the user.

@@ -63,10 +63,35 @@ extension ConversationState {
     for message in messages where message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
       violations.append("\(message.clientID) is in the conversation with a call whose input is still streaming")
     }
-    violations += requestViolations()
+    violations += requestViolations() + awaitingViolations()
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
     if unread != unreadCount {
       violations.append("unreadCount is \(unreadCount) but \(unread) message(s) are after the read cursor")
+    }
+    return violations
+  }
+
+  /// Questions are unique in their reply and approvals name its calls; a waiting run is the latest answer's.
+  private func awaitingViolations() -> [String] {
+    var violations: [String] = []
+    var owners: [(String, [InputRequest], [ToolCall])] = []
+    if let reply = streamingReply { owners.append(("the streaming reply", reply.inputRequests, reply.toolCalls)) }
+    for message in messages {
+      if case .awaitingInput(let requests) = message.reply {
+        owners.append(("\(message.clientID)", requests, message.toolCalls))
+      }
+    }
+    for (owner, requests, calls) in owners {
+      if Set(requests.map(\.id)).count != requests.count { violations.append("a request ID appears twice in \(owner)") }
+      for request in requests {
+        guard case .toolApproval(let callID) = request.kind else { continue }
+        if !calls.contains(where: { $0.id == callID }) {
+          violations.append("\(owner) asks to approve \(callID), which it does not have")
+        }
+      }
+    }
+    if awaitingRun != nil, latestAnswer?.reply?.isAwaiting != true {
+      violations.append("awaitingRun is set but the latest answer does not wait")
     }
     return violations
   }
@@ -88,8 +113,8 @@ extension ConversationState {
     for (requestID, purpose) in requests {
       if requestID.epoch != epoch { violations.append("request \(requestID) of an old epoch is still in flight") }
       if requestID.sequence > requestSequence { violations.append("request \(requestID) is ahead of the counter") }
-      if case .tool(let call, let reply) = purpose, requests[reply] == nil {
-        violations.append("tool call \(call) runs for reply \(reply), which is no longer in flight")
+      if case .tool(let call, let reply) = purpose, requests[reply] == nil, reply != awaitingRun {
+        violations.append("tool call \(call) runs for reply \(reply), which is neither in flight nor waiting")
       }
       if purpose == .history && history.loadingRequest != requestID {
         violations.append("history request \(requestID) is in flight but history.loadingRequest is not it")

@@ -39,6 +39,7 @@ extension ConversationState {
     @usableFromInline var isRestoring: Bool
     @usableFromInline var agentState: JSONValue?
     @usableFromInline var needsAgentStateSnapshot: Bool
+    @usableFromInline var awaitingRun: RequestID?
 
     init(conversationID: ConversationID?, epoch: IdentityEpoch, identity: UserIdentity?) {
       messages = MessageList()
@@ -75,6 +76,7 @@ extension ConversationState {
       isRestoring = false
       agentState = nil
       needsAgentStateSnapshot = false
+      awaitingRun = nil
     }
   }
 }

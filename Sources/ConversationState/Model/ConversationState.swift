@@ -206,6 +206,21 @@ public struct ConversationState: Sendable {
     _modify { yield &cold.value.needsAgentStateSnapshot }
   }
 
+  /// The newest committed assistant message: the answer that may wait (`ReplyState.isAwaiting`). Messages
+  /// of others after it (a human agent's, a system note) do not end its wait; the user's next send does.
+  public var latestAnswer: Message? {
+    let committed = messages.prefix(messages.committedCount)
+    return committed.last { $0.role == .assistant }
+  }
+
+  /// The request of the run whose answer is the latest answer and waits (`ReplyState.isAwaiting`): the
+  /// app's tools still running for it are requests `.tool(_, reply:)` of this run. Nil when no answer
+  /// waits, and after a relaunch (tools do not outlive the process).
+  @inlinable public var awaitingRun: RequestID? {
+    _read { yield cold.value.awaitingRun }
+    _modify { yield &cold.value.awaitingRun }
+  }
+
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil
   ) {
@@ -243,10 +258,16 @@ public struct ConversationState: Sendable {
 
   /// Mints the next request ID of the current epoch and records what it is for.
   public mutating func beginRequest(_ purpose: PendingRequest) -> RequestID {
-    requestSequence += 1
-    let id = RequestID(epoch: epoch, sequence: requestSequence)
+    let id = reserveRequestID()
     requests[id] = purpose
     return id
+  }
+
+  /// A fresh request ID that no request in flight carries, not registered as one (it names a group of
+  /// requests, such as the tools of a run that is over).
+  package mutating func reserveRequestID() -> RequestID {
+    requestSequence += 1
+    return RequestID(epoch: epoch, sequence: requestSequence)
   }
 }
 

@@ -69,6 +69,31 @@ extension Message: FiniteNumberChecking {
   public var hasOnlyFiniteNumbers: Bool {
     createdAt.hasOnlyFiniteNumbers && editedAt.hasOnlyFiniteNumbers && attachments.hasOnlyFiniteNumbers
       && toolCalls.hasOnlyFiniteNumbers && (usage?.credits.isFinite ?? true) && parts.hasOnlyFiniteNumbers
+      && (reply?.hasOnlyFiniteNumbers ?? true)
+  }
+}
+
+extension ReplyState: FiniteNumberChecking {
+  /// Whether the input requests an answer waits on hold only finite numbers; the other outcomes carry none.
+  public var hasOnlyFiniteNumbers: Bool {
+    if case .awaitingInput(let requests) = self { return requests.hasOnlyFiniteNumbers }
+    return true
+  }
+}
+
+extension InputRequest: FiniteNumberChecking {
+  /// Whether a question's payload and the answer given hold only finite numbers.
+  public var hasOnlyFiniteNumbers: Bool {
+    if case .question(let payload) = kind, !payload.hasOnlyFiniteNumbers { return false }
+    return answer?.hasOnlyFiniteNumbers ?? true
+  }
+}
+
+extension InputAnswer: FiniteNumberChecking {
+  /// Whether a question's answer holds only finite numbers; the other answers carry none.
+  public var hasOnlyFiniteNumbers: Bool {
+    if case .answered(let value) = self { return value.hasOnlyFiniteNumbers }
+    return true
   }
 }
 
@@ -106,6 +131,8 @@ extension ConversationAction: FiniteNumberChecking {
       return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
     case .attachmentProgress(_, _, let fraction), .uploadProgressed(_, let fraction): return fraction.isFinite
     case .agentStateSnapshot(let snapshot): return snapshot.hasOnlyFiniteNumbers
+    case .inputRequested(_, let request): return request.hasOnlyFiniteNumbers
+    case .answerInput(_, let answer): return answer.hasOnlyFiniteNumbers
     case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
     case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
@@ -123,14 +150,15 @@ extension ConversationAction: FiniteNumberChecking {
     switch self {
     case .send, .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
-      .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed:
+      .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed,
+      .answerInput:
       return true
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
-      .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta:
+      .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .inputRequested:
       return false
     }
   }

@@ -22,7 +22,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   public var createdAt: Date
   /// Where the message is on its way to the server; messages from others are always `sent`.
   public var delivery: Delivery
-  /// For assistant messages: whether the reply is complete or was cut short. `nil` for other roles.
+  /// For assistant messages: how the reply ended (see `ReplyState`). `nil` for other roles.
   public var reply: ReplyState?
   /// Files attached to the message; at most `ChatPolicy.maximumAttachments` on one the user sends.
   public var attachments: [MessageAttachment]
@@ -170,17 +170,6 @@ public enum Delivery: Hashable, Sendable, Codable {
   case sent
   /// The send failed; the message stays in the list. `error.retryable` says whether retry may help.
   case failed(ChatError)
-}
-
-/// The state of an assistant reply once it is in the list.
-public enum ReplyState: Hashable, Sendable, Codable {
-  /// Still receiving deltas. Only the separate streaming reply is in this state.
-  case streaming
-  /// Finished by the server.
-  case complete
-  /// Cut short (an error, or a stream that ended without finishing); its partial text is kept and
-  /// regenerating it is allowed.
-  case interrupted(ChatError)
 }
 
 /// A user's rating of an answer.

@@ -29,11 +29,13 @@ public enum PendingRequest: Hashable, Sendable, Codable {
   /// A reply streaming over the realtime connection (no request of ours carries it); it ends with its
   /// finish, or is interrupted when the connection goes.
   case realtimeReply(ServerMessageID)
+  /// A run continuing the answer `answer` with the app's tool results or the user's answers.
+  case continuation(answer: ClientMessageID)
 
   /// Whether a failure of this request is the user's to see (`userError`) rather than a background one.
   public var isUserInitiated: Bool {
     switch self {
-    case .send, .regenerate, .rating, .feedback, .ticket: return true
+    case .send, .regenerate, .rating, .feedback, .ticket, .continuation: return true
     case .history: return true
     case .sync, .connect, .readCursor, .credentials, .realtimeReply, .tool, .toolResult: return false
     case .upload: return true

@@ -71,6 +71,19 @@ public struct StreamingReply: Sendable {
     _read { yield fields.value.connection }
     _modify { yield &fields.value.connection }
   }
+  /// What the agent asked the user in this reply so far (approvals, questions), in the order it asked;
+  /// answers given while the reply still streams are kept on them. See `InputRequest`.
+  @inlinable public var inputRequests: [InputRequest] {
+    _read { yield fields.value.inputRequests }
+    _modify { yield &fields.value.inputRequests }
+  }
+  /// For a continuation run (`ReplyState.awaitingToolResults` or `awaitingInput` answered): how much of
+  /// the reply the earlier run wrote. The reply starts with that answer's text, parts and tool calls, in the
+  /// answer's own row; nil for a reply that started fresh.
+  @inlinable public var continuing: ContinuationSeed? {
+    _read { yield fields.value.continuing }
+    _modify { yield &fields.value.continuing }
+  }
   /// How many UTF-8 bytes of `text` are shown, for paced and instant presentation; nil: all of it.
   @inlinable public var presentedUTF8Count: Int? {
     _read { yield fields.value.presentedUTF8Count }
@@ -133,6 +146,8 @@ extension StreamingReply {
     @usableFromInline var connection: RequestID?
     @usableFromInline var presentedUTF8Count: Int?
     @usableFromInline var parts: [StreamingPart] = []
+    @usableFromInline var inputRequests: [InputRequest] = []
+    @usableFromInline var continuing: ContinuationSeed?
     /// The bytes streamed into parts other than text (reasoning, tool input), counted as they stream
     /// (derived from the parts: not encoded).
     @usableFromInline var partUTF8Count = 0
@@ -143,6 +158,27 @@ extension StreamingReply {
     private enum CodingKeys: String, CodingKey {
       case requestID, clientID, toolCalls, agent, startedAt, replacing, serverID, connection, presentedUTF8Count
     }
+  }
+}
+
+/// How much of a continuation run's reply the earlier run wrote (`StreamingReply.continuing`): what
+/// streams after it is this run's.
+public struct ContinuationSeed: Hashable, Sendable, Codable {
+  /// The UTF-8 bytes the reply had streamed when the continuation started (`streamedUTF8Count`).
+  public var streamedUTF8Count: Int
+  /// The tool calls the earlier run made; calls after these are this run's.
+  public var toolCallCount: Int
+  /// The parts the earlier run made.
+  public var partCount: Int
+  /// What the earlier runs cost; the finished answer's `usage` adds this run's to it.
+  public var usage: Usage?
+
+  /// The seed of a reply that continues with these counts.
+  public init(streamedUTF8Count: Int, toolCallCount: Int, partCount: Int, usage: Usage? = nil) {
+    self.streamedUTF8Count = streamedUTF8Count
+    self.toolCallCount = toolCallCount
+    self.partCount = partCount
+    self.usage = usage
   }
 }
 
@@ -160,14 +196,17 @@ extension StreamingReply: Equatable {
 }
 
 extension StreamingReply: Codable {
-  private enum TextKey: String, CodingKey { case text, parts }
+  private enum TextKey: String, CodingKey { case text, parts, inputRequests, continuing }
 
-  /// Decodes the JSON object `encode(to:)` writes: one key per field (`parts` may be left out: none).
+  /// Decodes the JSON object `encode(to:)` writes: one key per field (`parts`, `inputRequests` and
+  /// `continuing` may be left out: none).
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: TextKey.self)
     text = try container.decode(StreamedText.self, forKey: .text)
     var fields = try Fields(from: decoder)
     fields.row = [fields.clientID]
+    fields.inputRequests = try container.decodeIfPresent([InputRequest].self, forKey: .inputRequests) ?? []
+    fields.continuing = try container.decodeIfPresent(ContinuationSeed.self, forKey: .continuing)
     self.fields = CopyOnWrite(fields)
     restoreParts(try container.decodeIfPresent([StreamingPart].self, forKey: .parts) ?? [])
   }
@@ -178,6 +217,8 @@ extension StreamingReply: Codable {
     var container = encoder.container(keyedBy: TextKey.self)
     try container.encode(text, forKey: .text)
     if !parts.isEmpty { try container.encode(parts, forKey: .parts) }
+    if !inputRequests.isEmpty { try container.encode(inputRequests, forKey: .inputRequests) }
+    try container.encodeIfPresent(continuing, forKey: .continuing)
   }
 }
 

@@ -10,7 +10,8 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
   }
 
   /// Where the call is: `inputStreaming → running → succeeded | failed`, or straight to `running` when the
-  /// call arrives whole.
+  /// call arrives whole; a call the agent asks the user about waits in `awaitingApproval` and goes on to
+  /// `running` (approved) or `denied`.
   public enum Outcome: Hashable, Sendable, Codable {
     /// The agent is still writing the call's arguments: they stream as JSON text into the call's part
     /// (`StreamingPart.text`), and `input` is empty until the call is complete. A reply that ends meanwhile
@@ -22,6 +23,11 @@ public struct ToolCall: Identifiable, Hashable, Sendable, Codable {
     case succeeded(JSONValue)
     /// The tool failed, or its result was refused (for example over `ChatPolicy.maximumToolResultBytes`).
     case failed(ChatError)
+    /// Waiting for the user to approve it (an `InputRequest` of kind `toolApproval` names it). An app-run
+    /// call does not run meanwhile.
+    case awaitingApproval
+    /// The user denied it, with the reason they gave; it never ran.
+    case denied(reason: String?)
   }
 
   /// Identifies the call within its reply, so its result can be matched to it.

@@ -12,6 +12,12 @@ struct SharedRealtimeBackend: ChatBackend {
 
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> { backend.send(payload) }
 
+  func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    backend.continueRun(continuation, in: conversation)
+  }
+
   func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {

@@ -51,6 +51,12 @@ public protocol ChatBackend: Sendable {
   /// backends that regenerate by answer).
   func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
+  /// Streams the run that continues an answer that waited (`ReplyState.awaitingToolResults`, or
+  /// `awaitingInput` once answered): `continuation` carries the app's tool outcomes and the user's
+  /// answers. Its events continue the same answer. The default fails at once with `unsupported`, which
+  /// leaves the answer `failed`.
+  func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
   /// A page of messages older than `cursor` (the newest page when nil).
   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage
   /// The messages after `after` (all when nil), to catch up after a reconnect.
@@ -121,6 +127,10 @@ public enum ReplyEvent: Equatable, Sendable {
   case toolCall(ToolCall)
   /// The tool call with this ID ended with this outcome.
   case toolResult(ToolCallID, ToolCall.Outcome)
+  /// The agent asks the user (an approval of a call, a question) before it goes on: AG-UI's interrupt,
+  /// the AI SDK's `tool-approval-request`. Finish the stream when the run ends; the answer then waits
+  /// (`awaitingInput`) and the user's answers come back through `continueRun`.
+  case inputRequested(InputRequest)
   /// The agent's whole shared state (AG-UI `STATE_SNAPSHOT`), for `ConversationState.agentState`.
   case agentState(JSONValue)
   /// A change to the agent's shared state as a JSON Patch (AG-UI `STATE_DELTA`); see
@@ -180,6 +190,12 @@ extension ChatBackend {
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("regenerating answers")) }
+  }
+  /// By default, a stream that fails at once with an `unsupported` error.
+  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("continuing runs")) }
   }
   /// By default, throws an `unsupported` error.
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {

@@ -94,6 +94,10 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         await Self.stream(
           backend.regenerate(in: conversationID, replyTo: prompt, answer: answer), requestID, into: store)
       }
+    case .continueRun(let requestID, let conversationID, let continuation):
+      requests.run(requestID) {
+        await Self.stream(backend.continueRun(continuation, in: conversationID), requestID, into: store)
+      }
     case .cancel(let requestID):
       requests.cancel(requestID)
     case .fetchHistory(let requestID, let conversationID, let cursor, let limit):
@@ -245,6 +249,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .toolInputDelta(let callID, let text): return .toolInputDelta(requestID, callID, text)
     case .toolCall(let call): return .toolCallStarted(requestID, call)
     case .toolResult(let callID, let outcome): return .toolCallFinished(requestID, callID, outcome)
+    case .inputRequested(let request): return .inputRequested(requestID, request)
     case .finished(let message, let userMessageID):
       return .replyFinished(requestID, message: message, userMessageID: userMessageID)
     case .queued: return .sendQueued(requestID)

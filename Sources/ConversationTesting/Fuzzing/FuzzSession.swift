@@ -89,7 +89,7 @@ struct FuzzSession {
       : nil
     return Message(
       clientID: ClientMessageID("srv-\(id)"), serverID: ServerMessageID(id), role: role, author: author,
-      text: "text \(id)", createdAt: date ?? now, reply: role == .assistant ? .complete : nil, usage: usage)
+      text: "text \(id)", createdAt: date ?? now, reply: role == .assistant ? .completed : nil, usage: usage)
   }
 
   private mutating func anyError() -> ChatError {
@@ -184,7 +184,7 @@ struct FuzzSession {
         }
       }
       return streamEvent(requestID)
-    case .regenerate:
+    case .regenerate, .continuation:
       return streamEvent(requestID)
     case .history:
       return .historyLoaded(requestID, historyPage())

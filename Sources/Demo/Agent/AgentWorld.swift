@@ -154,7 +154,7 @@ struct AgentWorld: Sendable {
         Message(
           clientID: ClientMessageID("srv-h\(index)"), serverID: serverID, role: fromUser ? .user : .assistant,
           text: fromUser ? "Earlier question #\(index / 2 + 1) about order 1042" : "Earlier answer #\(index / 2 + 1).",
-          createdAt: start.addingTimeInterval(Double(index) * 60), reply: fromUser ? nil : .complete,
+          createdAt: start.addingTimeInterval(Double(index) * 60), reply: fromUser ? nil : .completed,
           agent: fromUser ? nil : SimulatedAgent.assistant))
     }
     conversations["c-1042"] = order
@@ -165,7 +165,7 @@ struct AgentWorld: Sendable {
         createdAt: start.addingTimeInterval(86_400)),
       Message(
         clientID: "srv-r2", serverID: "r2", role: .assistant, text: "Sorry about that! A refund is on its way.",
-        createdAt: start.addingTimeInterval(86_460), reply: .complete, agent: SimulatedAgent.assistant),
+        createdAt: start.addingTimeInterval(86_460), reply: .completed, agent: SimulatedAgent.assistant),
     ]
     conversations["c-refund"] = refund
     var welcome = Conversation(title: "Welcome")
@@ -173,7 +173,7 @@ struct AgentWorld: Sendable {
       Message(
         clientID: "srv-w1", serverID: "w1", role: .assistant,
         text: "Welcome! Ask me about an order (try \"where is order 1042?\"), a refund, or ask for a person.",
-        createdAt: start.addingTimeInterval(2 * 86_400), reply: .complete, agent: SimulatedAgent.assistant)
+        createdAt: start.addingTimeInterval(2 * 86_400), reply: .completed, agent: SimulatedAgent.assistant)
     ]
     conversations["c-welcome"] = welcome
   }

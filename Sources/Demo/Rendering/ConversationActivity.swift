@@ -90,6 +90,8 @@ enum ConversationActivity {
     case .running: return StyledLine("⚙ \(words)…", .yellow)
     case .succeeded: return StyledLine("✓ \(words)", .dim)
     case .failed(let error): return StyledLine("✗ \(words): \(MessageLines.reason(error))", .red)
+    case .awaitingApproval: return StyledLine("? \(words): waiting for your approval", .yellow)
+    case .denied: return StyledLine("⊘ \(words): denied", .dim)
     }
   }
 

@@ -46,7 +46,7 @@ enum MessageLines {
     error.message.isEmpty ? error.code.rawValue : error.message
   }
 
-  /// Delivery, a cut-short reply and the rating, in that order.
+  /// Delivery, the reply's outcome and the rating, in that order.
   private static func details(of message: Message) -> [(String, TextStyle)] {
     var details: [(String, TextStyle)] = []
     switch message.delivery {
@@ -56,7 +56,7 @@ enum MessageLines {
     case .failed(let error): details.append(("✗ failed: \(reason(error))", .red))
     case .sent: break
     }
-    if case .interrupted(let error) = message.reply { details.append(("interrupted: \(reason(error))", .yellow)) }
+    if let outcome = ReplyOutcomeWords.words(message.reply) { details.append(outcome) }
     switch message.rating {
     case .up: details.append(("👍", .plain))
     case .down: details.append(("👎", .plain))

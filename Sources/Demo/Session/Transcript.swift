@@ -65,7 +65,7 @@ struct Transcript {
     case .failed(let error): line += "  (failed: \(error.message))"
     case .sent: break
     }
-    if case .interrupted = message.reply { line += "  (interrupted)" }
+    if let tag = ReplyOutcomeWords.tag(message.reply) { line += "  (\(tag))" }
     if message.rating != .none { line += "  [rated \(message.rating.rawValue)]" }
     for call in message.toolCalls { line += "  [tool \(call.name)]" }
     if message.parts.contains(where: { if case .reasoning = $0.content { true } else { false } }) {

@@ -97,7 +97,7 @@ extension ConversationReducer {
       // Finished without (or after) its stream here: it lands as a message like any other.
       var final = message
       final.serverID = serverID
-      final.reply = .complete
+      final.reply = .completed
       commitIncoming(echoAware(final, state), &state)
       return []
 

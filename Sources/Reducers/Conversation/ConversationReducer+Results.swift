@@ -104,6 +104,15 @@ extension ConversationReducer {
       state.backgroundError = error
       return []
 
+    case .continuation(let answer):
+      if let reply = state.streamingReply, reply.requestID == requestID {
+        interrupt(reply, error, &state)
+      } else {
+        endContinued(answer, error, &state)
+      }
+      state.userError = error
+      return holdForRateLimit(error, at: at, &state)
+
     case .realtimeReply:
       // Nothing of ours carries such a reply; a failure reported for it ends it as interrupted.
       if let reply = state.streamingReply, reply.requestID == requestID { interrupt(reply, error, &state) }
@@ -138,7 +147,7 @@ extension ConversationReducer {
 
   func requestSucceeded(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     switch state.requests[requestID] {
-    case .send, .regenerate: return streamClosed(requestID, &state)
+    case .send, .regenerate, .continuation: return streamClosed(requestID, &state)
     case .rating(let clientID, _, let requested):
       state.requests[requestID] = nil
       if requestID.sequence > state.acceptedRatings[clientID]?.requestSequence ?? 0 {

@@ -32,11 +32,12 @@ extension ConversationReducer {
     let message = Message(
       clientID: outgoing.clientID, role: .user, author: author, text: outgoing.text, createdAt: outgoing.createdAt,
       delivery: .pending, attachments: outgoing.attachments)
+    // Writing instead of answering leaves the waiting answer behind.
+    var effects = abandonAwaiting(&state)
     state.messages.appendOutgoing(message)
     state.draft = ""
     state.userError = nil
     closeFeedbackMomentBecauseUserWrote(&state)
-    var effects: [ConversationEffect] = []
     if state.isUserTyping, let conversationID = state.conversationID {
       state.isUserTyping = false
       effects.append(.sendTypingSignal(conversationID, isTyping: false, epoch: state.epoch))

@@ -16,7 +16,7 @@ extension ConversationReducer {
         commitIncoming(question, &state)
       }
     case .regenerate(let answer): replacing = answer
-    case .realtimeReply: replacing = nil
+    case .realtimeReply, .continuation: replacing = nil
     default: return []
     }
     guard state.streamingReply?.requestID != requestID else { return [] }
@@ -27,10 +27,14 @@ extension ConversationReducer {
     // Local and server clocks disagree; a reply must never sort before the question it answers (a
     // millisecond after it, at the earliest, so equal times cannot fall back to comparing unrelated IDs).
     let startedAt = max(at, state.messages.lastCommitted?.createdAt.addingTimeInterval(0.001) ?? at)
-    state.streamingReply = StreamingReply(
+    var reply = StreamingReply(
       requestID: requestID, clientID: ClientMessageID("reply-\(requestID)"), agent: agent, startedAt: startedAt,
       replacing: replacing, serverID: replyID)
-    if policy.replyPresentation != .stream { state.streamingReply?.presentedUTF8Count = 0 }
+    if policy.replyPresentation != .stream { reply.presentedUTF8Count = 0 }
+    if case .continuation(let answer) = state.requests[requestID] {
+      reply = continuedReply(of: answer, reply, &state)
+    }
+    state.streamingReply = reply
     state.agentActivity = .thinking
     return []
   }
@@ -50,7 +54,7 @@ extension ConversationReducer {
   func startReplyIfNeeded(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard state.streamingReply?.requestID != requestID else { return [] }
     switch state.requests[requestID] {
-    case .send, .regenerate: break
+    case .send, .regenerate, .continuation: break
     default: return []
     }
     let at = state.messages.lastCommitted?.createdAt ?? Date(timeIntervalSinceReferenceDate: 0)
@@ -132,8 +136,10 @@ extension ConversationReducer {
     _ requestID: RequestID, _ message: Message, userMessageID: ServerMessageID?, _ state: inout ConversationState
   ) -> [ConversationEffect] {
     guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
-    let effects = cancelTools(of: requestID, &state)
     let reply = state.streamingReply?.requestID == requestID ? state.streamingReply : nil
+    let outcome = reply.map(outcome(of:)) ?? .completed
+    // A run that waits leaves its tools running for the answer; any other's are moot.
+    let effects = outcome.isAwaiting ? [] : cancelTools(of: requestID, &state)
     if reply != nil { state.streamingReply = nil }
     if case .send(let clientID) = purpose, let sent = state.messages[clientID: clientID] {
       // The reply finished, so the server has the question; some servers name its ID only here.
@@ -156,13 +162,18 @@ extension ConversationReducer {
     }
     final.role = .assistant
     final.delivery = .sent
-    final.reply = .complete
-    if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.toolCalls }
-    if final.parts.isEmpty, let reply, !reply.parts.isEmpty { final.parts = reply.committedParts }
-    // A protocol that sends no copy of the answer finishes with an empty one: the text that streamed stands
-    // (a reply in parts gets the text parts joined when it is committed).
-    if final.text.isEmpty, final.parts.isEmpty, let reply { final.text = reply.text.string }
-    if final.agent == nil { final.agent = reply?.agent }
+    final.reply = outcome
+    if let reply, let seed = reply.continuing {
+      composeContinued(&final, reply, seed)
+    } else {
+      if final.toolCalls.isEmpty, let reply { final.toolCalls = reply.toolCalls }
+      if final.parts.isEmpty, let reply, !reply.parts.isEmpty { final.parts = reply.committedParts }
+      // A protocol that sends no copy of the answer finishes with an empty one: the text that streamed stands
+      // (a reply in parts gets the text parts joined when it is committed).
+      if final.text.isEmpty, final.parts.isEmpty, let reply { final.text = reply.text.string }
+      if final.agent == nil { final.agent = reply?.agent }
+    }
+    if final.serverID == nil { final.serverID = reply?.serverID }
     if case .regenerate(let answer) = purpose {
       // Only now, with the new answer in hand, does the old one (and what followed it) go.
       _ = state.messages.removeCommitted(from: answer)
@@ -170,7 +181,9 @@ extension ConversationReducer {
     }
     commitIncoming(final, &state)
     state.agentActivity = .idle
-    return effects
+    guard outcome.isAwaiting else { return effects }
+    state.awaitingRun = requestID
+    return effects + continueIfReady(&state)
   }
 
   /// A stream closed without a finish: the reply so far is kept as interrupted and may be regenerated.
@@ -183,13 +196,16 @@ extension ConversationReducer {
       state.userError = error
     } else if case .send(let clientID) = purpose {
       failOutgoing(clientID, error, &state)
+    } else if case .continuation(let answer) = purpose {
+      endContinued(answer, error, &state)
+      state.userError = error
     }
     state.agentActivity = .idle
     return tools + dispatchPendingMessages(&state)
   }
 
   func stopReply(_ state: inout ConversationState) -> [ConversationEffect] {
-    guard let reply = state.streamingReply else { return [] }
+    guard let reply = state.streamingReply else { return abandonAwaiting(&state) }
     state.requests[reply.requestID] = nil
     interrupt(reply, ChatError(.cancelled, "Stopped."), &state)
     state.agentActivity = .idle
@@ -212,10 +228,11 @@ extension ConversationReducer {
     else {
       return refuse(.invalidAction, "This answer has no confirmed question to answer again.", &state)
     }
+    let abandoned = answer.reply?.isAwaiting == true ? abandonAwaiting(&state) : []
     let requestID = state.beginRequest(.regenerate(answer: answerID))
     state.agentActivity = .thinking
     state.userError = nil
-    return [.regenerate(requestID, conversationID, replyTo: promptID, answer: answer.serverID)]
+    return abandoned + [.regenerate(requestID, conversationID, replyTo: promptID, answer: answer.serverID)]
   }
 
   /// Ends a streaming reply that will not finish. A regeneration that fails leaves the conversation as it
@@ -230,7 +247,7 @@ extension ConversationReducer {
     // With the server's ID, the finished copy (a sync, a history page) later replaces the partial one.
     let message = Message(
       clientID: reply.clientID, serverID: reply.serverID, role: .assistant, author: reply.agent?.id,
-      text: reply.text.string, createdAt: reply.startedAt, delivery: .sent, reply: .interrupted(error),
+      text: reply.text.string, createdAt: reply.startedAt, delivery: .sent, reply: ReplyState(endedBy: error),
       agent: reply.agent, toolCalls: reply.toolCalls, parts: reply.committedParts)
     commitIncoming(message, &state)
   }

@@ -13,6 +13,14 @@ extension ConversationReducer {
     if message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
       message.toolCalls = message.toolCalls.map(\.settled)
     }
+    // A server copy (a sync, a history page) of an answer that waits here knows nothing of the wait: the
+    // local outcome and the calls' outcomes stand until the continuation or the user ends it.
+    if message.reply == .completed, let serverID = message.serverID,
+      let local = state.messages[serverID: serverID], local.reply?.isAwaiting == true
+    {
+      message.reply = local.reply
+      message.toolCalls = local.toolCalls
+    }
     // A copy that arrived by server ID alone (an echo or a sync before this confirmation) is this same
     // message: it goes, and the entry with the client ID the UI knows stays.
     if let serverID = message.serverID, let copy = state.messages[serverID: serverID],

@@ -27,8 +27,11 @@ extension ConversationReducer {
     {
       state.streamingReply?.toolCalls[index].outcome = outcome
       state.agentActivity = .thinking
+    } else if recordAwaitedResult(callID, run: reply, outcome, &state) {
+      return continueIfReady(&state)
     }
-    guard let conversationID = state.conversationID else { return [] }
+    // Under `nextRun` the result waits for the run's end and goes with the continuation.
+    guard policy.toolResultDelivery == .duringReply, let conversationID = state.conversationID else { return [] }
     let submission = state.beginRequest(.toolResult(callID))
     return [.submitToolResult(submission, conversationID, reply: reply, callID, outcome)]
   }

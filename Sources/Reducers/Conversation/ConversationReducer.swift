@@ -55,6 +55,7 @@ public struct ConversationReducer: Reducer {
     case .takeBackIntoDraft(let clientID): return discard(clientID, intoDraft: true, &state)
     case .regenerate(let answer): return regenerate(answer, &state)
     case .stopReply: return stopReply(&state)
+    case .answerInput(let id, let answer): return answerInput(id, answer, &state)
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
     case .loadMoreHistory(let pageSize): return loadHistory(pageSize: pageSize, more: true, &state)
     case .rateAnswer(let clientID, let rating): return rateAnswer(clientID, rating, &state)
@@ -112,6 +113,7 @@ public struct ConversationReducer: Reducer {
     case .toolInputDelta(let requestID, let callID, let delta): return toolInputDelta(requestID, callID, delta, &state)
     case .toolCallFinished(let requestID, let callID, let outcome):
       return toolCallFinished(requestID, callID, outcome, &state)
+    case .inputRequested(let requestID, let request): return inputRequested(requestID, request, &state)
     case .replyFinished(let requestID, let message, let userMessageID):
       return replyFinished(requestID, message, userMessageID: userMessageID, &state)
     case .replyEnded(let requestID): return streamClosed(requestID, &state)

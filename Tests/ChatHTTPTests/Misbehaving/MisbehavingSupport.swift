@@ -4,11 +4,12 @@ import ConversationTesting
 import Foundation
 
 /// The typed error a misbehaving case left in a conversation, wherever the store put it: a failed
-/// message's, an interrupted answer's, the user's or a background one.
+/// message's, a failed or rejected answer's, the user's or a background one (a truncated answer's error is
+/// the user's).
 func failure(in state: ConversationState) -> ChatError? {
   for message in state.messages {
     if case .failed(let error) = message.delivery { return error }
-    if case .interrupted(let error) = message.reply { return error }
+    if let error = message.reply?.error { return error }
   }
   return state.userError ?? state.backgroundError
 }
@@ -33,7 +34,7 @@ let sharedConversation: ConversationState = {
     createdAt: Date(timeIntervalSince1970: 1_764_558_000), delivery: .sent)
   let answer = Message(
     clientID: "srv-m-2", serverID: "m-2", role: .assistant, text: "It ships today.",
-    createdAt: Date(timeIntervalSince1970: 1_764_558_001), delivery: .sent, reply: .complete)
+    createdAt: Date(timeIntervalSince1970: 1_764_558_001), delivery: .sent, reply: .completed)
   _ = state.messages.commit(question)
   _ = state.messages.commit(answer)
   return state

@@ -47,7 +47,7 @@ struct TransportBreakageTests {
     store.sendMessage("Hi")
     let ended = await store.state(within: 40) { state in
       state.streamingReply == nil && state.requests.isEmpty
-        && (failure(in: state) != nil || state.messages.last?.reply == .complete)
+        && (failure(in: state) != nil || state.messages.last?.reply == .completed)
     }
 
     let state = try #require(ended, "the reply ended within its bound")

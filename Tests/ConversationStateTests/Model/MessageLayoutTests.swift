@@ -12,7 +12,7 @@ struct MessageLayoutTests {
 
   static func reply(agent: AgentInfo? = nil, usage: Usage? = nil) -> Message {
     Message(
-      clientID: "r1", serverID: "s1", role: .assistant, text: "Hello", createdAt: .story(1), reply: .complete,
+      clientID: "r1", serverID: "s1", role: .assistant, text: "Hello", createdAt: .story(1), reply: .completed,
       agent: agent, finishReason: "stop", usage: usage)
   }
 

@@ -122,7 +122,7 @@ struct StoreRuntimeTests {
 
     let state = store.state
     #expect(state.messages.last?.text == "Once upon")
-    #expect(state.messages.last?.reply == .interrupted(ChatError(.cancelled, "Stopped.")))
+    #expect(state.messages.last?.reply == .cancelled)
     #expect(state.messages.count == 2)
     _ = await store.state { _ in terminated.withLock { $0 } }
     #expect(terminated.withLock { $0 }, "the runtime cancelled the stream's consumer")

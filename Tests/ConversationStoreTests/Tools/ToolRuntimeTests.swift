@@ -67,7 +67,7 @@ struct ToolRuntimeTests {
     }
     let expected: ChatError.Code = kind == "missing" ? .toolNotFound : kind == "slow" ? .timeout : .toolFailed
     #expect(error.code == expected)
-    #expect(store.state.messages.last?.reply == .complete, "the reply went on")
+    #expect(store.state.messages.last?.reply == .completed, "the reply went on")
     store.close()
   }
 

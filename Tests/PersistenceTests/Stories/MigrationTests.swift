@@ -50,7 +50,7 @@ struct MigrationTests {
     #expect(try scope.conversation("conv-1").restored?.draft == "unsent words")
   }
 
-  @Test("a format-2 file (no parts) with a reply mid-stream reads back and is rewritten in format 3")
+  @Test("a format-2 file (no parts) with a reply mid-stream reads back and is rewritten in the newest format")
   func version2To3() async throws {
     // Given a format-2 file, as the release before parts wrote it: a committed answer and a reply that was
     // streaming when the app stopped (format 2 and 3 write a message without parts the same way)
@@ -73,14 +73,103 @@ struct MigrationTests {
     let storage = try root.storage(onEvent: events.record)
     let file = try storage.scope(StorageScope(workspace: "acme", userID: "u1")).conversation("conv-1")
 
-    // Then the answer and the half-streamed reply come back without parts, and the file is format 3
+    // Then the answer and the half-streamed reply come back without parts, and the file is the newest format
     #expect(file.restored?.messages.map(\.text) == ["Hi"])
     #expect(file.restored?.messages.first?.parts == [])
     #expect(file.restored?.streamingReply?.text.string == "Half an a")
     #expect(file.restored?.streamingReply?.parts == [])
     await storage.eventsDelivered()
-    #expect(events.all.contains(.migrated(file: path, from: 2, to: 3)))
-    #expect(try #require(FileManager.default.contents(atPath: path))[8] == 3)
+    #expect(events.all.contains(.migrated(file: path, from: 2, to: ConversationRecord.formatVersion)))
+    #expect(try #require(FileManager.default.contents(atPath: path))[8] == ConversationRecord.formatVersion)
+  }
+
+  /// A message as format 3 wrote it: an answer cut short was `interrupted` with its error (tag 3, then the
+  /// error), where format 4 writes `failed` (tag 4, then the error) and the rest alike.
+  static func format3Interrupted(_ message: Message, _ error: ChatError) -> [UInt8] {
+    var plain = message
+    plain.reply = nil
+    var failed = message
+    failed.reply = .failed(error)
+    let before = ConversationRecord.message(plain).encode(version: 3)
+    var bytes = ConversationRecord.message(failed).encode(version: 3)
+    let tag = zip(before, bytes).prefix { $0 == $1 }.count
+    bytes[tag] = 3
+    return bytes
+  }
+
+  @Test(
+    "a format-3 answer cut short reads back as its outcome",
+    arguments: [
+      (ChatError(.cancelled, "Stopped."), ReplyState.cancelled),
+      (ChatError(.incompleteStream, "The reply stopped before it was finished."), .truncated),
+      (
+        ChatError(.invalidEvent, "A delta for a part that ended."),
+        .rejected(ChatError(.invalidEvent, "A delta for a part that ended."))
+      ),
+      (
+        ChatError(.providerError, "overloaded", status: 503),
+        .failed(ChatError(.providerError, "overloaded", status: 503))
+      ),
+    ])
+  func version3Outcomes(error: ChatError, outcome: ReplyState) throws {
+    // Given a format-3 file whose answer was interrupted by this error
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    let state = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
+    var answer = Message.server("Half", id: "s2", at: 2)
+    answer.reply = nil
+    let payloads =
+      [ConversationRecord.meta(ConversationMeta(state)).encode(version: 3)]
+      + state.messages.map { ConversationRecord.message($0).encode(version: 3) }
+      + [Self.format3Interrupted(answer, error)]
+    _ = try Self.writeConversationFile(version: 3, payloads: payloads, in: scope)
+
+    // When this version opens it
+    let restored = try #require(try scope.conversation("conv-1").restored)
+
+    // Then the answer keeps its text and has the outcome that error means now
+    #expect(restored.messages[serverID: "s2"]?.text == "Half")
+    #expect(restored.messages[serverID: "s2"]?.reply == outcome)
+  }
+
+  @Test("outcomes, questions, a continuation mid-stream and the agent's state survive a relaunch")
+  func outcomesRoundTrip() throws {
+    // Given answers with each outcome, the latest waiting for an approval, the agent's state, and a
+    // continuation run streaming with a question answered
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    let outcomes: [ReplyState] = [
+      .completed, .cancelled, .truncated, .failed(ChatError(.network, "offline")),
+      .rejected(ChatError(.invalidEvent, "bad order")), .awaitingToolResults(["call-2"]),
+      .awaitingInput([
+        InputRequest(id: "int-1", kind: .toolApproval("call-1"), message: "Refund $20?", answer: .approved),
+        InputRequest(id: "int-2", kind: .question(["type": "string"])),
+      ]),
+    ]
+    let answers = outcomes.enumerated().map { index, outcome in
+      var answer = Message.server("answer \(index)", id: "s\(index)", at: Double(index + 1))
+      answer.reply = outcome
+      return answer
+    }
+    var state = ConversationState.existing(answers)
+    state.agentState = ["plan": ["step 1", "step 2"], "done": false]
+    var reply = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 9), clientID: "reply-r9", text: StreamedText("Earlier. "),
+      startedAt: .story(20))
+    reply.inputRequests = [InputRequest(id: "q", kind: .question(.null), answer: .answered("yes"))]
+    reply.continuing = ContinuationSeed(
+      streamedUTF8Count: 9, toolCallCount: 0, partCount: 0, usage: Usage(inputTokens: 5, outputTokens: 7))
+    state.streamingReply = reply
+    try scope.conversation("conv-1").persist(state, changes: .reset, at: .story(21))
+
+    // When the app is relaunched
+    let restored = try #require(try root.scope().conversation("conv-1").restored)
+
+    // Then every outcome, the agent's state and the continuation are as they were
+    #expect(restored.messages.map(\.reply) == outcomes)
+    #expect(restored.agentState == state.agentState)
+    #expect(restored.streamingReply?.inputRequests == reply.inputRequests)
+    #expect(restored.streamingReply?.continuing == reply.continuing)
   }
 
   @Test("parts survive a relaunch: an answer's reasoning with its encrypted value, and a reply mid-stream")

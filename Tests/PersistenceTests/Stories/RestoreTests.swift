@@ -62,7 +62,7 @@ struct RestoreTests {
       return
     }
     #expect(error.retryable)
-    let interrupted = restored.messages.first { $0.role == .assistant && $0.reply != .complete }
+    let interrupted = restored.messages.first { $0.role == .assistant && $0.reply != .completed }
     #expect(interrupted?.text == "Half an ans")
     #expect(restored.streamingReply == nil)
     #expect(restored.isSettled)

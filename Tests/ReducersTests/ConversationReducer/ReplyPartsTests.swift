@@ -68,8 +68,8 @@ struct ReplyPartsTests {
     #expect(answer?.parts[1].content == .toolCall("call-1"))
     #expect(answer?.text == "Let me check. It shipped.")
     #expect(answer?.toolCalls.map(\.name) == ["lookupOrder"])
-    // The stream ended without a finish: interrupted, every part kept
-    #expect(answer?.reply.map(Self.errorCode) == .incompleteStream)
+    // The stream ended without a finish: truncated, every part kept
+    #expect(answer?.reply == .truncated)
   }
 
   @Test("a data part with an ID the reply has replaces it in place; other parts keep their places")
@@ -136,7 +136,7 @@ struct ReplyPartsTests {
 
     #expect(effects.contains(.cancel(request)))
     let answer = chat.state.messages.last
-    #expect(answer?.reply.map(Self.errorCode) == .replyTooLarge)
+    #expect(answer?.reply?.error?.code == .replyTooLarge)
     #expect(answer?.parts.map(\.id) == ["r", "t"])
     #expect(answer?.text == "abcd")
   }
@@ -235,11 +235,5 @@ struct ReplyPartsTests {
 
     #expect(chat.state.streamingReply?.requestID == request)
     #expect(chat.state.streamingReply?.parts.first?.text.string == "Hmm.")
-  }
-
-  /// The error code of an interrupted reply; nil for any other state.
-  static func errorCode(_ state: ReplyState) -> ChatError.Code? {
-    if case .interrupted(let error) = state { return error.code }
-    return nil
   }
 }

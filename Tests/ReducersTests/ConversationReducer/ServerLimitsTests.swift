@@ -30,7 +30,7 @@ struct ServerLimitsTests {
     #expect(chat.state.streamingReply == nil)
     let answer = chat.state.messages.last
     #expect(answer?.text == "0123456789")
-    #expect(answer?.reply == .interrupted(ChatError(.replyTooLarge, "The reply passed 16 bytes of text.")))
+    #expect(answer?.reply == .failed(ChatError(.replyTooLarge, "The reply passed 16 bytes of text.")))
     #expect(chat.state.backgroundError?.code == .replyTooLarge)
     #expect(chat.send(.replyDelta(request, "more")) == [])
     #expect(chat.state.messages.last?.text == "0123456789")

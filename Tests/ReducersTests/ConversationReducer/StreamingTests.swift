@@ -42,7 +42,7 @@ struct StreamingTests {
     #expect(answer?.toolCalls.map(\.outcome) == [.succeeded(["status": "shipped"])])
     #expect(answer?.agent?.name == "Fin")
     #expect(answer?.usage?.outputTokens == 5)
-    #expect(answer?.reply == .complete)
+    #expect(answer?.reply == .completed)
     #expect(chat.state.requests.isEmpty)
   }
 
@@ -56,13 +56,9 @@ struct StreamingTests {
     #expect(chat.state.streamingReply == nil)
     let reply = chat.state.messages.last
     #expect(reply?.text == "Partial ans")
-    guard case .interrupted(let error) = reply?.reply else {
-      Issue.record("expected an interrupted reply, got \(String(describing: reply?.reply))")
-      return
-    }
-    #expect(error.code == .incompleteStream)
-    #expect(error.retryable)
+    #expect(reply?.reply == .truncated, "a stream without a terminal event is never a success")
     #expect(chat.state.userError?.code == .incompleteStream)
+    #expect(chat.state.userError?.retryable == true)
   }
 
   @Test("an interrupted reply sorts after its question even when the local clock is behind the server's")
@@ -82,7 +78,7 @@ struct StreamingTests {
     chat.send(.replyDelta(request, "Half"))
     let error = ChatError(.providerError, "model overloaded", status: 503)
     chat.send(.requestFailed(request, error))
-    #expect(chat.state.messages.last?.reply == .interrupted(error))
+    #expect(chat.state.messages.last?.reply == .failed(error))
     #expect(chat.state.messages.last?.text == "Half")
     #expect(chat.state.messages[clientID: "c1"]?.delivery == .sent, "the question itself was delivered")
   }
@@ -100,7 +96,7 @@ struct StreamingTests {
 
     #expect(chat.state == stopped)
     #expect(chat.state.messages.last?.text == "Hel")
-    #expect(chat.state.messages.last?.reply == .interrupted(ChatError(.cancelled, "Stopped.")))
+    #expect(chat.state.messages.last?.reply == .cancelled)
   }
 
   @Test("an eleventh client tool call stops the reply with TOOL_LOOP_LIMIT")
@@ -219,7 +215,7 @@ struct StreamingTests {
     let second = chat.userSends("Another", id: "c2", at: 3)
     chat.send(.replyStarted(second, agent: nil, at: time(4)))
     #expect(chat.state.streamingReply?.requestID == second)
-    #expect(chat.state.messages.contains { $0.text == "old" && $0.reply != .complete })
+    #expect(chat.state.messages.contains { $0.text == "old" && $0.reply != .completed })
   }
 }
 

@@ -136,7 +136,7 @@ struct OverlappingReplyTests {
 
     let answers = chat.state.messages.filter { $0.role == .assistant }
     #expect(answers.map(\.text) == ["Let me check: shipped.", "Sure thing."])
-    #expect(answers.allSatisfy { $0.reply == .complete })
+    #expect(answers.allSatisfy { $0.reply == .completed })
     #expect(answers.map(\.clientID) == ["reply-\(first)", "reply-\(second)"], "stable row IDs")
     #expect(chat.state.requests.isEmpty)
   }

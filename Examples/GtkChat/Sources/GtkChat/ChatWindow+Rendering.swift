@@ -63,7 +63,7 @@ extension ChatWindow {
       case .failed(let error): notes.append("not sent: \(error.message)")
       case .sent: break
       }
-      if case .interrupted = message.reply { notes.append("interrupted") }
+      if message.reply?.isCutShort == true { notes.append("cut short") }
       if message.rating == .up { notes.append("👍") }
       if message.rating == .down { notes.append("👎") }
       return ([who] + notes).joined(separator: " · ") + "\n" + tail(of: message.text)
