@@ -15,7 +15,7 @@ func openStoredConversation(
   if let error = file.restoreError { print("storage: \(error)") }  // moved aside; starting clean
   let store = ChatStore(
     file.restored ?? ConversationState(conversationID: id), backend: backend, environment: environment)
-  store.send(.relaunched)  // what was in flight died with the last run: sending fails, streaming is interrupted
+  store.send(.relaunched)  // what was in flight died with the last run: sending fails, a streaming reply is truncated
   let persisting = Task {
     for await snapshot in store.snapshots() {
       do {

@@ -32,7 +32,7 @@ struct RestoreTests {
     #expect(restored.messages.map(\.text) == ["Hi"] + texts)
   }
 
-  @Test("what was in flight comes back settled: sending fails retryable, streaming is interrupted, waiting goes out")
+  @Test("what was in flight comes back settled: sending fails retryable, streaming truncated, waiting goes out")
   func relaunchSettles() throws {
     // Given a run that was killed with a message sending, one waiting offline and a reply streaming
     let root = ScratchRoot()
