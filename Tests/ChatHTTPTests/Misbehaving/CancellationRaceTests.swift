@@ -75,9 +75,11 @@ struct CancellationRaceTests {
     #expect(finished > 0)
     #expect(timedOut <= 2, "\(timedOut) of \(Self.rounds / 3) sends timed out")
     let log = try await server.log()
-    #expect(
-      ((Self.rounds / 3 - timedOut)...(Self.rounds / 3)).contains(log.count("send")),
-      "each send reached the server once")
+    // A send that timed out may have reached the server twice: libcurl re-sends a request whose reused
+    // connection died before an answer (seen once in CI: 501 logged for 500 sends, one timed out). The
+    // idempotency key makes that safe; every other send reaches it exactly once.
+    let sends = log.count("send")
+    #expect(sends >= Self.rounds / 3 - timedOut && sends <= Self.rounds / 3 + timedOut, "\(sends) sends logged")
   }
 }
 
