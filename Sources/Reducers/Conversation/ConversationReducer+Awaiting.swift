@@ -185,15 +185,10 @@ extension ConversationReducer {
   /// stream is the answer (the server's copy covers only this run); when it streamed nothing, the server's
   /// copy follows the earlier text and parts. Usage adds up across the runs.
   func composeContinued(_ final: inout Message, _ reply: StreamingReply, _ seed: ContinuationSeed) {
-    if reply.streamedUTF8Count > seed.streamedUTF8Count || reply.parts.count > seed.partCount
-      || (final.text.isEmpty && final.parts.isEmpty)
-    {
-      final.text = reply.text.string
-      final.parts = reply.committedParts
-    } else {
-      final.text = reply.text.string + final.text
-      final.parts = reply.committedParts.isEmpty ? final.parts : reply.committedParts + final.parts
-    }
+    let streamed = reply.streamedUTF8Count > seed.streamedUTF8Count || reply.parts.count > seed.partCount
+    // The server's copy follows the earlier run's text and parts only when this run streamed nothing.
+    final.text = reply.text.string + (streamed ? "" : final.text)
+    final.parts = reply.committedParts + (streamed ? [] : final.parts)
     let earlier = reply.toolCalls
     final.toolCalls = earlier + final.toolCalls.filter { call in !earlier.contains { $0.id == call.id } }
     if final.agent == nil { final.agent = reply.agent }
