@@ -70,6 +70,7 @@ enum InteractiveDemo {
       case .down: session.moveSelection(by: 1)
       case .pageUp: session.submit("/older")
       case .escape: session.submit("/stop")
+      case .controlR: session.submit("/thoughts")
       case .backspace: session.edit { if !$0.isEmpty { $0.removeLast() } }
       case .character(let character): session.edit { $0.append(character) }
       default: continue

@@ -1,3 +1,4 @@
+import ConversationStore
 import Testing
 
 @testable import Demo
@@ -63,5 +64,27 @@ struct DemoArgumentsTests {
     } catch {
       #expect(error.description == message)
     }
+  }
+}
+
+@Suite("Answering the agent from the demo")
+struct DemoAnswerCommandTests {
+  static let approval = InputRequest(id: "approve-1", kind: .toolApproval("call-1"), message: "Cancel order 1042?")
+  static let question = InputRequest(id: "address-1", kind: .question(["type": "string"]), message: "Where to?")
+
+  @Test(
+    "each command answers the request it fits, and only that",
+    arguments: [
+      ("approve", nil, approval, InputAnswer.approved),
+      ("deny", "too late", approval, .denied(reason: "too late")),
+      ("deny", nil, approval, .denied(reason: nil)),
+      ("answer", "12 Harbour Street", question, .answered("12 Harbour Street")),
+      ("deny", nil, question, .declined),
+      ("approve", nil, question, nil),
+      ("answer", "yes", approval, nil),
+      ("answer", nil, question, nil),
+    ] as [(String, String?, InputRequest, InputAnswer?)])
+  func answers(command: String, argument: String?, request: InputRequest, expected: InputAnswer?) {
+    #expect(DemoSession.answer(command, argument, to: request) == expected)
   }
 }

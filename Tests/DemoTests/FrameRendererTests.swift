@@ -33,8 +33,8 @@ struct FrameRendererTests {
         "                          │",
         "──────────────────────────┴─────────────────────────────────────────────────────",
         "> Thanks!",
-        "/new /open N /older /retry /discard /regen /stop /up /down",
-        "/feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /quit Tab …",
+        "/new /open N /older /retry /discard /regen /stop /approve /deny /answer TEXT /up",
+        "/down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /qui…",
       ])
   }
 
@@ -75,6 +75,36 @@ struct FrameRendererTests {
     #expect(conversation[5] == #"   ⚙ trackParcel({"parcel": "9…"#)
     #expect(conversation[6] == "   Let me check▌")
     #expect(!conversation.joined().contains("OPAQUE"))
+  }
+
+  @Test("an answer that waits says what the agent asks and how to answer, under its collapsed reasoning")
+  func awaitingApprovalFrame() {
+    // Given Ada waiting for the user to approve cancelling an order
+    let conversation = conversationPane(ScreenFixtures.awaitingApproval, width: 80, height: 24)
+
+    // Then the answer says it waits, its reasoning is one line, and the request names its commands
+    #expect(conversation[3] == " Ada · waiting for you")
+    #expect(conversation[4] == "   💭 thought it through (7 words; ^R shows it)")
+    #expect(conversation[5] == "   I can cancel order 1042 for you.")
+    #expect(conversation[6] == "   ❓ Cancel order 1042? /approve or /deny [why]")
+    #expect(!conversation.joined().contains("OPAQUE"))
+  }
+
+  @Test("with reasoning shown, an answer's reasoning is drawn whole, wrapped and dimmed, never its encrypted value")
+  func reasoningShownWhole() {
+    // Given the same answer, with /thoughts on, in a narrow pane
+    var screen = ScreenFixtures.awaitingApproval
+    screen.showsReasoning = true
+    let frame = FrameRenderer.render(screen, width: 60, height: 24, color: true)
+
+    // Then the reasoning takes as many lines as it needs, dimmed
+    let conversation = conversationPane(screen, width: 60, height: 24)
+    #expect(conversation[4] == "   💭 Cancelling cannot be undone, so")
+    #expect(conversation[5] == "   ask first.")
+    #expect(conversation[6] == "   I can cancel order 1042 for you.")
+    #expect(frame.contains { $0.contains("\u{1B}[2m  💭 Cancelling") })
+    #expect(frame.contains { $0.contains("\u{1B}[2m  ask first.") })
+    #expect(!frame.joined().contains("OPAQUE"))
   }
 
   @Test(
@@ -164,8 +194,8 @@ struct FrameRendererTests {
         "✗ This conversation has ended",
         "The next request will fail.",
         "> Thanks!",
-        "/new /open N /older /retry /discard /regen /stop /up /down",
-        "/feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /quit Tab …",
+        "/new /open N /older /retry /discard /regen /stop /approve /deny /answer TEXT /up",
+        "/down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /qui…",
       ])
   }
 
@@ -220,9 +250,11 @@ struct FrameRendererTests {
     #expect(frame[36] == "─" * 40 + "┴" + "─" * 79)
     #expect(frame[37] == "> Thanks!")
     #expect(
-      frame[38] == "/new /open N /older /retry /discard /regen /stop /up /down "
-        + "/feedback good|bad|dismiss /ticket /signin NAME /signout")
-    #expect(frame[39] == "/drop /fail /quit Tab focus ↑↓ move PgUp older Esc stop ^C quit")
+      frame[38] == "/new /open N /older /retry /discard /regen /stop /approve /deny /answer TEXT /up /down "
+        + "/feedback good|bad|dismiss")
+    #expect(
+      frame[39]
+        == "/ticket /signin NAME /signout /drop /fail /quit Tab focus ↑↓ move PgUp older Esc stop ^R thoughts ^C quit")
   }
 
   @Test("40x10: only the focused pane, one help line")

@@ -68,6 +68,31 @@ enum ScreenFixtures {
     return screen
   }
 
+  /// Ada thought it over, then asked to cancel the order and waits for the user's approval.
+  static var awaitingApproval: DemoScreen {
+    var answer = Message.server("I can cancel order 1042 for you.", id: "m-2", at: 2)
+    answer.agent = ada
+    answer.parts = [
+      MessagePart(
+        id: "r", .reasoning(ReasoningPart(text: "Cancelling cannot be undone, so ask first.", encryptedValue: "OPAQUE"))
+      ),
+      MessagePart(id: "t", .text("I can cancel order 1042 for you.")),
+    ]
+    answer.toolCalls = [
+      ToolCall(id: "t-1", name: "cancelOrder", input: ["id": 1042], execution: .server, outcome: .awaitingApproval)
+    ]
+    answer.reply = .awaitingInput([
+      InputRequest(id: "approve-t-1", kind: .toolApproval("t-1"), message: "Cancel order 1042?")
+    ])
+    var state = ConversationState.existing(
+      [.confirmed("Please cancel order 1042.", clientID: "c-1", serverID: "m-1", at: 1), answer], id: "c-order")
+    state.title = "Order 1042"
+    state.connection = .connected
+    var screen = screen
+    screen.conversation = state
+    return screen
+  }
+
   /// The second reconnect attempt, 2.4 s from now.
   static var reconnecting: DemoScreen {
     var screen = screen

@@ -10,6 +10,18 @@ enum AgentReplies {
     return Int(words[index + 1])
   }
 
+  /// The order the user asked to cancel ("cancel order 1042"): the agent asks the user to approve its
+  /// server-run `cancelOrder` tool before it runs it.
+  static func cancellation(in text: String) -> Int? {
+    text.lowercased().contains("cancel") ? orderNumber(in: text) : nil
+  }
+
+  /// Whether the user asked to change the delivery address: the agent asks where to, as a question the user
+  /// answers with `/answer`.
+  static func wantsAddressChange(_ text: String) -> Bool {
+    text.lowercased().contains("address")
+  }
+
   /// Whether the user asked for a person.
   static func wantsHuman(_ text: String) -> Bool {
     let lowered = text.lowercased()

@@ -71,6 +71,14 @@ struct AgentWorld: Sendable {
     return message
   }
 
+  /// Adds what a continuation run said to the answer it continued.
+  mutating func append(_ text: String, to message: ServerMessageID, in conversationID: ConversationID) {
+    guard let index = conversations[conversationID]?.messages.firstIndex(where: { $0.serverID == message }) else {
+      return
+    }
+    conversations[conversationID]?.messages[index].text += text
+  }
+
   func text(of message: ServerMessageID, in conversationID: ConversationID) -> String? {
     conversations[conversationID]?.messages.first { $0.serverID == message }?.text
   }

@@ -1,8 +1,9 @@
 import ConversationStore
 import Foundation
 
-/// The demo's server, in process: an AI agent that thinks, calls the app's `lookupOrder` tool, answers word by
-/// word, and hands over to a person when asked; a realtime connection the user can drop (`/drop`), and a
+/// The demo's server, in process: an AI agent that thinks, calls the app's `lookupOrder` tool, asks the user
+/// to approve cancelling an order or where an order should go (and continues the same answer once
+/// answered), answers word by word, and hands over to a person when asked; a realtime connection the user can drop (`/drop`), and a
 /// switch that makes the next request fail (`/fail`). Everything it does waits on the injected clock, so a
 /// script on a virtual clock replays byte for byte.
 final class SimulatedAgent: ChatBackend {
@@ -61,6 +62,15 @@ final class SimulatedAgent: ChatBackend {
       try world.withLock { try $0.checkFailure() }
       let question = world.withLock { $0.text(of: prompt, in: conversation) } ?? ""
       try await reply(to: question, in: conversation, question: nil, on: continuation, variant: 1)
+    }
+  }
+
+  func continueRun(_ run: RunContinuation, in conversation: ConversationID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    work { [self] continuation in
+      try world.withLock { try $0.checkFailure() }
+      try await continued(run, in: conversation, on: continuation)
     }
   }
 
@@ -147,6 +157,13 @@ final class SimulatedAgent: ChatBackend {
   ) async throws {
     continuation.yield(.started(agent: Self.assistant))
     try await clock.sleep(seconds: Self.thinking)
+    if let order = AgentReplies.cancellation(in: text) {
+      return try await ask(
+        approvalToCancel: order, in: conversationID, question: question, on: continuation)
+    }
+    if AgentReplies.wantsAddressChange(text) {
+      return try await askForAddress(in: conversationID, question: question, on: continuation)
+    }
     var lookup: JSONValue?
     if let order = AgentReplies.orderNumber(in: text) {
       let call = ToolCall(
@@ -172,16 +189,93 @@ final class SimulatedAgent: ChatBackend {
     if let source = AgentReplies.source(for: text) {
       continuation.yield(.part(MessagePart(id: "source", .source(source))))
     }
-    for word in Self.words(answer) {
-      try await clock.sleep(seconds: Self.wordInterval)
-      continuation.yield(.delta(word))
-    }
+    try await stream(answer, on: continuation)
     let now = clock.now()
     let message = world.withLock { $0.record(answer, from: Self.assistant, in: conversationID, at: now) }
     continuation.yield(.finished(message, userMessageID: question))
     if AgentReplies.wantsHuman(text) { startWork { [self] in try await handOver(conversationID) } }
     if AgentReplies.isClosing(text) {
       broadcast(conversationID, .feedbackOffered(FeedbackPrompt(question: "How did Ada do today?", agentName: "Ada")))
+    }
+  }
+
+  /// Says what it would do, starts its server-run `cancelOrder` call and asks the user to approve it; the
+  /// run ends there, and the answer comes back through `continueRun`.
+  private func ask(
+    approvalToCancel order: Int, in conversationID: ConversationID, question: ServerMessageID?,
+    on continuation: AsyncThrowingStream<ReplyEvent, any Error>.Continuation
+  ) async throws {
+    let call = ToolCall(
+      id: world.withLock { ToolCallID("call-\($0.nextID())") }, name: "cancelOrder",
+      input: .object(["id": .number(Double(order))]), execution: .server)
+    let text = "I can cancel order \(order) for you."
+    try await stream(text, on: continuation)
+    continuation.yield(.toolCall(call))
+    continuation.yield(
+      .inputRequested(
+        InputRequest(
+          id: InputRequestID("approve-\(call.id)"), kind: .toolApproval(call.id), message: "Cancel order \(order)?")))
+    let now = clock.now()
+    let message = world.withLock { $0.record(text, from: Self.assistant, in: conversationID, at: now) }
+    continuation.yield(.finished(message, userMessageID: question))
+  }
+
+  /// Asks where the order should go instead: a question with the JSON Schema of its answer, answered with
+  /// `/answer`, declined with `/deny`.
+  private func askForAddress(
+    in conversationID: ConversationID, question: ServerMessageID?,
+    on continuation: AsyncThrowingStream<ReplyEvent, any Error>.Continuation
+  ) async throws {
+    let text = "I can change the delivery address."
+    try await stream(text, on: continuation)
+    let id = world.withLock { InputRequestID("address-\($0.nextID())") }
+    continuation.yield(
+      .inputRequested(
+        InputRequest(
+          id: id, kind: .question(["type": "string", "title": "New delivery address"]),
+          message: "Where should it go instead?")))
+    let now = clock.now()
+    let message = world.withLock { $0.record(text, from: Self.assistant, in: conversationID, at: now) }
+    continuation.yield(.finished(message, userMessageID: question))
+  }
+
+  /// The run after the user answered: runs or skips the approved call, or uses the answer, and goes on with
+  /// the same answer. Its finish sends no copy of the text, as the agent protocols do.
+  private func continued(
+    _ run: RunContinuation, in conversationID: ConversationID,
+    on continuation: AsyncThrowingStream<ReplyEvent, any Error>.Continuation
+  ) async throws {
+    continuation.yield(.started(agent: Self.assistant))
+    try await clock.sleep(seconds: Self.thinking)
+    var text = ""
+    for request in run.inputAnswers {
+      switch (request.kind, request.answer) {
+      case (.toolApproval(let callID), .approved?):
+        continuation.yield(.toolResult(callID, .succeeded(["cancelled": true])))
+        text += " Done: it is cancelled, and the refund is on its way."
+      case (.toolApproval, .denied(let reason)?):
+        text += reason.map { " All right, I left it as it is (\($0))." } ?? " All right, I left it as it is."
+      case (.question, .answered(let value)?):
+        let address = if case .string(let address) = value { address } else { "\(value)" }
+        text += " Done: it will go to \(address)."
+      default:
+        text += " No problem, I kept the address you had."
+      }
+    }
+    try await stream(text, on: continuation)
+    let now = clock.now()
+    if let answer = run.answer { world.withLock { $0.append(text, to: answer, in: conversationID) } }
+    continuation.yield(
+      .finished(Message(clientID: "continued", serverID: run.answer, role: .assistant, text: "", createdAt: now)))
+  }
+
+  /// Streams `text` word by word, at the agent's pace.
+  private func stream(_ text: String, on continuation: AsyncThrowingStream<ReplyEvent, any Error>.Continuation)
+    async throws
+  {
+    for word in Self.words(text) {
+      try await clock.sleep(seconds: Self.wordInterval)
+      continuation.yield(.delta(word))
     }
   }
 

@@ -9,12 +9,14 @@ enum ConversationActivity {
 
   /// `replyLayout`, when given, keeps the streamed reply's wrapped lines from frame to frame, so each frame
   /// wraps only what was appended (the lines are the same either way).
-  static func lines(_ state: ConversationState, now: Date, width: Int, replyLayout: ReplyLayoutCache? = nil)
-    -> [StyledLine]
-  {
+  static func lines(
+    _ state: ConversationState, now: Date, width: Int, replyLayout: ReplyLayoutCache? = nil,
+    showsReasoning: Bool = false
+  ) -> [StyledLine] {
     var lines: [StyledLine] = []
     if let reply = state.streamingReply {
-      lines += replyLines(reply, activity: state.agentActivity, width: width, layout: replyLayout)
+      lines += replyLines(
+        reply, activity: state.agentActivity, width: width, layout: replyLayout, showsReasoning: showsReasoning)
     } else if let waiting = activityLine(state.agentActivity) {
       lines.append(waiting)
     }
@@ -28,12 +30,18 @@ enum ConversationActivity {
   }
 
   private static func replyLines(
-    _ reply: StreamingReply, activity: AgentActivity, width: Int, layout: ReplyLayoutCache?
+    _ reply: StreamingReply, activity: AgentActivity, width: Int, layout: ReplyLayoutCache?, showsReasoning: Bool
   ) -> [StyledLine] {
     var lines = [StyledLine(reply.agent?.name ?? "Assistant", .bold)]
     let indent = MessageLines.indent
-    // Reasoning shows as it streams, dimmed, collapsed to its newest words (never its encrypted value).
+    // Reasoning shows as it streams, dimmed: collapsed to its newest words, or whole when asked (never its
+    // encrypted value).
     for part in reply.parts where part.kind == .reasoning {
+      if showsReasoning {
+        let text = "💭 " + part.text.string + (part.isOpen ? "…" : "")
+        lines += TextWrap.lines(text, width: width - indent.count).map { StyledLine(indent + $0, .dim) }
+        continue
+      }
       let tail = part.text.substring(fromUTF8: max(0, part.text.utf8Count - 4 * width))
       let words = tail.split(whereSeparator: \.isWhitespace).suffix(12).joined(separator: " ")
       lines.append(StyledLine("\(indent)💭 \(words)\(part.isOpen ? "…" : "")", .dim))

@@ -60,7 +60,8 @@ enum ConversationPane {
     _ state: ConversationState, screen: DemoScreen, width: Int, height: Int, replyLayout: ReplyLayoutCache?
   ) -> [StyledLine] {
     guard height > 0 else { return [] }
-    let live = ConversationActivity.lines(state, now: screen.now, width: width, replyLayout: replyLayout)
+    let live = ConversationActivity.lines(
+      state, now: screen.now, width: width, replyLayout: replyLayout, showsReasoning: screen.showsReasoning)
     if state.messages.isEmpty && live.isEmpty {
       return [StyledLine("Say hello: type a message and press Enter.", .dim)]
     }
@@ -75,7 +76,8 @@ enum ConversationPane {
       index -= 1
       let message = state.messages[index]
       let isSelected = message.clientID == selected
-      let block = MessageLines.lines(message, width: width, isSelected: isSelected)
+      let block = MessageLines.lines(
+        message, width: width, isSelected: isSelected, showsReasoning: screen.showsReasoning)
       if isSelected { selectedBlock = (count, block.count) }
       blocks.append(block)
       count += block.count

@@ -29,12 +29,16 @@ struct DemoScreen: Equatable, Sendable {
   var notice: String?
   /// The time on the session's clock, for "reconnecting in 3 s".
   var now: Date
+  /// Whether reasoning shows whole rather than collapsed to a line (`/thoughts`, Ctrl-R).
+  var showsReasoning: Bool
 
   init(
     list: ConversationListState = ConversationListState(), conversation: ConversationState? = nil,
     selectedRow: Int = 0, selectedMessage: ClientMessageID? = nil, composer: String = "", focus: Focus = .conversation,
-    user: String? = nil, unread: Int = 0, notice: String? = nil, now: Date = Date(timeIntervalSince1970: 0)
+    user: String? = nil, unread: Int = 0, notice: String? = nil, now: Date = Date(timeIntervalSince1970: 0),
+    showsReasoning: Bool = false
   ) {
+    self.showsReasoning = showsReasoning
     self.now = now
     self.list = list
     self.conversation = conversation

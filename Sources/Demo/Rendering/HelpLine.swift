@@ -1,10 +1,11 @@
 /// The commands and keys, in short form, at the bottom of the frame.
 enum HelpLine {
   static let commands = [
-    "/new", "/open N", "/older", "/retry", "/discard", "/regen", "/stop", "/up", "/down",
+    "/new", "/open N", "/older", "/retry", "/discard", "/regen", "/stop", "/approve", "/deny",
+    "/answer TEXT", "/up", "/down",
     "/feedback good|bad|dismiss", "/ticket", "/signin NAME", "/signout", "/drop", "/fail", "/quit",
   ]
-  static let keys = ["Tab focus", "↑↓ move", "PgUp older", "Esc stop", "^C quit"]
+  static let keys = ["Tab focus", "↑↓ move", "PgUp older", "Esc stop", "^R thoughts", "^C quit"]
 
   /// The items wrapped into at most `maximum` lines; what does not fit runs off the last line, which the
   /// frame cuts with "…".

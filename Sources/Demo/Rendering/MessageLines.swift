@@ -5,7 +5,7 @@ import ConversationStore
 enum MessageLines {
   static let indent = "  "
 
-  static func lines(_ message: Message, width: Int, isSelected: Bool) -> [StyledLine] {
+  static func lines(_ message: Message, width: Int, isSelected: Bool, showsReasoning: Bool = false) -> [StyledLine] {
     var header = StyledLine()
     if isSelected { header.append("▸ ", TextStyle(bold: true, reverse: true)) }
     header.append(author(of: message), message.role == .user ? TextStyle(bold: true, color: .cyan) : .bold)
@@ -14,21 +14,34 @@ enum MessageLines {
       header.append(text, style)
     }
     var lines = [header]
-    lines += reasoningLines(message.parts)
+    lines += reasoningLines(message.parts, width: width, whole: showsReasoning)
     if !message.text.isEmpty {
       lines += TextWrap.lines(message.text, width: width - indent.count).map { StyledLine(indent + $0) }
     }
+    if case .awaitingInput(let requests) = message.reply { lines += requestLines(requests) }
     for attachment in message.attachments { lines.append(StyledLine("\(indent)📎 \(attachment.filename)", .dim)) }
     for source in message.sources { lines.append(StyledLine("\(indent)📚 \(source.title)", .dim)) }
     return lines
   }
 
-  /// A committed answer's reasoning, collapsed to one dimmed line each (the encrypted value is never shown).
-  static func reasoningLines(_ parts: [MessagePart]) -> [StyledLine] {
-    parts.compactMap { part in
-      guard case .reasoning(let reasoning) = part.content else { return nil }
-      let words = reasoning.text.split(whereSeparator: \.isWhitespace).count
-      return StyledLine("\(indent)💭 thought it through (\(words) words)", .dim)
+  /// A committed answer's reasoning, dimmed: collapsed to one line each, or `whole` (the encrypted value is
+  /// never shown).
+  static func reasoningLines(_ parts: [MessagePart], width: Int, whole: Bool) -> [StyledLine] {
+    parts.flatMap { part -> [StyledLine] in
+      guard case .reasoning(let reasoning) = part.content else { return [] }
+      guard whole else {
+        let words = reasoning.text.split(whereSeparator: \.isWhitespace).count
+        return [StyledLine("\(indent)💭 thought it through (\(words) words; ^R shows it)", .dim)]
+      }
+      return TextWrap.lines("💭 " + reasoning.text, width: width - indent.count).map { StyledLine(indent + $0, .dim) }
+    }
+  }
+
+  /// What the agent asks and is still waiting for, each with the commands that answer it.
+  static func requestLines(_ requests: [InputRequest]) -> [StyledLine] {
+    requests.filter { $0.answer == nil }.map { request in
+      let commands = if case .question = request.kind { "/answer TEXT or /deny" } else { "/approve or /deny [why]" }
+      return StyledLine("\(indent)❓ \(request.message ?? "The agent asks for your answer.") \(commands)", .yellow)
     }
   }
 

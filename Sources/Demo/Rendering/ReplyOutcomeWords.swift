@@ -13,7 +13,7 @@ enum ReplyOutcomeWords {
     case .awaitingToolResults(let ids): return ("waiting for \(ids.count == 1 ? "a tool" : "\(ids.count) tools")", .dim)
     case .awaitingInput(let requests):
       let open = requests.count { $0.answer == nil }
-      return (open == 0 ? "answered, going on…" : "waiting for you: /approve or /deny", .yellow)
+      return (open == 0 ? "answered, going on…" : "waiting for you", .yellow)
     }
   }
 
@@ -26,7 +26,8 @@ enum ReplyOutcomeWords {
     case .truncated: return "cut off"
     case .rejected: return "rejected"
     case .awaitingToolResults: return "awaiting tools"
-    case .awaitingInput: return "awaiting approval"
+    case .awaitingInput(let requests):
+      return requests.allSatisfy { $0.answer != nil } ? "answered" : "awaiting you"
     }
   }
 }

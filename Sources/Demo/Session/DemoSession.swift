@@ -13,6 +13,8 @@ final class DemoSession: Sendable {
     var selectedRow = 0
     var notice: String?
     var watcher: Task<Void, Never>?
+    /// Whether reasoning shows whole (`/thoughts`, Ctrl-R) rather than collapsed to a line.
+    var showsReasoning = false
   }
 
   let client: ChatClient
@@ -122,7 +124,8 @@ final class DemoSession: Sendable {
     let (store, ui) = interface.withLock { ($0.open, $0) }
     return DemoScreen(
       list: list, conversation: store?.state, selectedRow: ui.selectedRow, composer: ui.composer, focus: ui.focus,
-      user: client.identity?.userID, unread: list.unreadTotal, notice: ui.notice, now: clock.now())
+      user: client.identity?.userID, unread: list.unreadTotal, notice: ui.notice, now: clock.now(),
+      showsReasoning: ui.showsReasoning)
   }
 
   /// The open store's version (empty when none is open), for telling when a session went quiet.
@@ -248,10 +251,44 @@ final class DemoSession: Sendable {
         agent.failNextRequest()
         notice("The next request will fail.")
       }
+    case "approve", "deny", "answer":
+      guard let request = state.flatMap(Self.openRequest) else {
+        notice("Nothing is waiting for your answer.")
+        return true
+      }
+      guard let answer = Self.answer(name, argument, to: request) else {
+        let usage = if case .question = request.kind { "/answer TEXT or /deny" } else { "/approve or /deny [reason]" }
+        notice("The agent asks “\(request.message ?? "a question")”: answer with \(usage).")
+        return true
+      }
+      store?.send(.answerInput(request.id, answer))
+    case "thoughts":
+      interface.withLock { $0.showsReasoning.toggle() }
     case "help": notice(DemoSession.help)
     default: notice("Unknown command /\(name). \(DemoSession.help)")
     }
     return true
+  }
+
+  /// The first request of the agent's still unanswered: on the streaming reply, else on the latest answer.
+  static func openRequest(in state: ConversationState) -> InputRequest? {
+    if let request = state.streamingReply?.inputRequests.first(where: { $0.answer == nil }) { return request }
+    guard case .awaitingInput(let requests) = state.messages.last(where: { $0.role == .assistant })?.reply else {
+      return nil
+    }
+    return requests.first { $0.answer == nil }
+  }
+
+  /// What `/approve`, `/deny [reason]` and `/answer TEXT` say to `request`; nil when the command does not
+  /// fit it (`/approve` to a question, `/answer` to an approval or with nothing to say).
+  static func answer(_ command: String, _ argument: String?, to request: InputRequest) -> InputAnswer? {
+    switch (command, request.kind) {
+    case ("approve", .toolApproval): return .approved
+    case ("deny", .toolApproval): return .denied(reason: argument)
+    case ("deny", .question): return .declined
+    case ("answer", .question): return argument.map { .answered(.string($0)) }
+    default: return nil
+    }
   }
 
   /// After an identity change: the same store when it was kept, otherwise nothing open.
@@ -264,5 +301,5 @@ final class DemoSession: Sendable {
   }
 
   static let help =
-    "Type to chat. /new /open N /older /retry /discard /regen /stop /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /quit"
+    "Type to chat. /new /open N /older /retry /discard /regen /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /quit"
 }

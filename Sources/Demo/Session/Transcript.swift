@@ -67,12 +67,25 @@ struct Transcript {
     }
     if let tag = ReplyOutcomeWords.tag(message.reply) { line += "  (\(tag))" }
     if message.rating != .none { line += "  [rated \(message.rating.rawValue)]" }
-    for call in message.toolCalls { line += "  [tool \(call.name)]" }
+    for call in message.toolCalls { line += "  [tool \(call.name)\(Self.describe(call.outcome))]" }
+    if case .awaitingInput(let requests) = message.reply {
+      for request in requests where request.answer == nil { line += "  [asks: \(request.message ?? "an answer")]" }
+    }
     if message.parts.contains(where: { if case .reasoning = $0.content { true } else { false } }) {
       line += "  [reasoning]"
     }
     for source in message.sources { line += "  [source \(source.title)]" }
     return line
+  }
+
+  /// A tool call's outcome where it is not the usual one (succeeded, or still running while it streams).
+  static func describe(_ outcome: ToolCall.Outcome) -> String {
+    switch outcome {
+    case .awaitingApproval: ": awaiting approval"
+    case .denied: ": denied"
+    case .failed: ": failed"
+    default: ""
+    }
   }
 
   static func describe(_ status: ConversationStatus) -> String {

@@ -12,6 +12,8 @@ enum Key: Hashable, Sendable {
   case pageDown
   case escape
   case controlC
+  /// Shows or collapses reasoning.
+  case controlR
   case controlD
   /// Anything else: other control keys, function keys, bytes that are not UTF-8.
   case other

@@ -100,6 +100,7 @@ struct KeyDecoder: Sendable {
     case 0x09: keys.append(.tab)
     case 0x7F, 0x08: keys.append(.backspace)
     case 0x03: keys.append(.controlC)
+    case 0x12: keys.append(.controlR)
     case 0x04: keys.append(.controlD)
     case 0x20...0x7E: keys.append(.character(Character(Unicode.Scalar(byte))))
     case 0xC2...0xDF: state = .utf8([byte], length: 2)
