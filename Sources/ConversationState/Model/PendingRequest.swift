@@ -32,6 +32,15 @@ public enum PendingRequest: Hashable, Sendable, Codable {
   /// A run continuing the answer `answer` with the app's tool results or the user's answers.
   case continuation(answer: ClientMessageID)
 
+  /// Whether this request streams a reply (a send, a regeneration, a continuation run, a reply over the
+  /// realtime connection): only these take a reply's finish or end.
+  public var streamsReply: Bool {
+    switch self {
+    case .send, .regenerate, .continuation, .realtimeReply: true
+    default: false
+    }
+  }
+
   /// Whether a failure of this request is the user's to see (`userError`) rather than a background one.
   public var isUserInitiated: Bool {
     switch self {

@@ -10,7 +10,9 @@
 /// | `truncated` | the stream ended without a terminal event; never shown as success | yes | — |
 /// | `rejected` | the server broke the protocol's rules (`INVALID_EVENT`) | yes | — |
 ///
-/// Every outcome keeps what streamed. Only the latest answer can be waiting; a newer send abandons the wait.
+/// Every outcome keeps what streamed. Only the latest answer can be waiting: a newer send abandons the wait,
+/// and so does a newer answer arriving from the server (a sync, another device answering first) or the
+/// waiting answer's deletion; the waiting answer then ends `cancelled` and its app tools are cancelled.
 ///
 /// ```swift
 /// switch message.reply {

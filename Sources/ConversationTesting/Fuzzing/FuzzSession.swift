@@ -49,6 +49,8 @@ struct FuzzSession {
       let reason = OutboxRejection.Reason.allCases[int(0..<OutboxRejection.Reason.allCases.count)]
       return .outboxRejected(operation.kind, OutboxRejection(operationID: operation.id, reason: reason).error)
     }
+    // An answer that waits is mostly answered, by the user or the app's tools, before anything else.
+    if state.latestAnswer?.reply?.isAwaiting == true, chance(50), let answer = answerWait() { return answer }
     switch int(0..<100) {
     case 0..<18: return userSends()
     case 18..<50: return answerRequest() ?? userSends()
@@ -124,7 +126,9 @@ struct FuzzSession {
   private mutating func otherIntent() -> ConversationAction {
     let messages = Array(state.messages)
     let answers = messages.filter { $0.role == .assistant }
-    switch int(0..<14) {
+    switch int(0..<16) {
+    case 14: return answerInput()
+    case 15: return agentState()
     case 0:
       return .retry(pick(messages.filter { if case .failed = $0.delivery { true } else { false } })?.clientID ?? "nope")
     case 1: return .regenerate(pick(answers)?.clientID ?? "nope")
@@ -158,7 +162,11 @@ struct FuzzSession {
     let inFlight = state.requests.sorted { $0.key.sequence < $1.key.sequence }.filter {
       $0.value != .connect || state.connection == .connecting || chance(10)
     }
-    guard let (requestID, purpose) = pick(inFlight) else { return nil }
+    // A stream that has started mostly goes on: its events outnumber every other answer.
+    let streaming = state.streamingReply.flatMap { reply in
+      state.requests[reply.requestID].map { (reply.requestID, $0) }
+    }
+    guard let (requestID, purpose) = (chance(40) ? streaming : nil) ?? pick(inFlight) else { return nil }
     if chance(12) { return .requestFailed(requestID, anyError(), at: now, jitter: jitter()) }
     switch purpose {
     case .send(let clientID):
@@ -232,11 +240,15 @@ struct FuzzSession {
           requestID, agent: AgentInfo(id: "bot", name: "Bot"), at: now,
           replyID: chance(30) ? ServerMessageID(fresh("s")) : nil) : .replyEnded(requestID)
     }
+    // An agent that starts a tool often asks first.
+    if state.streamingReply?.toolCalls.contains(where: { $0.outcome == .running }) == true && chance(30) {
+      return inputRequest(requestID)
+    }
     // A reply in parts mostly goes on in parts, as a protocol's stream does.
     if state.streamingReply?.parts.isEmpty == false && chance(70) { return partEvent(requestID) }
-    switch int(0..<13) {
+    switch int(0..<15) {
     case 0..<6: return .replyDelta(requestID, pick(["Hel", "lo", " wor", "ld", "é", "👋"])!)
-    case 6:
+    case 6, 13:
       return .toolCallStarted(
         requestID, ToolCall(id: ToolCallID(fresh("t")), name: "lookup", execution: chance(70) ? .client : .server))
     case 7:
@@ -246,8 +258,71 @@ struct FuzzSession {
       return .toolCallFinished(requestID, callID, .succeeded(.string(String(repeating: "x", count: big ? 20_001 : 10))))
     case 8, 9: return .replyFinished(requestID, message: serverMessage(role: .assistant))
     case 10: return .replyEnded(requestID)
+    case 14: return inputRequest(requestID)
     default: return partEvent(requestID)
     }
+  }
+
+  /// The agent asks: mostly to approve one of the reply's calls, sometimes a question, an unknown call or
+  /// a request ID the reply already has.
+  private mutating func inputRequest(_ requestID: RequestID) -> ConversationAction {
+    let reply = state.streamingReply
+    let id =
+      chance(5)
+      ? (pick(reply?.inputRequests.map(\.id) ?? []) ?? InputRequestID(fresh("int"))) : InputRequestID(fresh("int"))
+    let running = reply?.toolCalls.filter { $0.outcome == .running }.map(\.id) ?? []
+    // A request that breaks the rules ends the reply, so they are rare: the reply should go on streaming.
+    let kind: InputRequest.Kind =
+      if let call = pick(running), chance(70) {
+        .toolApproval(chance(95) ? call : "unknown")
+      } else {
+        chance(95) ? .question(["type": "string"]) : .toolApproval("unknown")
+      }
+    return .inputRequested(requestID, InputRequest(id: id, kind: kind, message: chance(70) ? "May I?" : nil))
+  }
+
+  /// The user answers what the agent asks: mostly an open request with an answer that fits, sometimes a
+  /// wrong kind, a second answer or an unknown request.
+  private mutating func answerInput() -> ConversationAction {
+    var requests = state.streamingReply?.inputRequests ?? []
+    if case .awaitingInput(let waiting) = state.messages.last(where: { $0.role == .assistant })?.reply {
+      requests += waiting
+    }
+    let open = requests.filter { $0.answer == nil }
+    guard let request = chance(85) ? pick(open) ?? pick(requests) : pick(requests) else {
+      return .answerInput(InputRequestID(fresh("int")), .approved)
+    }
+    let fitting: [InputAnswer] =
+      if case .question = request.kind { [.answered(["street": "Harbour"]), .declined] } else {
+        [.approved, .denied(reason: chance(50) ? "no" : nil)]
+      }
+    let any: [InputAnswer] = [.approved, .denied(reason: nil), .answered(1), .declined]
+    return .answerInput(request.id, chance(85) ? pick(fitting)! : pick(any)!)
+  }
+
+  /// What the waiting answer waits for: the user's answer to an open request, else an app tool's result.
+  private mutating func answerWait() -> ConversationAction? {
+    if case .awaitingInput(let requests) = state.latestAnswer?.reply, requests.contains(where: { $0.answer == nil }) {
+      return answerInput()
+    }
+    let tools = state.requests.filter { if case .tool = $0.value { true } else { false } }.keys.sorted {
+      $0.sequence < $1.sequence
+    }
+    return pick(tools).map { .toolRan($0, chance(80) ? .succeeded(["status": "shipped"]) : .failed(anyError())) }
+  }
+
+  /// The agent's shared state: a snapshot, or a patch that mostly applies and sometimes does not.
+  private mutating func agentState() -> ConversationAction {
+    if chance(30) { return .agentStateSnapshot(["items": [], "n": .number(Double(counter))]) }
+    let pointer = { (tokens: [String]) in JSONPointer(tokens: tokens) }
+    let ops: [JSONPatchOperation] = [
+      JSONPatchOperation(.add(value: .number(Double(counter))), path: pointer(["items", "-"])),
+      JSONPatchOperation(.replace(value: "x"), path: pointer(["n"])),
+      JSONPatchOperation(.remove, path: pointer(["items", "0"])),
+      JSONPatchOperation(.test(value: 1), path: pointer(["n"])),
+      JSONPatchOperation(.add(value: true), path: pointer(["missing", "deep"])),
+    ]
+    return .agentStateDelta((0..<int(1..<4)).map { _ in pick(ops)! })
   }
 
   /// A part event: mostly for the reply's own parts, sometimes for an unknown, ended or repeated one.

@@ -140,10 +140,26 @@ extension ConversationReducer {
   /// The waiting answer will not go on (the user stopped it, wrote something new, or regenerates it): it
   /// becomes `cancelled`, its running tools are cancelled and a continuation on its way is dropped.
   func abandonAwaiting(_ state: inout ConversationState) -> [ConversationEffect] {
-    guard var answer = awaitingAnswer(state) else { return [] }
+    guard let answer = awaitingAnswer(state) else { return [] }
+    return endWait(of: answer, &state)
+  }
+
+  /// After any action: when a newer answer is in the list (the agent went on, say from another device) or
+  /// the waiting one was deleted, the wait is over, as when the user sends.
+  func endingSupersededWait(_ effects: [ConversationEffect], _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    guard state.awaitingRun != nil, awaitingAnswer(state) == nil else { return effects }
+    return effects + endWait(of: state.messages.last { $0.reply?.isAwaiting == true }, &state)
+  }
+
+  /// Ends the wait: the waiting run's app tools and any continuation are cancelled, and the answer, when
+  /// it is still there, ends `cancelled` with everything it had.
+  private func endWait(of answer: Message?, _ state: inout ConversationState) -> [ConversationEffect] {
     var effects: [ConversationEffect] = []
     if let run = state.awaitingRun { effects += cancelTools(of: run, &state) }
     state.awaitingRun = nil
+    guard var answer else { return effects }
     effects += cancelRequests(&state) { $0 == .continuation(answer: answer.clientID) }
     answer.reply = .cancelled
     commitIncoming(answer, &state)

@@ -129,13 +129,16 @@ extension ConversationReducer {
     }
     state.streamingReply?.toolCalls[index].outcome = outcome
     state.agentActivity = .thinking
-    return []
+    // The server settled an app-run call itself: the app's run of it is moot.
+    return cancelRequests(&state) { if case .tool(callID, requestID) = $0 { true } else { false } }
   }
 
   func replyFinished(
     _ requestID: RequestID, _ message: Message, userMessageID: ServerMessageID?, _ state: inout ConversationState
   ) -> [ConversationEffect] {
-    guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    // A finish naming a request that streams no reply (a confused backend) is not one.
+    guard let purpose = state.requests[requestID], purpose.streamsReply else { return [] }
+    state.requests[requestID] = nil
     let reply = state.streamingReply?.requestID == requestID ? state.streamingReply : nil
     let outcome = reply.map(outcome(of:)) ?? .completed
     // A run that waits leaves its tools running for the answer; any other's are moot.
@@ -188,7 +191,8 @@ extension ConversationReducer {
 
   /// A stream closed without a finish: the reply so far is kept as interrupted and may be regenerated.
   func streamClosed(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
-    guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    guard let purpose = state.requests[requestID], purpose.streamsReply else { return [] }
+    state.requests[requestID] = nil
     let tools = cancelTools(of: requestID, &state)
     let error = ChatError(.incompleteStream, "The reply stopped before it was finished.")
     if let reply = state.streamingReply, reply.requestID == requestID {

@@ -48,6 +48,14 @@ public struct ConversationReducer: Reducer {
       }
       return []
     }
+    let effects = reduceChecked(&state, action)
+    // Whatever put a newer answer in the list (a sync, the realtime connection, a realtime reply cut off by
+    // a sign-in) or took the waiting one out, the wait is over.
+    return state.awaitingRun == nil ? effects : endingSupersededWait(effects, &state)
+  }
+
+  /// Every action but the hot path's, its numbers known to be finite.
+  private func reduceChecked(_ state: inout ConversationState, _ action: ConversationAction) -> [ConversationEffect] {
     switch action {
     case .send(let outgoing): return send(outgoing, &state)
     case .retry(let clientID): return retry(clientID, &state)

@@ -291,6 +291,52 @@ struct AwaitingReplyTests {
     #expect(chat.state.userError?.code == .unknownMessage)
   }
 
+  enum Supersession: String, CaseIterable, CustomTestStringConvertible {
+    case newerAnswerLive, newerAnswerInCatchUp, waitingAnswerDeleted
+    var testDescription: String { rawValue }
+  }
+
+  @Test(
+    "a newer answer from the server, or the waiting answer's deletion, ends the wait: cancelled, its tool stopped",
+    arguments: Supersession.allCases)
+  func newerAnswerEndsTheWait(how: Supersession) throws {
+    // Given an answer that waits for the app's tool (still running) and for the user's approval
+    let (chat, request) = Self.nextRunChat()
+    let tool = try #require(Self.toolRun(in: chat.send(.toolCallStarted(request, Self.lookup))))
+    chat.send([
+      .toolCallStarted(request, ToolCall(id: "call-2", name: "refund", input: ["amount": 20], execution: .server)),
+      .inputRequested(request, InputRequest(id: "int-1", kind: .toolApproval("call-2"), message: "Refund $20?")),
+      .replyFinished(
+        request, message: Message(clientID: "x", serverID: "s2", role: .assistant, text: "", createdAt: time(3))),
+    ])
+    #expect(chat.state.awaitingRun == request)
+
+    // When the agent moved on without it (another device answered) or the answer went away
+    let effects: [ConversationEffect]
+    let newer = Message.server("Handled on your phone.", id: "s3", at: 4)
+    switch how {
+    case .newerAnswerLive:
+      let connection = chat.connected()
+      effects = chat.send(.realtime("conv-1", .messageCreated(newer), connection: connection, receivedAt: time(4)))
+    case .newerAnswerInCatchUp:
+      let connection = chat.nextRequestID
+      chat.send(.connect)
+      let sync = chat.nextRequestID
+      chat.send(.connectionOpened(connection))
+      effects = chat.send(.syncLoaded(sync, [newer]))
+    case .waitingAnswerDeleted:
+      let connection = chat.connected()
+      effects = chat.send(.realtime("conv-1", .messageDeleted("s2"), connection: connection, receivedAt: time(4)))
+    }
+
+    // Then nothing waits any more: the app's tool is cancelled, and a waiting answer still there is cancelled
+    #expect(chat.state.awaitingRun == nil)
+    #expect(effects.contains(.cancel(tool)))
+    #expect(chat.state.messages[serverID: "s2"].map { $0.reply == .cancelled } ?? true)
+    #expect(chat.send(.answerInput("int-1", .approved)).isEmpty, "the question is no longer open")
+    #expect(chat.state.invariantViolations() == [])
+  }
+
   @Test("a continuation the backend cannot start leaves the answer failed, with all it had")
   func continuationRefused() throws {
     let (chat, _) = Self.waitingForApproval()

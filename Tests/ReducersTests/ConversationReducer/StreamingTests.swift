@@ -83,6 +83,40 @@ struct StreamingTests {
     #expect(chat.state.messages[clientID: "c1"]?.delivery == .sent, "the question itself was delivered")
   }
 
+  @Test("a finish or an end naming a request that streams no reply (a history page) changes nothing")
+  func finishForAnotherKindOfRequest() {
+    // Given older history on its way
+    let chat = Chat.existing()
+    let history = chat.nextRequestID
+    chat.send(.loadHistory(pageSize: 20))
+    let loading = chat.state
+
+    // When a confused backend reports a reply's finish, then its end, under that request
+    chat.send(.replyFinished(history, message: .server("Hello", id: "s9", at: 9)))
+    chat.send(.replyEnded(history))
+
+    // Then the page is still awaited and no answer appeared
+    #expect(chat.state == loading)
+    #expect(chat.state.history.loadingRequest == history)
+  }
+
+  @Test("a result the server gives for an app-run call settles it and cancels the app's run of it")
+  func serverSettlesAnAppCall() throws {
+    // Given a reply that asked the app to run its tool
+    let (chat, request) = Self.replying()
+    let call = ToolCall(id: "call-1", name: "lookupOrder", input: ["order": "42"], execution: .client)
+    let effects = chat.send(.toolCallStarted(request, call))
+    let tool = try #require(effects.compactMap { if case .runTool(let id, _, _) = $0 { id } else { nil } }.first)
+
+    // When the server reports the call's result itself
+    let settled = chat.send(.toolCallFinished(request, "call-1", .failed(ChatError(.timeout, "too slow"))))
+
+    // Then the app's run is cancelled, and its late result lands nowhere
+    #expect(settled == [.cancel(tool)])
+    #expect(chat.state.streamingReply?.toolCalls.map(\.outcome) == [.failed(ChatError(.timeout, "too slow"))])
+    #expect(chat.send(.toolRan(tool, .succeeded("late"))) == [])
+  }
+
   @Test("deltas for a stopped or unknown request are ignored")
   func staleDeltasIgnored() {
     let (chat, request) = Self.replying()
