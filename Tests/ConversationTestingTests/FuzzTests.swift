@@ -77,7 +77,9 @@ struct FuzzTests {
 
   @Test("sessions exercise the edges: failures, stale results, paging, reconnects, sign-outs")
   func coverage() {
-    let actions = (1...40).flatMap { ConversationFuzzer.generate(seed: $0, length: 200) }
+    let sessions = (1...80).flatMap { ConversationFuzzer.generate(seed: $0, length: 200) }
+    // A numbered event counts as what it wraps; how many are numbered is counted on its own.
+    let actions = sessions.map { if case .positioned(_, _, let event) = $0 { event } else { $0 } }
     func count(_ match: (ConversationAction) -> Bool) -> Int { actions.filter(match).count }
     #expect(count { if case .requestFailed = $0 { true } else { false } } > 40)
     #expect(count { if case .historyLoaded = $0 { true } else { false } } > 40)
@@ -94,6 +96,7 @@ struct FuzzTests {
     #expect(
       count { if case .inputRequested(_, let request) = $0, case .question = request.kind { true } else { false } } > 4)
     #expect(count { if case .answerInput = $0 { true } else { false } } > 20)
+    #expect(sessions.count { if case .positioned = $0 { true } else { false } } > 50)
     #expect(count { if case .agentStateDelta = $0 { true } else { false } } > 20)
     #expect(count { if case .sendAccepted = $0 { true } else { false } } > 100)
     // The protocol variants every server we back needs.

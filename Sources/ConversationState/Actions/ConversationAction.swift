@@ -170,6 +170,12 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// is committed `awaitingInput`. A request whose ID the reply already has, or an approval of a call the
   /// reply does not have or that has ended, is refused with `INVALID_EVENT` and changes nothing.
   indirect case inputRequested(RequestID, InputRequest)
+  /// An event of the reply stream of the request, at the position its protocol gave it
+  /// (`ReplyEvent.positioned`). When the request's streaming reply has already applied an event at or past
+  /// that position (a stream resumed after a drop replays some), the action is dropped and nothing changes;
+  /// otherwise it is applied and the reply remembers the position (`StreamingReply.resumePosition`). Only a
+  /// live streaming reply holds a position: events before the reply starts are applied as they come.
+  indirect case positioned(RequestID, StreamPosition, ConversationAction)
   /// The reply finished; `message` is the server's version of it (its text, server ID, tool calls, time).
   /// `userMessageID` is the server ID of the user's message it answers, for servers that give it only here.
   /// Its `text`, `parts`, `toolCalls` and `agent` are taken when set, else the streamed ones (an empty text

@@ -132,6 +132,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .attachmentProgress(_, _, let fraction), .uploadProgressed(_, let fraction): return fraction.isFinite
     case .agentStateSnapshot(let snapshot): return snapshot.hasOnlyFiniteNumbers
     case .inputRequested(_, let request): return request.hasOnlyFiniteNumbers
+    case .positioned(_, _, let action): return action.hasOnlyFiniteNumbers
     case .answerInput(_, let answer): return answer.hasOnlyFiniteNumbers
     case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
     case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
@@ -158,7 +159,8 @@ extension ConversationAction: FiniteNumberChecking {
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
-      .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .inputRequested:
+      .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .inputRequested,
+      .positioned:
       return false
     }
   }

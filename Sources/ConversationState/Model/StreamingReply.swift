@@ -84,6 +84,13 @@ public struct StreamingReply: Sendable {
     _read { yield fields.value.continuing }
     _modify { yield &fields.value.continuing }
   }
+  /// The position of the last event applied to this reply, as its stream numbered it (nil: its stream
+  /// numbers none). An adapter resumes a dropped stream from here; an event it replays at or before it is
+  /// dropped (`ConversationAction.positioned`).
+  @inlinable public var resumePosition: StreamPosition? {
+    _read { yield fields.value.resumePosition }
+    _modify { yield &fields.value.resumePosition }
+  }
   /// How many UTF-8 bytes of `text` are shown, for paced and instant presentation; nil: all of it.
   @inlinable public var presentedUTF8Count: Int? {
     _read { yield fields.value.presentedUTF8Count }
@@ -148,6 +155,7 @@ extension StreamingReply {
     @usableFromInline var parts: [StreamingPart] = []
     @usableFromInline var inputRequests: [InputRequest] = []
     @usableFromInline var continuing: ContinuationSeed?
+    @usableFromInline var resumePosition: StreamPosition?
     /// The bytes streamed into parts other than text (reasoning, tool input), counted as they stream
     /// (derived from the parts: not encoded).
     @usableFromInline var partUTF8Count = 0
@@ -157,6 +165,7 @@ extension StreamingReply {
 
     private enum CodingKeys: String, CodingKey {
       case requestID, clientID, toolCalls, agent, startedAt, replacing, serverID, connection, presentedUTF8Count
+      case resumePosition
     }
   }
 }

@@ -149,6 +149,11 @@ public enum ReplyEvent: Equatable, Sendable {
   case queued
   /// The server described the conversation along with the reply: its title, its status (nil: unchanged).
   case described(title: String?, status: ConversationStatus?)
+  /// An event at the position its protocol numbered it (a sequence number, an SSE event ID). A backend that
+  /// resumes a dropped stream may replay events: one at or before the last position the reply applied is
+  /// dropped (`StreamingReply.resumePosition` is where to resume from). A position wrapped around a positioned
+  /// event replaces its position.
+  indirect case positioned(StreamPosition, ReplyEvent)
 }
 
 /// Messages missed while disconnected, and whether the server has more after them.

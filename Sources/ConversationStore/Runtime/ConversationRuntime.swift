@@ -254,6 +254,10 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       return .replyFinished(requestID, message: message, userMessageID: userMessageID)
     case .queued: return .sendQueued(requestID)
     case .described(let title, let status): return .conversationDescribed(requestID, title: title, status: status)
+    case .positioned(let position, .positioned(_, let event)):
+      return action(for: .positioned(position, event), requestID, store)
+    case .positioned(let position, let event):
+      return .positioned(requestID, position, action(for: event, requestID, store))
     }
   }
 

@@ -191,9 +191,9 @@ struct FuzzSession {
         default: return .sendAccepted(requestID, confirmed: confirmed, conversationID: conversationID)
         }
       }
-      return streamEvent(requestID)
+      return numbered(streamEvent(requestID), requestID)
     case .regenerate, .continuation:
-      return streamEvent(requestID)
+      return numbered(streamEvent(requestID), requestID)
     case .history:
       return .historyLoaded(requestID, historyPage())
     case .sync:
@@ -230,6 +230,18 @@ struct FuzzSession {
     }
   }
 
+  /// Some streams number their events, and some of those replay a few after a resume.
+  private mutating func numbered(_ event: ConversationAction, _ requestID: RequestID) -> ConversationAction {
+    guard chance(20) else { return event }
+    var last: UInt64 = 0
+    if state.streamingReply?.requestID == requestID, case .sequence(let position) = state.streamingReply?.resumePosition
+    {
+      last = position
+    }
+    let position = chance(25) && last > 0 ? last - UInt64(int(0..<Int(min(last, 3)))) : last + 1
+    return .positioned(requestID, .sequence(position), event)
+  }
+
   private mutating func streamEvent(_ requestID: RequestID) -> ConversationAction {
     if chance(3) {
       return .conversationDescribed(requestID, title: "Title \(counter)", status: pick(ConversationStatus.allCases))
@@ -243,6 +255,13 @@ struct FuzzSession {
     // An agent that starts a tool often asks first.
     if state.streamingReply?.toolCalls.contains(where: { $0.outcome == .running }) == true && chance(30) {
       return inputRequest(requestID)
+    }
+    // A call whose input streams mostly goes on streaming it, then completes.
+    let streamingInput = state.streamingReply?.toolCalls.filter { $0.outcome == .inputStreaming }.map(\.id) ?? []
+    if let callID = pick(streamingInput), chance(40) {
+      return chance(75)
+        ? .toolInputDelta(requestID, callID, "{\"k\": 1")
+        : .toolCallStarted(requestID, ToolCall(id: callID, name: "lookup", input: ["k": 1], execution: .server))
     }
     // A reply in parts mostly goes on in parts, as a protocol's stream does.
     if state.streamingReply?.parts.isEmpty == false && chance(70) { return partEvent(requestID) }
@@ -259,6 +278,12 @@ struct FuzzSession {
     case 8, 9: return .replyFinished(requestID, message: serverMessage(role: .assistant))
     case 10: return .replyEnded(requestID)
     case 14: return inputRequest(requestID)
+    case 12:
+      // A call whose input streams: its next arguments, or a new one.
+      let streaming = state.streamingReply?.toolCalls.filter { $0.outcome == .inputStreaming }.map(\.id) ?? []
+      if let callID = pick(streaming) { return .toolInputDelta(requestID, callID, "{\"k\": 1") }
+      return .toolInputStarted(
+        requestID, ToolCallID(fresh("t")), name: "lookup", execution: chance(50) ? .client : .server)
     default: return partEvent(requestID)
     }
   }

@@ -37,6 +37,8 @@ public struct ConversationReducer: Reducer {
     case .realtime(let conversationID, .replyDelta(let serverID, let delta), let connection, _)
     where state.isStreamingReply(serverID, over: connection, in: conversationID):
       return appendDelta(delta, &state)
+    case .positioned(let requestID, let position, let event):
+      return positioned(requestID, position, event, &state)
     default: break
     }
     guard action.hasOnlyFiniteNumbers else {
@@ -122,6 +124,7 @@ public struct ConversationReducer: Reducer {
     case .toolCallFinished(let requestID, let callID, let outcome):
       return toolCallFinished(requestID, callID, outcome, &state)
     case .inputRequested(let requestID, let request): return inputRequested(requestID, request, &state)
+    case .positioned: return []  // handled above
     case .replyFinished(let requestID, let message, let userMessageID):
       return replyFinished(requestID, message, userMessageID: userMessageID, &state)
     case .replyEnded(let requestID): return streamClosed(requestID, &state)
@@ -151,6 +154,22 @@ public struct ConversationReducer: Reducer {
       return updateAttachment(clientID, attachmentID, progress: 1, url: url, &state)
     case .timerFired(let timer, let at): return timerFired(timer, at: at, &state)
     }
+  }
+
+  /// An event at a position of its stream: dropped when the request's reply has applied one at or past it
+  /// (a replay after a resume), else applied, the reply then remembering the position. O(1) on top of the
+  /// event, so a positioned delta still costs O(delta).
+  func positioned(
+    _ requestID: RequestID, _ position: StreamPosition, _ event: ConversationAction, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    if state.isStreamingReply(of: requestID), let last = state.streamingReply?.resumePosition,
+      !position.follows(last)
+    {
+      return []
+    }
+    let effects = reduce(into: &state, action: event)
+    if state.isStreamingReply(of: requestID) { state.streamingReply?.resumePosition = position }
+    return effects
   }
 
   /// Refuses a user action: the typed error is the only change.

@@ -103,6 +103,37 @@ struct StoreRuntimeTests {
     reply.finish()
   }
 
+  @Test("a backend that resumes its stream and replays numbered events: each is applied once")
+  func resumedStreamReplays() async throws {
+    // Given a reply whose protocol numbers its events
+    var (store, _, calls) = Self.makeStore()
+    store.sendMessage("Plan my trip")
+    guard case .send(_, let reply) = await calls.next() else {
+      Issue.record("expected a send call")
+      return
+    }
+    reply.yield(.positioned(.sequence(1), .started(agent: nil)))
+    reply.yield(.positioned(.sequence(2), .agentState(["steps": []])))
+    reply.yield(.positioned(.sequence(3), .delta("Booking")))
+    reply.yield(
+      .positioned(.sequence(4), .agentStateDelta([.add(at: try JSONPointer(parsing: "/steps/-"), value: "flight")])))
+    _ = await store.state { $0.streamingReply?.resumePosition == .sequence(4) }
+
+    // When the backend resumes after a drop and the server replays from 3
+    reply.yield(.positioned(.sequence(3), .delta("Booking")))
+    reply.yield(
+      .positioned(.sequence(4), .agentStateDelta([.add(at: try JSONPointer(parsing: "/steps/-"), value: "flight")])))
+    reply.yield(.positioned(.sequence(5), .delta(" done.")))
+    reply.yield(
+      .positioned(.sequence(6), .finished(Message(clientID: "x", role: .assistant, text: "", createdAt: Date()))))
+
+    // Then the answer and the agent's state hold each event once
+    let state = await store.state { $0.streamingReply == nil && $0.messages.count == 2 }
+    #expect(state?.messages.last?.text == "Booking done.")
+    #expect(state?.agentState == ["steps": ["flight"]])
+    reply.finish()
+  }
+
   @Test("stopping a reply cancels its stream; later events from it land nowhere")
   func cancelStream() async throws {
     var (store, _, calls) = Self.makeStore()
