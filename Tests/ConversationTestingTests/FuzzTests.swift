@@ -117,6 +117,21 @@ struct FuzzTests {
       count { if case .sendAccepted(_, let message, _) = $0, message.serverID == nil { true } else { false } } > 4)
   }
 
+  @Test("sessions reach replies that overlap, and end them")
+  func overlappingCoverage() {
+    var overlapping = 0
+    for seed in UInt64(1)...20 {
+      var state = ConversationFuzzer.initial
+      let reducer = ConversationReducer()
+      for action in ConversationFuzzer.generate(seed: seed, length: 200) {
+        let before = state.overlappingReplies.count
+        _ = reducer.reduce(into: &state, action: action)
+        if state.overlappingReplies.count > before { overlapping += 1 }
+      }
+    }
+    #expect(overlapping > 10)
+  }
+
   @Test("a failing session is shrunk to a short reproduction that still fails")
   func shrinking() throws {
     // A planted property: "never two failed messages". Real sessions break it; the shrinker should find a

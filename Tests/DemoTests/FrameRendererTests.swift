@@ -77,6 +77,29 @@ struct FrameRendererTests {
     #expect(!conversation.joined().contains("OPAQUE"))
   }
 
+  @Test("an older reply still streaming shows above the newest, each with its own text")
+  func overlappingFrame() {
+    // Given Ada's reply streaming while a person's reply over the connection started after it
+    var screen = ScreenFixtures.streaming
+    var older = screen.conversation!.streamingReply!
+    older.toolCalls = []
+    var newer = StreamingReply(
+      requestID: RequestID(epoch: IdentityEpoch(), sequence: 2), clientID: "r-2",
+      agent: AgentInfo(id: "sam", name: "Sam"), startedAt: .story(3))
+    newer.text = StreamedText("Hi, Sam here")
+    screen.conversation?.overlappingReplies = [older]
+    screen.conversation?.streamingReply = newer
+
+    // When it is drawn
+    let conversation = conversationPane(screen, width: 80, height: 24)
+
+    // Then both show as streaming, each with its cursor, the older first
+    #expect(conversation[3] == " Ada")
+    #expect(conversation[4] == "   Let me check▌")
+    #expect(conversation[5] == " Sam")
+    #expect(conversation[6] == "   Hi, Sam here▌")
+  }
+
   @Test("an answer that waits says what the agent asks and how to answer, under its collapsed reasoning")
   func awaitingApprovalFrame() {
     // Given Ada waiting for the user to approve cancelling an order

@@ -15,7 +15,8 @@ extension ConversationState: ChangeTracking {
     // The common frame: a delta of the reply that streamed before too, and the message list not touched (the
     // same storage). Its row is simply updated, with the reply's one-row set, made once per reply (making it
     // per frame was an allocation and a hash); the general case below diffs the lists and looks rows up.
-    if messages.storage.box === old.messages.storage.box, let id = streamingReply?.clientID,
+    let sameOverlapping = cold.value.overlappingReplies == old.cold.value.overlappingReplies
+    if messages.storage.box === old.messages.storage.box, sameOverlapping, let id = streamingReply?.clientID,
       id == old.streamingReply?.clientID
     {
       if StreamingReply.areEqual(streamingReply, old.streamingReply) { return ChangeSet() }
@@ -23,18 +24,19 @@ extension ConversationState: ChangeTracking {
     }
     var changes = messages.changes(since: old.messages)
     if changes.isReset { return changes }
-    let before = old.streamingReply
-    let after = streamingReply
-    guard !StreamingReply.areEqual(before, after) else { return changes }
-    var candidates = Set<ClientMessageID>()
-    if let before { candidates.insert(before.clientID) }
-    if let after { candidates.insert(after.clientID) }
-    for clientID in candidates {
+    guard !sameOverlapping || !StreamingReply.areEqual(old.streamingReply, streamingReply) else { return changes }
+    // The replies' rows, before and after: each one that appeared, went, or changed (a reply committed as a
+    // message of the same ID is a changed row).
+    let before = Dictionary(old.liveReplies.map { ($0.clientID, $0) }, uniquingKeysWith: { $1 })
+    let after = Dictionary(liveReplies.map { ($0.clientID, $0) }, uniquingKeysWith: { $1 })
+    for clientID in Set(before.keys).union(after.keys) {
+      let reply = (before[clientID], after[clientID])
+      if let was = reply.0, let now = reply.1, was == now { continue }
       changes.inserted.remove(clientID)
       changes.updated.remove(clientID)
       changes.removed.remove(clientID)
-      let wasShown = old.messages.contains(clientID) || before?.clientID == clientID
-      let isShown = messages.contains(clientID) || after?.clientID == clientID
+      let wasShown = old.messages.contains(clientID) || reply.0 != nil
+      let isShown = messages.contains(clientID) || reply.1 != nil
       changes.record(clientID, wasPresent: wasShown, isPresent: isShown)
     }
     return changes

@@ -45,18 +45,28 @@ extension ConversationState {
     for clientID in outboxRecording where messages[clientID: clientID] == nil {
       violations.append("\(clientID) is being stored in the outbox but is not in the conversation")
     }
-    if let reply = streamingReply, !reply.parts.isEmpty {
+    for reply in liveReplies where !reply.parts.isEmpty {
+      let owner = "the streaming reply \(reply.clientID)"
       violations += Self.partViolations(
-        reply.parts.map(\.id), reply.committedParts.map(\.content), reply.toolCalls, in: "the streaming reply")
+        reply.parts.map(\.id), reply.committedParts.map(\.content), reply.toolCalls, in: owner)
       for part in reply.parts where part.isOpen {
         switch part.kind {
         case .text, .reasoning: break
         case .toolCall(let callID) where reply.toolCalls.first(where: { $0.id == callID })?.outcome == .inputStreaming:
           break
-        default: violations.append("part \(part.id) of the streaming reply is open but does not stream")
+        default: violations.append("part \(part.id) of \(owner) is open but does not stream")
         }
       }
     }
+    if !overlappingReplies.isEmpty && streamingReply == nil {
+      violations.append("older replies stream beside no newer one")
+    }
+    if overlappingReplies.count > Self.maximumOverlappingReplies {
+      violations.append("\(overlappingReplies.count) older replies stream, more than the bound")
+    }
+    let live = liveReplies
+    if Set(live.map(\.requestID)).count != live.count { violations.append("two streaming replies share a request") }
+    if Set(live.map(\.clientID)).count != live.count { violations.append("two streaming replies share a client ID") }
     var tokens = TokenUsage()
     for message in messages.prefix(messages.committedCount) { tokens.add(message.usage) }
     if tokens != tokenUsage { violations.append("tokenUsage is \(tokenUsage) but the replies report \(tokens)") }
@@ -130,11 +140,13 @@ extension ConversationState {
     case .idle, .closed, .reconnecting:
       if connections != 0 { violations.append("the connection is \(connection) but a connect request is in flight") }
     }
-    if let connection = streamingReply?.connection, requests[connection] != .connect {
-      violations.append("the streaming reply's connection \(connection) is not the live one")
-    }
-    if let reply = streamingReply, requests[reply.requestID] == nil {
-      violations.append("the streaming reply's request \(reply.requestID) is not in flight")
+    for reply in liveReplies {
+      if let connection = reply.connection, requests[connection] != .connect {
+        violations.append("the streaming reply \(reply.clientID)'s connection \(connection) is not the live one")
+      }
+      if requests[reply.requestID] == nil {
+        violations.append("the streaming reply's request \(reply.requestID) is not in flight")
+      }
     }
     return violations
   }
@@ -150,7 +162,9 @@ extension ConversationState {
         violations.append("the read cursor was lost")
       }
     }
-    if let before = previous.streamingReply, let after = streamingReply, before.requestID == after.requestID {
+    let after = Dictionary(liveReplies.map { ($0.requestID, $0) }, uniquingKeysWith: { $1 })
+    for before in previous.liveReplies {
+      guard let after = after[before.requestID] else { continue }
       for part in before.parts where !part.isOpen && (part.kind == .text || part.kind == .reasoning) {
         if after.parts.first(where: { $0.id == part.id })?.text != part.text {
           violations.append("part \(part.id) had ended, but its text changed")

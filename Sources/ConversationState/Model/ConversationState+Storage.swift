@@ -40,6 +40,8 @@ extension ConversationState {
     @usableFromInline var agentState: JSONValue?
     @usableFromInline var needsAgentStateSnapshot: Bool
     @usableFromInline var awaitingRun: RequestID?
+    /// nil rather than empty, so that a state without any leaves the key out of its JSON.
+    @usableFromInline var overlappingReplies: [StreamingReply]?
 
     init(conversationID: ConversationID?, epoch: IdentityEpoch, identity: UserIdentity?) {
       messages = MessageList()
@@ -77,6 +79,7 @@ extension ConversationState {
       agentState = nil
       needsAgentStateSnapshot = false
       awaitingRun = nil
+      overlappingReplies = nil
     }
   }
 }

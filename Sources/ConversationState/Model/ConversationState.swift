@@ -39,7 +39,8 @@ public struct ConversationState: Sendable {
   /// The tokens the conversation's committed replies reported (`Message.usage`), summed: O(1). A
   /// regenerated answer's tokens leave with it; history loaded later adds its replies'.
   public var tokenUsage: TokenUsage { messages.tokenUsage }
-  /// The assistant reply being streamed, shown after `messages`.
+  /// The assistant reply being streamed, shown after `messages` (and after `overlappingReplies`): the newest
+  /// one when several stream at once.
   public var streamingReply: StreamingReply?
   /// Where the history paging stands: the cursor of the next older page and whether one is loading.
   @inlinable public var history: HistoryPaging {
@@ -220,6 +221,22 @@ public struct ConversationState: Sendable {
     _read { yield cold.value.awaitingRun }
     _modify { yield &cold.value.awaitingRun }
   }
+
+  /// Older replies that still stream while a newer one does (`streamingReply`), oldest first: a second
+  /// run, or a reply over the realtime connection, started before the first one ended. Each goes on taking
+  /// its own events and is committed when it ends; none is shown as cut off while it still streams. Empty
+  /// almost always; at most `maximumOverlappingReplies` (a newer reply past that cuts the oldest off,
+  /// `truncated`). Shown between `messages` and `streamingReply` (see `rows`).
+  public var overlappingReplies: [StreamingReply] {
+    get { cold.value.overlappingReplies ?? [] }
+    set { cold.value.overlappingReplies = newValue.isEmpty ? nil : newValue }
+  }
+
+  /// How many older replies may stream beside the newest (`overlappingReplies`).
+  public static let maximumOverlappingReplies = 3
+
+  /// Every reply streaming now, oldest first: `overlappingReplies`, then `streamingReply`.
+  public var liveReplies: [StreamingReply] { overlappingReplies + (streamingReply.map { [$0] } ?? []) }
 
   public init(
     conversationID: ConversationID? = nil, epoch: IdentityEpoch = IdentityEpoch(), identity: UserIdentity? = nil

@@ -18,8 +18,11 @@ public import Observation
 public final class ObservableConversation {
   /// Committed and outgoing messages.
   public private(set) var messages: MessageList
-  /// The reply being streamed; every delta changes only this.
+  /// The reply being streamed (the newest, when several are); every delta of it changes only this.
   public private(set) var streamingReply: StreamingReply?
+  /// Older replies still streaming beside the newest (`ConversationState.overlappingReplies`); almost
+  /// always empty.
+  public private(set) var overlappingReplies: [StreamingReply]
   /// The realtime connection's state, for a "reconnecting…" banner.
   public private(set) var connection: ConnectionState
   /// Who is typing, with when their indicator expires (local device clock).
@@ -47,6 +50,7 @@ public final class ObservableConversation {
     let (version, state) = store.current
     messages = state.messages
     streamingReply = state.streamingReply
+    overlappingReplies = state.overlappingReplies
     connection = state.connection
     typing = state.typing
     agentActivity = state.agentActivity
@@ -72,6 +76,7 @@ public final class ObservableConversation {
     changes = new.changes(since: state)
     if new.messages != messages { messages = new.messages }
     if new.streamingReply != streamingReply { streamingReply = new.streamingReply }
+    if new.overlappingReplies != overlappingReplies { overlappingReplies = new.overlappingReplies }
     if new.connection != connection { connection = new.connection }
     if new.typing != typing { typing = new.typing }
     if new.agentActivity != agentActivity { agentActivity = new.agentActivity }

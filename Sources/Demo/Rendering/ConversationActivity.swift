@@ -14,6 +14,10 @@ enum ConversationActivity {
     showsReasoning: Bool = false
   ) -> [StyledLine] {
     var lines: [StyledLine] = []
+    // Older replies still streaming beside the newest, each as it stands (no cached layout: rare).
+    for reply in state.overlappingReplies {
+      lines += replyLines(reply, activity: .generating, width: width, layout: nil, showsReasoning: showsReasoning)
+    }
     if let reply = state.streamingReply {
       lines += replyLines(
         reply, activity: state.agentActivity, width: width, layout: replyLayout, showsReasoning: showsReasoning)

@@ -114,8 +114,10 @@ extension ConversationReducer {
   /// A reply streaming over the connection cannot go on without it: it is kept, interrupted, under its
   /// server ID, so its finished copy replaces it when the connection is back.
   func interruptRealtimeReply(_ state: inout ConversationState) {
-    guard let reply = state.streamingReply, case .realtimeReply = state.requests[reply.requestID] else { return }
-    state.requests[reply.requestID] = nil
-    interrupt(reply, ChatError(.incompleteStream, "The connection dropped while this reply was streaming."), &state)
+    for reply in state.liveReplies {
+      guard case .realtimeReply = state.requests[reply.requestID] else { continue }
+      state.requests[reply.requestID] = nil
+      interrupt(reply, ChatError(.incompleteStream, "The connection dropped while this reply was streaming."), &state)
+    }
   }
 }

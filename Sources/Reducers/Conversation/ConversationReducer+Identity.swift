@@ -55,9 +55,9 @@ extension ConversationReducer {
   func upgradeGuest(to identity: UserIdentity, _ state: inout ConversationState) -> [ConversationEffect] {
     var shouldConnect = liveConnection(state) != nil
     if case .reconnecting = state.connection { shouldConnect = true }
-    let interruptedReply = state.streamingReply
+    let interruptedReplies = state.liveReplies
     var effects = cancelAll(&state, keepingConnectionTimers: false)
-    if let reply = interruptedReply {
+    for reply in interruptedReplies {
       interrupt(reply, ChatError(.cancelled, "The reply stopped when you signed in."), &state)
     }
     for message in state.messages.outgoing where message.delivery == .sending {
@@ -94,7 +94,7 @@ extension ConversationReducer {
     for message in state.messages.outgoing where message.delivery == .sending {
       failOutgoing(message.clientID, stopped, &state)
     }
-    if let reply = state.streamingReply {
+    for reply in state.liveReplies {
       state.requests[reply.requestID] = nil
       interrupt(reply, ChatError(.incompleteStream, "The app stopped while this reply was streaming."), &state)
     }

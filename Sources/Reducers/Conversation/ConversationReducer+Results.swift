@@ -45,7 +45,7 @@ extension ConversationReducer {
       return holdForRateLimit(error, at: at, &state) + dispatchPendingMessages(&state)
 
     case .regenerate:
-      if let reply = state.streamingReply, reply.requestID == requestID { state.streamingReply = nil }
+      if let reply = state.streamingReply, reply.requestID == requestID { endNewestReply(&state) }
       state.agentActivity = .idle
       state.userError = error
       return holdForRateLimit(error, at: at, &state)

@@ -21,8 +21,20 @@ extension ConversationReducer {
     }
     guard state.streamingReply?.requestID != requestID else { return [] }
     if let previous = state.streamingReply {
-      // One reply streams at a time; a new one means the old stream is over.
-      interrupt(previous, ChatError(.incompleteStream, "A newer reply started."), &state)
+      // A reply whose stream is still open goes on beside the new one (a second run, a reply over the
+      // realtime connection); one whose request is over, or a regeneration (it replaces what follows its
+      // answer), is cut off.
+      let overlaps =
+        state.requests[previous.requestID] != nil && previous.replacing == nil && replacing == nil
+      if overlaps {
+        state.streamingReply = nil
+        if state.overlappingReplies.count == ConversationState.maximumOverlappingReplies {
+          interrupt(state.overlappingReplies.removeFirst(), Self.newerReply, &state)
+        }
+        state.overlappingReplies.append(previous)
+      } else {
+        interrupt(previous, Self.newerReply, &state)
+      }
     }
     // Local and server clocks disagree; a reply must never sort before the question it answers (a
     // millisecond after it, at the earliest, so equal times cannot fall back to comparing unrelated IDs).
@@ -143,7 +155,7 @@ extension ConversationReducer {
     let outcome = reply.map(outcome(of:)) ?? .completed
     // A run that waits leaves its tools running for the answer; any other's are moot.
     let effects = outcome.isAwaiting ? [] : cancelTools(of: requestID, &state)
-    if reply != nil { state.streamingReply = nil }
+    if reply != nil { endNewestReply(&state) }
     if case .send(let clientID) = purpose, let sent = state.messages[clientID: clientID] {
       // The reply finished, so the server has the question; some servers name its ID only here.
       if !sent.isCommitted || (sent.serverID == nil && userMessageID != nil) {
@@ -183,7 +195,7 @@ extension ConversationReducer {
       recountUnread(&state)
     }
     commitIncoming(final, &state)
-    state.agentActivity = .idle
+    settleActivity(&state)
     guard outcome.isAwaiting else { return effects }
     state.awaitingRun = requestID
     return effects + continueIfReady(&state)
@@ -204,16 +216,22 @@ extension ConversationReducer {
       endContinued(answer, error, &state)
       state.userError = error
     }
-    state.agentActivity = .idle
+    settleActivity(&state)
     return tools + dispatchPendingMessages(&state)
   }
 
+  /// Stops every reply streaming (the newest and any older one beside it), or the wait of the latest
+  /// answer.
   func stopReply(_ state: inout ConversationState) -> [ConversationEffect] {
-    guard let reply = state.streamingReply else { return abandonAwaiting(&state) }
-    state.requests[reply.requestID] = nil
-    interrupt(reply, ChatError(.cancelled, "Stopped."), &state)
+    guard state.streamingReply != nil else { return abandonAwaiting(&state) }
+    var effects: [ConversationEffect] = []
+    for reply in state.liveReplies {
+      state.requests[reply.requestID] = nil
+      interrupt(reply, ChatError(.cancelled, "Stopped."), &state)
+      effects += [.cancel(reply.requestID)] + cancelTools(of: reply.requestID, &state)
+    }
     state.agentActivity = .idle
-    return [.cancel(reply.requestID)] + cancelTools(of: reply.requestID, &state)
+    return effects
   }
 
   func regenerate(_ answerID: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
@@ -241,9 +259,17 @@ extension ConversationReducer {
 
   /// Ends a streaming reply that will not finish. A regeneration that fails leaves the conversation as it
   /// was; a first answer is kept with its partial text as `interrupted`.
+  /// Commits `reply` as its stream left it, ended by `error`; it stops streaming, whether it was the newest
+  /// reply or an older one beside it (which leaves the newest's activity alone).
   func interrupt(_ reply: StreamingReply, _ error: ChatError, _ state: inout ConversationState) {
-    if state.streamingReply?.requestID == reply.requestID { state.streamingReply = nil }
-    state.agentActivity = .idle
+    if state.streamingReply?.requestID == reply.requestID {
+      state.agentActivity = .idle
+      endNewestReply(&state)
+    } else if let index = state.overlappingReplies.firstIndex(where: { $0.requestID == reply.requestID }) {
+      state.overlappingReplies.remove(at: index)
+    } else if state.streamingReply == nil {
+      state.agentActivity = .idle
+    }
     guard reply.replacing == nil else {
       state.userError = error
       return
@@ -254,6 +280,69 @@ extension ConversationReducer {
       text: reply.text.string, createdAt: reply.startedAt, delivery: .sent, reply: ReplyState(endedBy: error),
       agent: reply.agent, toolCalls: reply.toolCalls, parts: reply.committedParts)
     commitIncoming(message, &state)
+  }
+}
+
+extension ConversationReducer {
+  static let newerReply = ChatError(.incompleteStream, "A newer reply started.")
+
+  /// The older reply, streaming beside the newest, that `action` is an event of, if any.
+  func overlappingIndex(for action: ConversationAction, _ state: ConversationState) -> Int? {
+    let replies = state.overlappingReplies
+    switch action {
+    case .replyStarted(let id, _, _, _), .replyDelta(let id, _), .replyPartStarted(let id, _, _),
+      .replyPartDelta(let id, _, _), .replyPartEnded(let id, _, _), .replyPartAdded(let id, _),
+      .toolCallStarted(let id, _), .toolInputStarted(let id, _, _, _), .toolInputDelta(let id, _, _),
+      .toolCallFinished(let id, _, _), .inputRequested(let id, _), .replyFinished(let id, _, _), .replyEnded(let id),
+      .requestFailed(let id, _, _, _), .requestSucceeded(let id), .positioned(let id, _, _):
+      return replies.firstIndex { $0.requestID == id }
+    case .realtime(let conversationID, .replyStarted(let serverID, _, _), _, _),
+      .realtime(let conversationID, .replyDelta(let serverID, _), _, _),
+      .realtime(let conversationID, .replyFinished(let serverID, _), _, _):
+      // Matched by server ID, as the newest reply is off the hot path.
+      guard conversationID == state.conversationID else { return nil }
+      return replies.firstIndex { $0.serverID == serverID }
+    default:
+      return nil
+    }
+  }
+
+  /// Applies an event of an older reply streaming beside the newest: that reply takes the newest's place
+  /// for the event (every rule for a streaming reply holds for it), the newest waiting as the most recent
+  /// of the older ones, so that whatever the event does to every reply (a dropped connection, a sign-in)
+  /// reaches it too, and so that it is back in front if the event ends the focused one. Then the two swap
+  /// back, when both still stream, and the newest's activity is what shows.
+  func focusing(_ index: Int, _ action: ConversationAction, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    let newest = state.streamingReply
+    let activity = state.agentActivity
+    var lineup = state.overlappingReplies
+    let focused = lineup.remove(at: index)
+    if let newest { lineup.append(newest) }
+    state.overlappingReplies = lineup
+    state.streamingReply = focused
+    let effects = reduce(into: &state, action: action)
+    guard let newest else { return effects }
+    if let still = state.streamingReply, still.requestID == focused.requestID,
+      let at = state.overlappingReplies.firstIndex(where: { $0.requestID == newest.requestID })
+    {
+      state.streamingReply = state.overlappingReplies.remove(at: at)
+      state.overlappingReplies.insert(still, at: min(index, state.overlappingReplies.count))
+    }
+    if state.streamingReply?.requestID == newest.requestID { state.agentActivity = activity }
+    return effects
+  }
+
+  /// The newest reply stopped streaming: the most recent older one still streaming takes its place.
+  func endNewestReply(_ state: inout ConversationState) {
+    state.streamingReply = state.overlappingReplies.popLast()
+    settleActivity(&state)
+  }
+
+  /// After a reply ended: the agent is idle, unless another reply still streams.
+  func settleActivity(_ state: inout ConversationState) {
+    state.agentActivity = state.streamingReply == nil ? .idle : .generating
   }
 }
 

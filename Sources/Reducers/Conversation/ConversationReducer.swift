@@ -31,15 +31,19 @@ public struct ConversationReducer: Reducer {
     // streams over a connection is interrupted when that connection goes, so matching the reply's
     // connection proves the connection live without a look-up. Anything else takes the long way.
     switch action {
-    case .replyDelta(let requestID, let delta):
-      guard state.isStreamingReply(of: requestID) else { return deltaWithoutStart(requestID, delta, &state) }
+    case .replyDelta(let requestID, let delta) where state.isStreamingReply(of: requestID):
       return appendDelta(delta, &state)
     case .realtime(let conversationID, .replyDelta(let serverID, let delta), let connection, _)
     where state.isStreamingReply(serverID, over: connection, in: conversationID):
       return appendDelta(delta, &state)
-    case .positioned(let requestID, let position, let event):
-      return positioned(requestID, position, event, &state)
     default: break
+    }
+    // An event of an older reply still streaming beside the newest (rare: the list is almost always empty).
+    if !state.overlappingReplies.isEmpty, let index = overlappingIndex(for: action, state) {
+      return focusing(index, action, &state)
+    }
+    if case .positioned(let requestID, let position, let event) = action {
+      return positioned(requestID, position, event, &state)
     }
     guard action.hasOnlyFiniteNumbers else {
       let message = "A time or number in \(action.caseName) is not finite; ignored."
@@ -111,7 +115,7 @@ public struct ConversationReducer: Reducer {
     case .requestSucceeded(let requestID): return requestSucceeded(requestID, &state)
     case .replyStarted(let requestID, let agent, let at, let replyID):
       return replyStarted(requestID, agent, at, replyID: replyID, &state)
-    case .replyDelta: return []  // handled above
+    case .replyDelta(let requestID, let delta): return deltaWithoutStart(requestID, delta, &state)
     case .replyPartStarted(let requestID, let id, let kind): return replyPartStarted(requestID, id, kind, &state)
     case .replyPartDelta(let requestID, let id, let delta): return replyPartDelta(requestID, id, delta, &state)
     case .replyPartEnded(let requestID, let id, let encryptedValue):

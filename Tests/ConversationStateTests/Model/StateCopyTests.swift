@@ -98,7 +98,7 @@ struct StateCopyTests {
   func mirrorNamesFields() {
     let state = Self.streaming("Hello")
     let labels = Mirror(reflecting: state).children.compactMap(\.label)
-    #expect(labels.count == 37)
+    #expect(labels.count == 38)
     #expect(Set(labels).isSuperset(of: ["messages", "streamingReply", "agentActivity", "title", "requests"]))
     let replyLabels = Mirror(reflecting: state.streamingReply!).children.compactMap(\.label)
     #expect(Set(replyLabels).isSuperset(of: ["text", "clientID", "requestID", "toolCalls"]))
