@@ -169,6 +169,12 @@ final class SimulatedAgent: ChatBackend {
       let call = ToolCall(
         id: world.withLock { ToolCallID("call-\($0.nextID())") }, name: "lookupOrder",
         input: .object(["id": .number(Double(order))]), execution: .client)
+      // Its arguments stream as JSON text before the call is complete, as agent protocols send them.
+      continuation.yield(.toolInputStarted(call.id, name: call.name, execution: .client))
+      for piece in ["{\"id\": ", "\(order)", "}"] {
+        try await clock.sleep(seconds: Self.wordInterval)
+        continuation.yield(.toolInputDelta(call.id, piece))
+      }
       let outcome = await withCheckedContinuation { waiter in
         world.withLock { $0.toolWaiters[call.id] = waiter }
         continuation.yield(.toolCall(call))
