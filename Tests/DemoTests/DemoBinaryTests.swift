@@ -30,7 +30,7 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
 struct DemoBinaryTests {
   @Test(
     "each example script prints its expected transcript",
-    arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval"])
+    arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes"])
   func examplesMatch(name: String) throws {
     let expected = try String(
       contentsOf: packageRoot.appendingPathComponent("Examples/\(name).transcript"), encoding: .utf8)

@@ -16,6 +16,8 @@ struct AgentWorld: Sendable {
   var nextSocket = 0
   var toolWaiters: [ToolCallID: CheckedContinuation<ToolCall.Outcome, Never>] = [:]
   var failNext = false
+  /// How the next reply goes wrong partway (`/cut`, `/break`, `/fail reply`), if it does.
+  var nextReplyFault: ReplyFault?
   var tickets = 0
   /// Replies, hand-overs and other work still running.
   var work = 0
@@ -185,4 +187,14 @@ struct AgentWorld: Sendable {
     ]
     conversations["c-welcome"] = welcome
   }
+}
+
+/// How the simulated agent's next reply goes wrong partway, so the demo can show each outcome.
+enum ReplyFault: Sendable {
+  /// Its stream ends without a finish: the answer is cut off (`truncated`).
+  case cut
+  /// It breaks the protocol's rules (asks to approve a call it never made): the answer is `rejected`.
+  case breakRules
+  /// It fails with a server error: the answer is `failed`.
+  case fail
 }

@@ -42,6 +42,9 @@ final class SimulatedAgent: ChatBackend {
   /// The next request fails with a server error, so the user can see a failure and a retry.
   func failNextRequest() { world.withLock { $0.failNext = true } }
 
+  /// The next reply goes wrong halfway through its text, as `fault` says.
+  func spoilNextReply(_ fault: ReplyFault) { world.withLock { $0.nextReplyFault = fault } }
+
   // MARK: ChatBackend
 
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
@@ -195,7 +198,20 @@ final class SimulatedAgent: ChatBackend {
     if let source = AgentReplies.source(for: text) {
       continuation.yield(.part(MessagePart(id: "source", .source(source))))
     }
-    try await stream(answer, on: continuation)
+    let words = Self.words(answer)
+    try await stream(words.prefix(words.count / 2).joined(), on: continuation)
+    switch world.withLock({ world in
+      defer { world.nextReplyFault = nil }
+      return world.nextReplyFault
+    }) {
+    case .cut?: return  // the stream ends here, with no finish
+    case .fail?: throw ChatError(.providerError, "The simulated agent failed mid-reply (/fail reply).", status: 503)
+    case .breakRules?:
+      // What a protocol adapter does with a stream that breaks the protocol's ordering rules.
+      throw ChatError(.invalidEvent, "The simulated agent broke the protocol: it closed a message it never opened.")
+    case nil: break
+    }
+    try await stream(words.dropFirst(words.count / 2).joined(), on: continuation)
     let now = clock.now()
     let message = world.withLock { $0.record(answer, from: Self.assistant, in: conversationID, at: now) }
     continuation.yield(.finished(message, userMessageID: question))

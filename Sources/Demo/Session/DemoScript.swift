@@ -61,6 +61,6 @@ struct DemoScript: Equatable {
 
   static let commands: Set<String> = [
     "new", "open", "older", "retry", "discard", "regen", "stop", "up", "down", "feedback", "ticket", "signin",
-    "signout", "drop", "fail", "quit", "q", "help", "approve", "deny", "answer", "thoughts",
+    "signout", "drop", "fail", "quit", "q", "help", "approve", "deny", "answer", "thoughts", "cut", "break",
   ]
 }

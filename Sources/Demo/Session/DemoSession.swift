@@ -247,10 +247,20 @@ final class DemoSession: Sendable {
       if name == "drop" {
         agent.dropConnection()
         notice("Connection dropped: watch it reconnect and catch up.")
+      } else if argument == "reply" {
+        agent.spoilNextReply(.fail)
+        notice("The next reply will fail halfway.")
       } else {
         agent.failNextRequest()
         notice("The next request will fail.")
       }
+    case "cut", "break":
+      guard let agent else {
+        notice("/\(name) drives the simulated agent; this session is on a server.")
+        return true
+      }
+      agent.spoilNextReply(name == "cut" ? .cut : .breakRules)
+      notice(name == "cut" ? "The next reply will be cut off halfway." : "The next reply will break the rules.")
     case "approve", "deny", "answer":
       guard let request = state.flatMap(Self.openRequest) else {
         notice("Nothing is waiting for your answer.")
@@ -301,5 +311,5 @@ final class DemoSession: Sendable {
   }
 
   static let help =
-    "Type to chat. /new /open N /older /retry /discard /regen /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail /quit"
+    "Type to chat. /new /open N /older /retry /discard /regen /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail [reply] /cut /break /quit"
 }
