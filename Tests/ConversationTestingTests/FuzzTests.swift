@@ -14,6 +14,33 @@ struct FuzzTests {
   static let firstSeed = UInt64(environment["FUZZ_SEED"] ?? "") ?? 1
   static let shards = 4
 
+  /// Runs an eighth of the search under `policy`, recording the first session that breaks an invariant.
+  static func recordFirstFailure(policy: ChatPolicy) {
+    for seed in firstSeed..<firstSeed + UInt64(sequences / 8) {
+      if let failure = ConversationFuzzer.run(seed: seed, length: length, policy: policy) {
+        Issue.record(Comment(rawValue: failure.description))
+        return
+      }
+    }
+  }
+
+  /// Replays the sessions of `seeds` (200 actions each) through the reducer, handing each step's state
+  /// before and after, and its effects, to `step`.
+  static func replay(
+    seeds: ClosedRange<UInt64>, policy: ChatPolicy = ChatPolicy(),
+    _ step: (ConversationState, ConversationState, [ConversationEffect]) -> Void
+  ) {
+    let reducer = ConversationReducer(policy: policy)
+    for seed in seeds {
+      var state = ConversationFuzzer.initial
+      for action in ConversationFuzzer.generate(seed: seed, length: 200, policy: policy) {
+        let before = state
+        let effects = reducer.reduce(into: &state, action: action)
+        step(before, state, effects)
+      }
+    }
+  }
+
   @Test("random plausible sessions keep every invariant after every step", arguments: 0..<shards)
   func sessionsKeepInvariants(shard: Int) {
     for index in stride(from: shard, to: Self.sequences, by: Self.shards) {
@@ -28,12 +55,7 @@ struct FuzzTests {
   @Test("with the durable outbox, sessions keep every invariant too, and the outbox's answers come up")
   func outboxSessionsKeepInvariants() {
     let policy = ChatPolicy(offlineDelivery: .outbox)
-    for seed in Self.firstSeed..<Self.firstSeed + UInt64(Self.sequences / 8) {
-      if let failure = ConversationFuzzer.run(seed: seed, length: Self.length, policy: policy) {
-        Issue.record(Comment(rawValue: failure.description))
-        return
-      }
-    }
+    Self.recordFirstFailure(policy: policy)
     let actions = (1...40).flatMap { ConversationFuzzer.generate(seed: $0, length: 200, policy: policy) }
     #expect(actions.contains { if case .outboxRecorded = $0 { true } else { false } })
     #expect(actions.contains { if case .outboxRejected = $0 { true } else { false } })
@@ -43,22 +65,11 @@ struct FuzzTests {
   func nextRunSessionsKeepInvariants() {
     // Given the AG-UI / AI SDK shape: a run ends with the app's calls pending, and the results start a new run
     let policy = ChatPolicy(toolResultDelivery: .nextRun)
-    for seed in Self.firstSeed..<Self.firstSeed + UInt64(Self.sequences / 8) {
-      if let failure = ConversationFuzzer.run(seed: seed, length: Self.length, policy: policy) {
-        Issue.record(Comment(rawValue: failure.description))
-        return
-      }
-    }
+    Self.recordFirstFailure(policy: policy)
     // Then the sessions really reach continuation runs
     var continuations = 0
-    for seed in UInt64(1)...40 {
-      var state = ConversationFuzzer.initial
-      let reducer = ConversationReducer(policy: policy)
-      for action in ConversationFuzzer.generate(seed: seed, length: 200, policy: policy) {
-        continuations += reducer.reduce(into: &state, action: action).count {
-          if case .continueRun = $0 { true } else { false }
-        }
-      }
+    Self.replay(seeds: 1...40, policy: policy) { _, _, effects in
+      continuations += effects.count { if case .continueRun = $0 { true } else { false } }
     }
     #expect(continuations > 3)
   }
@@ -120,14 +131,8 @@ struct FuzzTests {
   @Test("sessions reach replies that overlap, and end them")
   func overlappingCoverage() {
     var overlapping = 0
-    for seed in UInt64(1)...20 {
-      var state = ConversationFuzzer.initial
-      let reducer = ConversationReducer()
-      for action in ConversationFuzzer.generate(seed: seed, length: 200) {
-        let before = state.overlappingReplies.count
-        _ = reducer.reduce(into: &state, action: action)
-        if state.overlappingReplies.count > before { overlapping += 1 }
-      }
+    Self.replay(seeds: 1...20) { before, after, _ in
+      if after.overlappingReplies.count > before.overlappingReplies.count { overlapping += 1 }
     }
     #expect(overlapping > 10)
   }

@@ -40,9 +40,14 @@ enum MessageLines {
   /// What the agent asks and is still waiting for, each with the commands that answer it.
   static func requestLines(_ requests: [InputRequest]) -> [StyledLine] {
     requests.filter { $0.answer == nil }.map { request in
-      let commands = if case .question = request.kind { "/answer TEXT or /deny" } else { "/approve or /deny [why]" }
-      return StyledLine("\(indent)❓ \(request.message ?? "The agent asks for your answer.") \(commands)", .yellow)
+      StyledLine(
+        "\(indent)❓ \(request.message ?? "The agent asks for your answer.") \(commands(for: request))", .yellow)
     }
+  }
+
+  /// The demo commands that answer `request`.
+  static func commands(for request: InputRequest) -> String {
+    if case .question = request.kind { "/answer TEXT or /deny" } else { "/approve or /deny [why]" }
   }
 
   static func author(of message: Message) -> String {

@@ -267,8 +267,8 @@ final class DemoSession: Sendable {
         return true
       }
       guard let answer = Self.answer(name, argument, to: request) else {
-        let usage = if case .question = request.kind { "/answer TEXT or /deny" } else { "/approve or /deny [reason]" }
-        notice("The agent asks “\(request.message ?? "a question")”: answer with \(usage).")
+        notice(
+          "The agent asks “\(request.message ?? "a question")”: answer with \(MessageLines.commands(for: request)).")
         return true
       }
       store?.send(.answerInput(request.id, answer))

@@ -29,7 +29,7 @@ extension ConversationReducer {
       if overlaps {
         state.streamingReply = nil
         if state.overlappingReplies.count == ConversationState.maximumOverlappingReplies {
-          interrupt(state.overlappingReplies.removeFirst(), Self.newerReply, &state)
+          interrupt(state.overlappingReplies[0], Self.newerReply, &state)  // takes it out of the list
         }
         state.overlappingReplies.append(previous)
       } else {
