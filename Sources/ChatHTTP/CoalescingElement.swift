@@ -2,7 +2,7 @@ public import ConversationStore
 
 /// Elements of a stream whose runs of text deltas can be merged when they arrive together: bytes that piled
 /// up while the store was busy reach it as one delta, not thousands of actions.
-protocol CoalescingElement: Sendable {
+package protocol CoalescingElement: Sendable {
   /// The text of `next` when `self` is a text delta and `next` continues it (a delta of the same reply);
   /// else nil. A delta continues itself, which is how a run's first text is read.
   func deltaText(continuedBy next: Self) -> String?
@@ -16,7 +16,7 @@ extension CoalescingElement {
   ///
   /// Each run's texts are joined once, so a batch of a hundred thousand tiny deltas costs its length, not
   /// its length squared.
-  static func coalesced(_ elements: [Self]) -> [Self] {
+  package static func coalesced(_ elements: [Self]) -> [Self] {
     guard elements.count > 1 else { return elements }
     var result: [Self] = []
     result.reserveCapacity(elements.count)
@@ -40,7 +40,7 @@ extension CoalescingElement {
 }
 
 extension ReplyEvent: CoalescingElement {
-  func deltaText(continuedBy next: ReplyEvent) -> String? {
+  package func deltaText(continuedBy next: ReplyEvent) -> String? {
     switch (self, next) {
     case (.delta, .delta(let text)): return text
     case (.partDelta(let id, _), .partDelta(let nextID, let text)) where id == nextID: return text
@@ -49,7 +49,7 @@ extension ReplyEvent: CoalescingElement {
     }
   }
 
-  func replacingDeltaText(with text: String) -> ReplyEvent {
+  package func replacingDeltaText(with text: String) -> ReplyEvent {
     if case .partDelta(let id, _) = self { return .partDelta(id, text) }
     if case .toolInputDelta(let id, _) = self { return .toolInputDelta(id, text) }
     return .delta(text)
@@ -57,14 +57,14 @@ extension ReplyEvent: CoalescingElement {
 }
 
 extension RealtimeUpdate: CoalescingElement {
-  func deltaText(continuedBy next: RealtimeUpdate) -> String? {
+  package func deltaText(continuedBy next: RealtimeUpdate) -> String? {
     guard case .event(let conversation, .replyDelta(let reply, _)) = self,
       case .event(conversation, .replyDelta(reply, let text)) = next
     else { return nil }
     return text
   }
 
-  func replacingDeltaText(with text: String) -> RealtimeUpdate {
+  package func replacingDeltaText(with text: String) -> RealtimeUpdate {
     guard case .event(let conversation, .replyDelta(let reply, _)) = self else { return self }
     return .event(conversation, .replyDelta(reply, text))
   }

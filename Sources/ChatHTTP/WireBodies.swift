@@ -1,8 +1,8 @@
 import ConversationState
-import Foundation
+package import Foundation
 
 /// One call's method, path under the base URL, query, body and idempotency key.
-struct Endpoint: Sendable {
+package struct Endpoint: Sendable {
   var method: String
   var path: String
   var query: [String: String] = [:]
@@ -10,11 +10,11 @@ struct Endpoint: Sendable {
   var key: String?
   var lastEventID = ""
 
-  static func get(_ path: String, query: [String: String] = [:]) -> Endpoint {
+  package static func get(_ path: String, query: [String: String] = [:]) -> Endpoint {
     Endpoint(method: "GET", path: path, query: query)
   }
 
-  static func post(_ path: String, body: Data, key: String? = nil) -> Endpoint {
+  package static func post(_ path: String, body: Data, key: String? = nil) -> Endpoint {
     Endpoint(method: "POST", path: path, body: body, key: key)
   }
 }
