@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "ConversationTesting", targets: ["ConversationTesting"]),
     .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
     .library(name: "ChatHTTP", targets: ["ChatHTTP"]),
+    .library(name: "ChatAGUI", targets: ["ChatAGUI"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
     .executable(name: "persistence-stress", targets: ["PersistenceStress"]),
@@ -38,6 +39,13 @@ let package = Package(
     .target(name: "ConversationFixtures", dependencies: ["ConversationState", "Reducers"], swiftSettings: strictness),
     .target(name: "ServerSentEvents", swiftSettings: strictness),
     .target(name: "ChatHTTP", dependencies: ["ConversationStore", "ServerSentEvents"], swiftSettings: strictness),
+    .target(
+      name: "ChatAGUI", dependencies: ["ConversationState", "ConversationStore", "ChatHTTP", "ServerSentEvents"],
+      swiftSettings: strictness),
+    .testTarget(
+      name: "ChatAGUITests",
+      dependencies: ["ChatAGUI", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
+      exclude: ["Conformance", "Producers"], swiftSettings: strictness),
     .testTarget(
       name: "ChatHTTPTests",
       dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],

@@ -1,0 +1,243 @@
+import ChatHTTP
+public import ConversationState
+public import ConversationStore
+public import Foundation
+
+/// A `ChatBackend` for an agent that speaks AG-UI 1.0 over HTTP and Server-Sent Events (Pydantic AI,
+/// LangGraph, Mastra, CrewAI, Google ADK, Microsoft Agent Framework, AWS Strands, CopilotKit runtimes…).
+///
+/// Each send, regeneration and continuation is one run: a POST of `RunAgentInput` (the complete history,
+/// the app's tools, the shared state, `resume` answers) to `endpoint`, whose event stream is the reply
+/// (`AGUIReplyMapper` says how each event maps). The transport is `ChatHTTP`'s: the same timeouts, limits,
+/// origin-bound credential and redirect rules as `HTTPChatBackend`.
+///
+/// ```swift
+/// let agent = try AGUIBackend(
+///   endpoint: URL(string: "https://agents.example.com/support")!,
+///   tools: [AGUITool(name: "pick_color", description: "Ask the user for a color")],
+///   companion: try HTTPChatBackend(baseURL: historyServer) { await tokens.current() }
+/// ) { await tokens.current() }
+/// var policy = ChatPolicy()
+/// policy.toolResultDelivery = .nextRun          // AG-UI runs end with the app's calls pending
+/// let client = ChatClient(backend: agent, policy: policy)
+/// ```
+///
+/// - The store's policy must set `toolResultDelivery = .nextRun`: the app's results go back in the next run.
+/// - What AG-UI does not carry (history pages, the conversation list, ratings, feedback, typing, read
+///   state, tickets, uploads, the outbox, realtime events) goes to `companion`, the host's own backend;
+///   without one those calls fail `UNSUPPORTED` (typing and read state do nothing), history is empty, and
+///   the realtime connection opens and stays quiet.
+/// - The agent's view of each conversation (`thread(for:)`) lives in this object: a host that restarts
+///   restores it with `restore(_:for:)` (from the messages it stored), or the agent sees a new thread.
+/// - Approvals go back as `{"approved": true}` or `{"approved": false, "reason": …}` (Pydantic AI's shape);
+///   a question's answer as its value; a declined question as a `cancelled` resume entry.
+public final class AGUIBackend: ChatBackend {
+  /// The limits and timeouts applied to what the agent sends.
+  public var policy: ChatPolicy { transport.policy }
+  /// What the streams carry besides replies (custom and raw events, activity, steps, warnings), in order.
+  /// Delivered asynchronously; the newest 1,024 are kept while nobody reads.
+  public let sideEvents: AsyncStream<AGUISideEvent>
+
+  private let transport: HTTPTransport
+  private let tools: [AGUITool]
+  private let context: [(description: String, value: String)]
+  private let forwardedProps: JSONValue
+  private let companion: (any ChatBackend)?
+  private let makeID: @Sendable () -> String
+  private let threads = StateLock<[ConversationID: AGUIThread]>([:])
+  private let sideEventSink: AsyncStream<AGUISideEvent>.Continuation
+
+  /// A backend for the agent at `endpoint` (`https`, or `http` to this machine only).
+  ///
+  /// - Parameters:
+  ///   - tools: the app's tools, advertised on every run; a call to one is app-run.
+  ///   - context: grounding strings sent with every run.
+  ///   - forwardedProps: the host's own payload, sent with every run untouched.
+  ///   - companion: the backend for what AG-UI does not carry.
+  ///   - policy: the transport's timeouts and limits.
+  ///   - now: the device's clock, for the time of answers (AG-UI sends none).
+  ///   - makeID: new thread and run IDs (random UUIDs unless a test gives its own).
+  ///   - token: the bearer token for each request, sent to `endpoint`'s origin only.
+  /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work.
+  public init(
+    endpoint: URL, tools: [AGUITool] = [], context: [(description: String, value: String)] = [],
+    forwardedProps: JSONValue = .object([:]), companion: (any ChatBackend)? = nil, policy: ChatPolicy = ChatPolicy(),
+    now: @escaping @Sendable () -> Date = { Date() },
+    makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
+    token: @escaping @Sendable () async throws -> String? = { nil }
+  ) throws(ChatError) {
+    transport = try HTTPTransport(baseURL: endpoint, policy: policy, now: now, token: token)
+    self.tools = tools
+    self.context = context
+    self.forwardedProps = forwardedProps
+    self.companion = companion
+    self.makeID = makeID
+    (sideEvents, sideEventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+  }
+
+  deinit { sideEventSink.finish() }
+
+  /// The agent's view of `conversation`: its history as sent on the next run, and its state.
+  public func thread(for conversation: ConversationID) -> AGUIThread? { threads.withLock { $0[conversation] } }
+
+  /// Sets the agent's view of `conversation` (after a restart, from what the host stored).
+  public func restore(_ thread: AGUIThread, for conversation: ConversationID) {
+    threads.withLock { $0[conversation] = thread }
+  }
+
+  // MARK: - Runs
+
+  public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
+    let user = Message(
+      clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
+      attachments: payload.attachments)
+    let thread = threads.withLock { threads in
+      var thread = threads[conversation] ?? AGUIThread()
+      thread.upsert(AGUIThread.userMessage(user))  // a retry replaces it in place
+      threads[conversation] = thread
+      return thread
+    }
+    return run(in: conversation, on: thread, userMessage: user)
+  }
+
+  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    guard let thread = threads.withLock({ $0[conversation]?.prefix(through: prompt.rawValue) }) else {
+      return Self.failing(ChatError(.unknownMessage, "The agent's thread does not hold message \(prompt.rawValue)."))
+    }
+    return run(in: conversation, on: thread, userMessage: nil)
+  }
+
+  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    guard var thread = threads.withLock({ $0[conversation] }) else {
+      return Self.failing(ChatError(.unknownMessage, "The agent's thread for \(conversation.rawValue) is gone."))
+    }
+    for call in continuation.toolResults {
+      if let message = AGUIThread.toolMessage(answering: call) { thread.upsert(message) }
+    }
+    let answers = Dictionary(continuation.inputAnswers.map { ($0.id.rawValue, $0) }) { first, _ in first }
+    var resume: [JSONValue] = []
+    for interrupt in thread.pendingInterrupts {
+      // Omission is not abandonment: every interrupt is answered, or nothing is sent.
+      guard let request = answers[interrupt.id], let entry = AGUIThread.resumeEntry(request) else {
+        return Self.failing(ChatError(.invalidAction, "Interrupt \(interrupt.id) has no answer; nothing was sent."))
+      }
+      resume.append(entry)
+    }
+    let parent = resume.isEmpty ? nil : thread.lastRunID
+    thread.pendingInterrupts = []
+    return run(in: conversation, on: thread, userMessage: nil, parentRunID: parent, resume: resume)
+  }
+
+  private func run(
+    in conversation: ConversationID, on thread: AGUIThread, userMessage: Message?, parentRunID: String? = nil,
+    resume: [JSONValue] = []
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let runID = makeID()
+    var thread = thread
+    thread.lastRunID = runID
+    let input = RunAgentInput(
+      threadID: conversation.rawValue, runID: runID, parentRunID: parentRunID, thread: thread, tools: tools,
+      context: context, forwardedProps: forwardedProps, resume: resume)
+    let mapper = AGUIReplyMapper(
+      runID: runID, conversationID: conversation, thread: thread, userMessage: userMessage,
+      appTools: Set(tools.map(\.name)), receivedAt: transport.now())
+    return transport.eventStream(.post("", body: input.json(), key: runID), mapper, opened: nil) {
+      mapper, event throws(ChatError) in
+      do throws(ChatError) {
+        let events = try mapper.map(event)
+        self.publish(mapper.takeSideEvents())
+        return events
+      } catch {
+        self.keep(mapper.thread, for: conversation)
+        self.publish(mapper.takeSideEvents())
+        throw error
+      }
+    } end: { mapper throws(ChatError) in
+      defer {
+        self.keep(mapper.thread, for: conversation)
+        self.publish(mapper.takeSideEvents())
+      }
+      return try mapper.finish()
+    }
+  }
+
+  private func keep(_ thread: AGUIThread, for conversation: ConversationID) {
+    threads.withLock { $0[conversation] = thread }
+  }
+
+  private func publish(_ events: [AGUISideEvent]) {
+    for event in events { sideEventSink.yield(event) }
+  }
+
+  private static func failing(_ error: ChatError) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    AsyncThrowingStream { $0.finish(throwing: error) }
+  }
+
+  // MARK: - What AG-UI does not carry
+
+  public func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
+    -> HistoryPage
+  {
+    guard let companion else { return HistoryPage(messages: [], nextCursor: nil, hasMore: false) }
+    return try await companion.history(of: conversation, before: cursor, limit: limit)
+  }
+
+  public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
+    try await companion?.messages(in: conversation, after: after) ?? []
+  }
+
+  public func catchUp(in conversation: ConversationID, after: ServerMessageID?) async throws -> CatchUpPage {
+    try await companion?.catchUp(in: conversation, after: after) ?? CatchUpPage(messages: [], hasMore: false)
+  }
+
+  public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
+    if let companion { return companion.realtime(conversation: conversation) }
+    // Nothing to listen to: open, and stay open until the store lets go (ending would make it reconnect).
+    return AsyncThrowingStream { $0.yield(.opened) }
+  }
+
+  public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
+    guard let companion else { throw ChatError.unsupported("a conversation list") }
+    return try await companion.conversations(after: cursor, limit: limit)
+  }
+
+  public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {
+    guard let companion else { throw ChatError.unsupported("ratings") }
+    try await companion.rate(message, in: conversation, as: rating)
+  }
+
+  public func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws {
+    guard let companion else { throw ChatError.unsupported("conversation feedback") }
+    try await companion.submitFeedback(rating, comment: comment, in: conversation)
+  }
+
+  public func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws {
+    try await companion?.sendTyping(isTyping, in: conversation)
+  }
+
+  public func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws {
+    try await companion?.markRead(upTo: message, in: conversation)
+  }
+
+  public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
+    guard let companion else { throw ChatError.unsupported("tickets") }
+    return try await companion.createTicket(draft, from: conversation)
+  }
+
+  public func upload(_ attachment: AttachmentUpload) -> AsyncThrowingStream<UploadEvent, any Error> {
+    guard let companion else {
+      return AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("attachment uploads")) }
+    }
+    return companion.upload(attachment)
+  }
+
+  public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
+    guard let companion else { throw ChatError.unsupported("offline outbox upload") }
+    return try await companion.uploadOutbox(batch)
+  }
+}

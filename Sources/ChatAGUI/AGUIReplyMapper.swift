@@ -1,0 +1,421 @@
+public import ConversationState
+public import ConversationStore
+public import Foundation
+public import ServerSentEvents
+
+/// Turns the Server-Sent Events of one AG-UI response into the store's `ReplyEvent`s, checking AG-UI 1.0's
+/// rules on the way (`AGUIStreamVerifier`). Pure and incremental: feed each event to `map(_:)`, then call
+/// `finish()` at the end of the body; `thread` then holds the conversation as the agent will see it next
+/// run, and `sideEvents` what the stream carried besides the reply.
+///
+/// - The requested run (its `runId`) is the reply; runs before it on the same response (a producer
+///   replaying the thread) only update `thread`.
+/// - Text and reasoning messages become parts keyed by their IDs (a reopened message continues in a part of
+///   its own); an empty message (a producer's empty start/end pair) shows nothing.
+/// - Tool calls stream their arguments (`toolInputStarted`/`toolInputDelta`) and are complete at their end;
+///   a call to one of the app's tools (`appTools`) is app-run (`.client`), any other server-run.
+/// - The run's end: a success finishes the reply (app calls left to the app wait: `awaitingToolResults`);
+///   an interrupt asks the user (`inputRequested`, then the finish: `awaitingInput`); `cancelled` ends it
+///   `CANCELLED`; `RUN_ERROR` ends it with the run's error; a broken rule `INVALID_EVENT` (`rejected`); a
+///   body that ends inside the run `INCOMPLETE_STREAM` (`truncated`), never a success.
+public struct AGUIReplyMapper: Sendable {
+  private struct Draft: Sendable {
+    var role: String
+    var name: String?
+    var content = ""
+    var toolCalls: [JSONValue] = []
+    var encryptedValue: String?
+  }
+
+  private struct Streamed: Sendable {
+    var part: PartID
+    var isShown = false
+  }
+
+  private struct Call: Sendable {
+    var name: String
+    var execution: ToolCall.Execution
+    var arguments = ""
+    var parent: String
+    var encryptedValue: String?
+  }
+
+  public let runID: String
+  private let conversationID: ConversationID
+  private let userMessage: Message?
+  private let appTools: Set<String>
+  private let receivedAt: Date
+  private var verifier: AGUIStreamVerifier
+  /// The conversation as the agent will see it on the next run.
+  public private(set) var thread: AGUIThread
+  /// What the stream carried besides the reply, oldest first; the backend takes them as they come.
+  public private(set) var sideEvents: [AGUISideEvent] = []
+
+  private var inRequestedRun = false
+  private var requestedRunStarted = false
+  private var ending: AGUIRunOutcome?
+  private var drafts: [String: Draft] = [:]
+  private var draftOrder: [String] = []
+  private var streamed: [String: Streamed] = [:]
+  private var reopenings: [String: Int] = [:]
+  private var calls: [String: Call] = [:]
+  private var earlyResults: [String: JSONValue] = [:]
+  private var unendedReasoning: String?
+  /// The requested run's failure, thrown by the next `map` or `finish`.
+  private var pendingFailure: ChatError?
+  private var encryptedForOpen: [String: String] = [:]
+
+  /// A mapper for the run `runID` on `thread` of `conversationID`; `userMessage` is the user's message a send carries (reported
+  /// accepted when the run starts; nil for a regeneration or a continuation). `receivedAt` (the device's
+  /// clock) stands in for the time of the answer, which AG-UI does not send.
+  public init(
+    runID: String, conversationID: ConversationID, thread: AGUIThread, userMessage: Message? = nil,
+    appTools: Set<String> = [], receivedAt: Date
+  ) {
+    self.runID = runID
+    self.conversationID = conversationID
+    self.thread = thread
+    self.userMessage = userMessage
+    self.appTools = appTools
+    self.receivedAt = receivedAt
+    verifier = AGUIStreamVerifier(knownToolCallIDs: thread.toolCallIDs)
+  }
+
+  /// Takes the side events gathered so far.
+  public mutating func takeSideEvents() -> [AGUISideEvent] {
+    defer { sideEvents.removeAll() }
+    return sideEvents
+  }
+
+  /// The store events one Server-Sent Event stands for (its `event:` and `id:` are ignored, as AG-UI asks).
+  public mutating func map(_ event: ServerSentEvent) throws(ChatError) -> [ReplyEvent] {
+    let frame: AGUIFrame
+    do throws(AGUIViolation) {
+      frame = try AGUIFrame(json: event.data)
+    } catch {
+      throw error.chatError
+    }
+    return try map(frame)
+  }
+
+  /// The store events one decoded event stands for. Throws the error the reply ends with: the run's own
+  /// (`RUN_ERROR`), or a broken rule's `INVALID_EVENT` (`AGUIViolation.chatError`).
+  public mutating func map(_ frame: AGUIFrame) throws(ChatError) -> [ReplyEvent] {
+    if let pendingFailure { throw pendingFailure }
+    var events: [ReplyEvent] = []
+    do throws(AGUIViolation) {
+      for expanded in try verifier.accept(frame) {
+        if case .runError(let message, let code) = expanded.event, let failure = runFailure(message, code) {
+          // What streamed before the failure reaches the store first; the stream then ends with it.
+          pendingFailure = failure
+          return events
+        }
+        try apply(expanded.event, into: &events)
+      }
+    } catch {
+      throw error.chatError
+    }
+    return events
+  }
+
+  /// The error a `RUN_ERROR` ends the reply with: when it fails the requested run (also after its
+  /// `RUN_FINISHED`: a late failure), not a run replayed before it.
+  private mutating func runFailure(_ message: String, _ code: String?) -> ChatError? {
+    commitDrafts()
+    guard inRequestedRun || ending != nil else { return nil }
+    return ChatError(ChatError.Code(rawValue: code ?? "RUN_ERROR"), message)
+  }
+
+  /// The store events the body's end stands for, or the error it ends the reply with.
+  public mutating func finish() throws(ChatError) -> [ReplyEvent] {
+    if let pendingFailure { throw pendingFailure }
+    var events: [ReplyEvent] = []
+    endUnendedReasoning(before: nil, into: &events)
+    commitDrafts()
+    guard requestedRunStarted else {
+      if verifier.finish() == .complete {
+        throw AGUIViolation(.requestedRunMissing, "The response never started run \(runID).").chatError
+      }
+      throw ChatError(.incompleteStream, "The stream ended before run \(runID) started.")
+    }
+    guard let ending else {
+      throw ChatError(.incompleteStream, "The stream ended before run \(runID) finished.")
+    }
+    switch ending {
+    case .cancelled:
+      throw ChatError(.cancelled, "The agent stopped run \(runID) on purpose.")
+    case .interrupt(let interrupts):
+      for interrupt in interrupts { events.append(.inputRequested(request(for: interrupt))) }
+    case .success(let pending):
+      for id in pending where calls[id].map({ $0.execution == .server }) ?? true {
+        sideEvents.append(.warning("The run left tool call \(id) pending, but it is not one of the app's tools."))
+      }
+    }
+    events.append(
+      .finished(
+        Message(clientID: ClientMessageID(rawValue: "agui-\(runID)"), role: .assistant, text: "", createdAt: receivedAt)
+      ))
+    return events
+  }
+
+  // MARK: - Events
+
+  private mutating func apply(_ event: AGUIEvent, into events: inout [ReplyEvent]) throws(AGUIViolation) {
+    endUnendedReasoning(before: event, into: &events)
+    let shown = inRequestedRun
+    switch event {
+    case .runStarted(_, let id, _, _):
+      commitDrafts()
+      inRequestedRun = id == runID
+      guard inRequestedRun else { return }
+      requestedRunStarted = true
+      if let userMessage {
+        var accepted = userMessage
+        accepted.serverID = ServerMessageID(rawValue: userMessage.clientID.rawValue)
+        events.append(.accepted(accepted, conversationID: conversationID))
+      }
+      events.append(.started(agent: nil, replyID: nil))
+    case .runFinished(_, _, let outcome):
+      commitDrafts()
+      inRequestedRun = false
+      guard shown else { return }
+      ending = outcome
+      if case .interrupt(let interrupts) = outcome {
+        thread.pendingInterrupts = interrupts
+      } else {
+        thread.pendingInterrupts = []
+      }
+    case .runError:
+      inRequestedRun = false  // a replayed run's failure: the requested one's is thrown before this
+    case .textMessageStart(let id, let role, let name):
+      openDraft(id, role: role, name: name)
+      guard role == "assistant", shown else { return }
+      let count = reopenings[id, default: 0]
+      reopenings[id] = count + 1
+      streamed[id] = Streamed(part: PartID(rawValue: count == 0 ? id : "\(id)~\(count)"))
+    case .textMessageContent(let id, let delta):
+      drafts[id]?.content += delta
+      guard shown, !delta.isEmpty, var part = streamed[id] else { return }
+      if !part.isShown {
+        part.isShown = true
+        streamed[id] = part
+        events.append(.partStarted(part.part, .text))
+      }
+      events.append(.partDelta(part.part, delta))
+    case .textMessageEnd(let id):
+      guard let part = streamed.removeValue(forKey: id), part.isShown else { return }
+      events.append(.partEnded(part.part))
+    case .toolCallStart(let id, let name, let parent):
+      let owner = parent.flatMap { drafts[$0] != nil || thread.message($0) != nil ? $0 : nil } ?? id
+      if drafts[owner] == nil { openDraft(owner, role: "assistant", name: nil) }
+      let execution: ToolCall.Execution = appTools.contains(name) ? .client : .server
+      calls[id] = Call(name: name, execution: execution, parent: owner)
+      if shown { events.append(.toolInputStarted(ToolCallID(rawValue: id), name: name, execution: execution)) }
+    case .toolCallArgs(let id, let delta):
+      calls[id]?.arguments += delta
+      if shown, !delta.isEmpty { events.append(.toolInputDelta(ToolCallID(rawValue: id), delta)) }
+    case .toolCallEnd(let id):
+      guard let call = calls[id] else { return }
+      drafts[call.parent]?.toolCalls.append(Self.wireCall(id, call))
+      guard shown else { return }
+      events.append(
+        .toolCall(
+          ToolCall(
+            id: ToolCallID(rawValue: id), name: call.name, input: Self.input(call.arguments), execution: call.execution)
+        ))
+      if let result = earlyResults.removeValue(forKey: id) {
+        events.append(.toolResult(ToolCallID(rawValue: id), .succeeded(Self.result(result))))
+      }
+    case .toolCallResult(let messageID, let callID, let content):
+      thread.upsert(
+        .object(["id": .string(messageID), "role": "tool", "toolCallId": .string(callID), "content": content]))
+      guard shown else { return }
+      if verifier.isOpen(toolCall: callID) {
+        earlyResults[callID] = content  // before the call's end (allowed, with a warning): shown after it
+        sideEvents.append(.warning("TOOL_CALL_RESULT for \(callID) arrived before TOOL_CALL_END."))
+      } else {
+        events.append(.toolResult(ToolCallID(rawValue: callID), .succeeded(Self.result(content))))
+      }
+    case .reasoningMessageStart(let id):
+      openDraft(id, role: "reasoning", name: nil)
+      guard shown else { return }
+      let count = reopenings[id, default: 0]
+      reopenings[id] = count + 1
+      streamed[id] = Streamed(part: PartID(rawValue: count == 0 ? id : "\(id)~\(count)"))
+    case .reasoningMessageContent(let id, let delta):
+      drafts[id]?.content += delta
+      guard shown, !delta.isEmpty, var part = streamed[id] else { return }
+      if !part.isShown {
+        part.isShown = true
+        streamed[id] = part
+        events.append(.partStarted(part.part, .reasoning))
+      }
+      events.append(.partDelta(part.part, delta))
+    case .reasoningMessageEnd(let id):
+      // Its encrypted value may be the next event: the part ends with it then.
+      if streamed[id]?.isShown == true { unendedReasoning = id } else { streamed[id] = nil }
+    case .reasoningEncryptedValue(let subtype, let entityID, let value):
+      keepEncrypted(value, subtype: subtype, for: entityID)
+    case .stateSnapshot(let snapshot):
+      thread.state = snapshot
+      if shown { events.append(.agentState(snapshot)) }
+    case .stateDelta(let operations):
+      let patch = try patchOperations(operations)
+      if let changed = try? thread.state.applying(patch) {
+        thread.state = changed
+      } else {
+        sideEvents.append(.warning("A STATE_DELTA did not apply; the state stays as it was."))
+      }
+      if shown { events.append(.agentStateDelta(patch)) }
+    case .messagesSnapshot(let messages):
+      commitDrafts()
+      thread.reconcile(snapshot: messages, keeping: Set([userMessage?.clientID.rawValue].compactMap { $0 }))
+      sideEvents.append(.messagesSnapshot(messages))
+    case .activitySnapshot(let id, let type, let content, let replace):
+      sideEvents.append(.activitySnapshot(messageID: id, activityType: type, content: content, replace: replace))
+    case .activityDelta(let id, let type, let patch):
+      sideEvents.append(.activityDelta(messageID: id, activityType: type, patch: patch))
+    case .custom(let name, let value): sideEvents.append(.custom(name: name, value: value))
+    case .raw(let raw, let source): sideEvents.append(.raw(event: raw, source: source))
+    case .stepStarted(let name): sideEvents.append(.step(name: name, isFinished: false))
+    case .stepFinished(let name): sideEvents.append(.step(name: name, isFinished: true))
+    case .subagentStarted(let id, let name, _):
+      sideEvents.append(.subagent(id: id, name: name, error: nil, isFinished: false))
+    case .subagentFinished(let id): sideEvents.append(.subagent(id: id, name: nil, error: nil, isFinished: true))
+    case .subagentError(let id, let message, _):
+      sideEvents.append(.subagent(id: id, name: nil, error: message, isFinished: true))
+    case .unknown(let type): sideEvents.append(.warning("Dropped an event of unknown type \(type)."))
+    case .reasoningStart, .reasoningEnd, .textMessageChunk, .toolCallChunk, .reasoningMessageChunk: return
+    }
+  }
+
+  private mutating func endUnendedReasoning(before event: AGUIEvent?, into events: inout [ReplyEvent]) {
+    guard let id = unendedReasoning else { return }
+    unendedReasoning = nil
+    guard let part = streamed.removeValue(forKey: id) else { return }
+    if case .reasoningEncryptedValue("message", id, let value)? = event {
+      drafts[id]?.encryptedValue = value
+      events.append(.partEnded(part.part, encryptedValue: value))
+      return
+    }
+    events.append(.partEnded(part.part, encryptedValue: encryptedForOpen.removeValue(forKey: id)))
+  }
+
+  private mutating func keepEncrypted(_ value: String, subtype: String, for id: String) {
+    switch subtype {
+    case "message" where drafts[id] != nil:
+      drafts[id]?.encryptedValue = value
+      if streamed[id] != nil { encryptedForOpen[id] = value }
+    case "tool-call" where calls[id] != nil:
+      calls[id]?.encryptedValue = value
+    default:
+      if case .object(var message)? = thread.message(id) {
+        message["encryptedValue"] = .string(value)
+        thread.upsert(.object(message))
+      } else {
+        sideEvents.append(.warning("An encrypted value names \(id), which this thread does not hold."))
+      }
+    }
+  }
+
+  // MARK: - The thread
+
+  private mutating func openDraft(_ id: String, role: String, name: String?) {
+    if drafts[id] == nil {
+      if case .object(let kept)? = thread.message(id), kept["role"]?.stringValue == role {
+        // A reopened message of an earlier batch keeps what it had.
+        var draft = Draft(role: role, name: name)
+        draft.content = kept["content"]?.stringValue ?? ""
+        if case .array(let calls)? = kept["toolCalls"] { draft.toolCalls = calls }
+        drafts[id] = draft
+      } else {
+        drafts[id] = Draft(role: role, name: name)
+      }
+      draftOrder.append(id)
+    }
+  }
+
+  /// Writes the messages this run streamed into the thread (in the order they started), so far.
+  private mutating func commitDrafts() {
+    for id in draftOrder {
+      guard let draft = drafts[id] else { continue }
+      var message: [String: JSONValue] = ["id": .string(id), "role": .string(draft.role)]
+      if !draft.content.isEmpty || draft.role != "assistant" { message["content"] = .string(draft.content) }
+      if let name = draft.name { message["name"] = .string(name) }
+      if !draft.toolCalls.isEmpty { message["toolCalls"] = .array(draft.toolCalls) }
+      if let value = draft.encryptedValue { message["encryptedValue"] = .string(value) }
+      thread.upsert(.object(message))
+    }
+    drafts = [:]
+    draftOrder = []
+  }
+
+  private static func wireCall(_ id: String, _ call: Call) -> JSONValue {
+    var wire: [String: JSONValue] = [
+      "id": .string(id), "type": "function",
+      "function": .object(["name": .string(call.name), "arguments": .string(call.arguments)]),
+    ]
+    if let value = call.encryptedValue { wire["encryptedValue"] = .string(value) }
+    return .object(wire)
+  }
+
+  // MARK: - Values
+
+  /// A call's arguments: JSON text, which the protocol does not promise is valid (closing a call "establishes
+  /// completeness, not validity"); text that is not JSON is kept as a string for the tool to refuse.
+  static func input(_ arguments: String) -> JSONValue {
+    if arguments.isEmpty { return .object([:]) }
+    return (try? JSONDecoder().decode(JSONValue.self, from: Data(arguments.utf8))) ?? .string(arguments)
+  }
+
+  /// A server-run tool's result: a string holding JSON is read as that JSON, other text stays text; content
+  /// parts stay as sent.
+  static func result(_ content: JSONValue) -> JSONValue {
+    guard case .string(let text) = content, let first = text.first, first == "{" || first == "[" else { return content }
+    return (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? content
+  }
+
+  private func request(for interrupt: AGUIInterrupt) -> InputRequest {
+    if let callID = interrupt.toolCallID, calls[callID] != nil || thread.toolCallIDs.contains(callID) {
+      return InputRequest(
+        id: InputRequestID(rawValue: interrupt.id), kind: .toolApproval(ToolCallID(rawValue: callID)),
+        message: interrupt.message)
+    }
+    return InputRequest(
+      id: InputRequestID(rawValue: interrupt.id), kind: .question(interrupt.payload), message: interrupt.message)
+  }
+
+  /// A `STATE_DELTA`'s operations: one this client does not know is dropped with a warning, as the protocol
+  /// asks; one that is malformed (not an object, no path, a missing value) breaks the rules.
+  private mutating func patchOperations(_ operations: [JSONValue]) throws(AGUIViolation) -> [JSONPatchOperation] {
+    var patch: [JSONPatchOperation] = []
+    for operation in operations {
+      guard case .object(let fields) = operation else {
+        throw AGUIViolation(.malformed, "A STATE_DELTA operation is not an object.")
+      }
+      let op = EventFields(object: fields, type: "STATE_DELTA operation")
+      let name = try op.string("op")
+      let pathText = try op.string("path")
+      let path: JSONPointer
+      do { path = try JSONPointer(parsing: pathText) } catch {
+        throw AGUIViolation(.malformed, "A STATE_DELTA operation's path \(pathText) is not a JSON Pointer.")
+      }
+      func from() throws(AGUIViolation) -> JSONPointer {
+        let text = try op.string("from")
+        do { return try JSONPointer(parsing: text) } catch {
+          throw AGUIViolation(.malformed, "A STATE_DELTA operation's from \(text) is not a JSON Pointer.")
+        }
+      }
+      switch name {
+      case "add": patch.append(.add(at: path, value: try op.required("value")))
+      case "remove": patch.append(.remove(at: path))
+      case "replace": patch.append(.replace(at: path, value: try op.required("value")))
+      case "move": patch.append(.move(from: try from(), to: path))
+      case "copy": patch.append(.copy(from: try from(), to: path))
+      case "test": patch.append(.test(at: path, value: try op.required("value")))
+      default: sideEvents.append(.warning("Dropped the STATE_DELTA operation \(name), which JSON Patch does not have."))
+      }
+    }
+    return patch
+  }
+}

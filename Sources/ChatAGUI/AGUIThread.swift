@@ -1,0 +1,95 @@
+public import ConversationState
+
+/// What the agent knows of one conversation, as AG-UI carries it: the complete message history in wire
+/// form (the protocol has no side channel for earlier turns, so every run sends it all), the shared state,
+/// and the interrupts the last run left open. Messages are kept as the producer sent them, so values such as
+/// `encryptedValue` go back unchanged.
+public struct AGUIThread: Hashable, Sendable {
+  /// The history, oldest first: AG-UI message objects (`{"id", "role", …}`). Activity messages never
+  /// go back to the agent and are not kept here.
+  public private(set) var messages: [JSONValue] = []
+  /// The agent's shared state as of the last run (`{}` before any).
+  public var state: JSONValue = .object([:])
+  /// The last run this client asked for on the thread (the next one's `parentRunId` when it resumes it).
+  public var lastRunID: String?
+  /// The interrupts the last run ended with; the next run's `resume` must answer every one.
+  public var pendingInterrupts: [AGUIInterrupt] = []
+  /// The IDs of every tool call the thread holds, so a later run's result for one is known.
+  public private(set) var toolCallIDs: Set<String> = []
+  private var positions: [String: Int] = [:]
+
+  public init(messages: [JSONValue] = [], state: JSONValue = .object([:])) {
+    self.state = state
+    for message in messages { upsert(message) }
+  }
+
+  /// Adds `message`, or replaces the message with its ID in place (keeping its position).
+  public mutating func upsert(_ message: JSONValue) {
+    guard let id = message.field("id")?.stringValue else { return }
+    if message.field("role")?.stringValue == "activity" { return }
+    noteToolCalls(of: message)
+    if let index = positions[id] {
+      messages[index] = message
+    } else {
+      positions[id] = messages.count
+      messages.append(message)
+    }
+  }
+
+  /// The message with this ID, as kept.
+  public func message(_ id: String) -> JSONValue? { positions[id].map { messages[$0] } }
+
+  /// Reconciles the producer's `MESSAGES_SNAPSHOT`: a message with a known ID is replaced in place, new ones
+  /// are appended in the snapshot's order, and a message the snapshot leaves out is dropped, except
+  /// reasoning messages when the snapshot holds none (a snapshot that holds any declares the whole set), and
+  /// the messages `pending` names (the one the request carries, which the producer may not have seen yet),
+  /// which go after the snapshot's.
+  public mutating func reconcile(snapshot: [JSONValue], keeping pending: Set<String> = []) {
+    let snapshotIDs = Set(snapshot.compactMap { $0.field("id")?.stringValue })
+    let declaresReasoning = snapshot.contains { $0.field("role")?.stringValue == "reasoning" }
+    let kept = messages.filter { message in
+      guard let id = message.field("id")?.stringValue else { return false }
+      if snapshotIDs.contains(id) { return true }
+      return !declaresReasoning && message.field("role")?.stringValue == "reasoning"
+    }
+    var rebuilt = AGUIThread(messages: kept, state: state)
+    for message in snapshot { rebuilt.upsert(message) }
+    for message in messages {
+      guard let id = message.field("id")?.stringValue, pending.contains(id), rebuilt.message(id) == nil else {
+        continue
+      }
+      rebuilt.upsert(message)
+    }
+    rebuilt.toolCallIDs.formUnion(toolCallIDs)
+    rebuilt.pendingInterrupts = pendingInterrupts
+    rebuilt.lastRunID = lastRunID
+    self = rebuilt
+  }
+
+  /// The history up to and including the message `id` (for a regeneration: the prompt is the last).
+  public func prefix(through id: String) -> AGUIThread? {
+    guard let index = positions[id] else { return nil }
+    var thread = AGUIThread(messages: Array(messages[...index]), state: state)
+    thread.toolCallIDs.formUnion(toolCallIDs)
+    thread.lastRunID = lastRunID
+    return thread
+  }
+
+  private mutating func noteToolCalls(of message: JSONValue) {
+    if let id = message.field("toolCallId")?.stringValue { toolCallIDs.insert(id) }
+    guard case .array(let calls)? = message.field("toolCalls") else { return }
+    for call in calls { if let id = call.field("id")?.stringValue { toolCallIDs.insert(id) } }
+  }
+}
+
+extension JSONValue {
+  func field(_ key: String) -> JSONValue? {
+    guard case .object(let fields) = self else { return nil }
+    return fields[key]
+  }
+
+  var stringValue: String? {
+    guard case .string(let text) = self else { return nil }
+    return text
+  }
+}
