@@ -73,7 +73,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "ConversationState", "Reducers", "ConversationStore", "Persistence", "ServerSentEvents", "ChatHTTP",
-        "ConversationTesting",
+        "ChatAGUI", "ConversationTesting",
       ],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(

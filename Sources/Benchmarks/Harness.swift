@@ -115,6 +115,7 @@ struct RatioTarget {
     RatioTarget(numerator: "load.store.h100k", denominator: "load.jsondecoder.h100k", limit: 0.5, atMost: true),
     RatioTarget(numerator: "persist.delta.reply1m", denominator: "delta.store.reply1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "sse.decode.1mb", denominator: "sse.scan.1mb", limit: 3, atMost: true),
+    RatioTarget(numerator: "agui.decode.1mb", denominator: "sse.decode.1mb", limit: 3, atMost: true),
     RatioTarget(numerator: "sse.event.8mb", denominator: "sse.event.64kb", limit: 1.5, atMost: true),
     RatioTarget(numerator: "frame.delta.h100k", denominator: "frame.delta.h100", limit: 1.25, atMost: true),
     RatioTarget(numerator: "frame.delta.h10k", denominator: "delta.bare.h10k", limit: 12, atMost: true),

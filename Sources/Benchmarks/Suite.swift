@@ -54,6 +54,7 @@ enum Suite {
         ("store.open.h10k", { ClientWorkloads.storeOpen(history: 10_000, opens: 20 / scale + 1) }),
         ("client.send", { ClientWorkloads.clientSend(sends: 200 / scale) }),
         ("store.send.scripted", { ClientWorkloads.storeSend(sends: 200 / scale) }),
+        ("agui.decode.1mb", { AGUIWorkloads.decode() }),
       ] + Components.all() + ServerSentEventsWorkloads.all()
     let prefixes = filter?.split(separator: ",").map(String.init)
     return all.filter { entry in prefixes?.contains { entry.name.hasPrefix($0) } ?? true }.map { entry in

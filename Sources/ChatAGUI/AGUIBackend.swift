@@ -147,11 +147,10 @@ public final class AGUIBackend: ChatBackend {
       runID: runID, conversationID: conversation, thread: thread, userMessage: userMessage,
       appTools: Set(tools.map(\.name)), receivedAt: transport.now())
     return transport.eventStream(.post("", body: input.json(), key: runID), mapper, opened: nil) {
-      mapper, event throws(ChatError) in
+      mapper, event, events throws(ChatError) in
       do throws(ChatError) {
-        let events = try mapper.map(event)
-        self.publish(mapper.takeSideEvents())
-        return events
+        try mapper.map(event, into: &events)
+        if !mapper.sideEvents.isEmpty { self.publish(mapper.takeSideEvents()) }
       } catch {
         self.keep(mapper.thread, for: conversation)
         self.publish(mapper.takeSideEvents())

@@ -1,28 +1,42 @@
-/// The hot events of a streamed reply (`TEXT_MESSAGE_CONTENT`, `REASONING_MESSAGE_CONTENT`, `TOOL_CALL_ARGS`)
-/// read straight from their bytes, without building a JSON tree: a flat object whose values are strings and
-/// numbers. Anything else (a nested value, `true`, an escape it does not know, a missing field) returns nil
+import Foundation
+
+/// The common events of a streamed reply (text and reasoning content, tool arguments, and the starts and
+/// ends around them) read straight from their bytes, without building a JSON tree: a flat object whose
+/// values are strings and numbers. Anything else (a nested value, `true`, an escape it does not know, a missing field) returns nil
 /// and the event takes the general path, which also gives the errors; so this never accepts what the
 /// general path would refuse.
 enum AGUIFastScan {
-  static func frame(_ bytes: UnsafeBufferPointer<UInt8>) -> AGUIFrame? {
-    var scanner = Scanner(bytes: bytes)
+  /// The event in `bytes`, or nil for the general path. `knownID` is the message or call ID the last event
+  /// named: an ID with the same bytes is that string again, not a new one (a reply names one message in
+  /// hundreds of events in a row).
+  static func frame(_ bytes: UnsafeBufferPointer<UInt8>, knownID: String? = nil) -> AGUIFrame? {
+    var scanner = Scanner(bytes: bytes, knownID: knownID)
     return scanner.frame()
   }
 
   private struct Scanner {
     let bytes: UnsafeBufferPointer<UInt8>
+    let knownID: String?
     var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>, knownID: String?) {
+      self.bytes = bytes
+      self.knownID = knownID
+    }
 
-    private enum Key { case type, messageID, toolCallID, delta, subagentRunID, other }
+    private enum Key { case type, messageID, toolCallID, delta, subagentRunID, role, name, other }
+
+    /// The event types read here, by the bytes of their names.
+    private enum Kind { case text, reasoning, toolArgs, textStart, textEnd, reasoningStart, reasoningEnd, toolEnd }
 
     mutating func frame() -> AGUIFrame? {
-      var type: String?
+      var kind: Kind?
       var messageID: String?
       var toolCallID: String?
       var delta: String?
       var owner: String?
+      var role: String?
+      var name: String?
       skipSpace()
       guard take(UInt8(ascii: "{")) else { return nil }
       skipSpace()
@@ -34,62 +48,137 @@ enum AGUIFastScan {
           skipSpace()
           guard index < bytes.count else { return nil }
           if bytes[index] == UInt8(ascii: "\"") {
-            guard let value = string() else { return nil }
-            switch key {
-            case .type: type = value
-            case .messageID: messageID = value
-            case .toolCallID: toolCallID = value
-            case .delta: delta = value
-            case .subagentRunID: owner = value
-            case .other: break
+            if key == .type {
+              // The type is compared as bytes: no string is made for it.
+              guard let name = rawString(), let hot = Self.kind(of: name) else { return nil }
+              kind = hot
+            } else if key == .messageID || key == .toolCallID, let known = knownID, takeKnown(known) {
+              if key == .messageID { messageID = known } else { toolCallID = known }
+            } else {
+              guard let value = string() else { return nil }
+              switch key {
+              case .messageID: messageID = value
+              case .toolCallID: toolCallID = value
+              case .delta: delta = value
+              case .subagentRunID: owner = value
+              case .role: role = value
+              case .name: name = value
+              case .type, .other: break
+              }
             }
           } else {
             // Only the timestamp and other numbers may be numbers; a known field holding one is the general
             // path's to refuse.
             guard key == .other, number() else { return nil }
           }
-          skipSpace()
-          if take(UInt8(ascii: ",")) {
-            skipSpace()
-            continue
-          }
-          guard take(UInt8(ascii: "}")) else { return nil }
-          break
+          if endOfMember() { break }
+          if index > bytes.count { return nil }
         }
       }
       skipSpace()
-      guard index == bytes.count, let type, let delta else { return nil }
-      switch type {
-      case "TEXT_MESSAGE_CONTENT":
+      guard index == bytes.count, let kind else { return nil }
+      // Each type's required fields, and no field of another type's that the general path would read.
+      let event: AGUIEvent
+      switch kind {
+      case .text, .reasoning:
+        guard let messageID, let delta, role == nil, name == nil else { return nil }
+        event =
+          kind == .text
+          ? .textMessageContent(messageID: messageID, delta: delta)
+          : .reasoningMessageContent(messageID: messageID, delta: delta)
+      case .toolArgs:
+        guard let toolCallID, let delta, role == nil, name == nil else { return nil }
+        event = .toolCallArgs(toolCallID: toolCallID, delta: delta)
+      case .textStart:
         guard let messageID else { return nil }
-        return AGUIFrame(.textMessageContent(messageID: messageID, delta: delta), subagentRunID: owner)
-      case "REASONING_MESSAGE_CONTENT":
+        event = .textMessageStart(messageID: messageID, role: role ?? "assistant", name: name)
+      case .textEnd, .reasoningStart, .reasoningEnd:
         guard let messageID else { return nil }
-        return AGUIFrame(.reasoningMessageContent(messageID: messageID, delta: delta), subagentRunID: owner)
-      case "TOOL_CALL_ARGS":
+        event =
+          kind == .textEnd
+          ? .textMessageEnd(messageID: messageID)
+          : kind == .reasoningStart
+            ? .reasoningMessageStart(messageID: messageID) : .reasoningMessageEnd(messageID: messageID)
+      case .toolEnd:
         guard let toolCallID else { return nil }
-        return AGUIFrame(.toolCallArgs(toolCallID: toolCallID, delta: delta), subagentRunID: owner)
-      default: return nil
+        event = .toolCallEnd(toolCallID: toolCallID)
       }
+      return AGUIFrame(event, subagentRunID: owner)
+    }
+
+    /// After a member's value: true at the object's end, false after a comma; `index` past the end when
+    /// neither follows (the caller gives up).
+    private mutating func endOfMember() -> Bool {
+      skipSpace()
+      if take(UInt8(ascii: ",")) {
+        skipSpace()
+        return false
+      }
+      if take(UInt8(ascii: "}")) { return true }
+      index = bytes.count + 1
+      return false
+    }
+
+    private static func kind(of name: UnsafeBufferPointer<UInt8>) -> Kind? {
+      if equals(name, "TEXT_MESSAGE_CONTENT") { return .text }
+      if equals(name, "REASONING_MESSAGE_CONTENT") { return .reasoning }
+      if equals(name, "TOOL_CALL_ARGS") { return .toolArgs }
+      if equals(name, "TEXT_MESSAGE_START") { return .textStart }
+      if equals(name, "TEXT_MESSAGE_END") { return .textEnd }
+      if equals(name, "REASONING_MESSAGE_START") { return .reasoningStart }
+      if equals(name, "REASONING_MESSAGE_END") { return .reasoningEnd }
+      if equals(name, "TOOL_CALL_END") { return .toolEnd }
+      return nil
+    }
+
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+      guard bytes.count == literal.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+      return memcmp(base, literal.utf8Start, bytes.count) == 0
     }
 
     private mutating func key() -> Key? {
+      guard let name = rawString() else { return nil }
+      switch name.count {
+      case 4 where Self.equals(name, "type"): return .type
+      case 4 where Self.equals(name, "role"): return .role
+      case 4 where Self.equals(name, "name"): return .name
+      case 5 where Self.equals(name, "delta"): return .delta
+      case 9 where Self.equals(name, "messageId"): return .messageID
+      case 10 where Self.equals(name, "toolCallId"): return .toolCallID
+      case 13 where Self.equals(name, "subagentRunId"): return .subagentRunID
+      default: return .other
+      }
+    }
+
+    /// Moves past the string at `index` when it is `known`, byte for byte (quotes included); else stays.
+    private mutating func takeKnown(_ known: String) -> Bool {
+      var known = known  // `withUTF8` reads a native string in place
+      let length = known.utf8.count
+      guard index + length + 2 <= bytes.count, bytes[index + length + 1] == UInt8(ascii: "\""),
+        let base = bytes.baseAddress
+      else { return false }
+      let start = base + index + 1
+      // An escape in the range would make the sent string differ from its bytes: that one is read in full.
+      let same =
+        known.withUTF8 { other in other.baseAddress.map { memcmp(start, $0, length) == 0 } ?? (length == 0) }
+        && memchr(start, Int32(UInt8(ascii: "\\")), length) == nil
+      if same { index += length + 2 }
+      return same
+    }
+
+    /// A string without escapes, as its bytes; nil for one with an escape (rare in keys and types: the
+    /// general path reads those).
+    private mutating func rawString() -> UnsafeBufferPointer<UInt8>? {
       guard take(UInt8(ascii: "\"")) else { return nil }
       let start = index
       while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-        // An escaped key is rare enough to leave to the general path.
-        if bytes[index] == UInt8(ascii: "\\") { return nil }
+        if bytes[index] == UInt8(ascii: "\\") || bytes[index] < 0x20 { return nil }
         index += 1
       }
       guard index < bytes.count else { return nil }
       let name = UnsafeBufferPointer(rebasing: bytes[start..<index])
       index += 1
-      if name.elementsEqual("type".utf8) { return .type }
-      if name.elementsEqual("messageId".utf8) { return .messageID }
-      if name.elementsEqual("toolCallId".utf8) { return .toolCallID }
-      if name.elementsEqual("delta".utf8) { return .delta }
-      if name.elementsEqual("subagentRunId".utf8) { return .subagentRunID }
-      return .other
+      return name
     }
 
     /// A JSON string, its escapes decoded; nil for one that is not well formed.

@@ -61,6 +61,9 @@ public struct AGUIReplyMapper: Sendable {
   private var calls: [String: Call] = [:]
   private var earlyResults: [String: JSONValue] = [:]
   private var unendedReasoning: String?
+  /// The text message whose content is streaming now, with the text not yet written into its draft: its
+  /// deltas skip every lookup but one comparison of IDs.
+  private var hot: (id: String, part: PartID, text: String)?
   /// The requested run's failure, thrown by the next `map` or `finish`.
   private var pendingFailure: ChatError?
   private var encryptedForOpen: [String: String] = [:]
@@ -89,33 +92,75 @@ public struct AGUIReplyMapper: Sendable {
 
   /// The store events one Server-Sent Event stands for (its `event:` and `id:` are ignored, as AG-UI asks).
   public mutating func map(_ event: ServerSentEvent) throws(ChatError) -> [ReplyEvent] {
+    var events: [ReplyEvent] = []
+    try map(event, into: &events)
+    return events
+  }
+
+  /// Appends the store events one Server-Sent Event stands for to `events`.
+  public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
+    // The common events are read from the event's bytes, without a String of its data (the scanner's strings
+    // repair bytes that are not UTF-8 as `data` would).
+    var scanned: AGUIFrame?
+    let known = hot?.id
+    event.withSentDataBytes { scanned = AGUIFastScan.frame($0, knownID: known) }
+    if let scanned { return try map(scanned, into: &events) }
     let frame: AGUIFrame
     do throws(AGUIViolation) {
       frame = try AGUIFrame(json: event.data)
     } catch {
       throw error.chatError
     }
-    return try map(frame)
+    try map(frame, into: &events)
   }
 
   /// The store events one decoded event stands for. Throws the error the reply ends with: the run's own
   /// (`RUN_ERROR`), or a broken rule's `INVALID_EVENT` (`AGUIViolation.chatError`).
   public mutating func map(_ frame: AGUIFrame) throws(ChatError) -> [ReplyEvent] {
-    if let pendingFailure { throw pendingFailure }
     var events: [ReplyEvent] = []
+    try map(frame, into: &events)
+    return events
+  }
+
+  /// Appends the store events one decoded event stands for to `events`.
+  public mutating func map(_ frame: AGUIFrame, into events: inout [ReplyEvent]) throws(ChatError) {
+    if let pendingFailure { throw pendingFailure }
+    if case .textMessageContent(let id, let delta) = frame.event, frame.subagentRunID == nil, let part = hot?.part,
+      hot?.id == id, unendedReasoning == nil, verifier.continuesOpenMessage(id)
+    {
+      // The hot path: more text for the message streaming now (the verifier has nothing to check). Text
+      // that follows text of the same part in `events` joins it in place: one delta per batch, not per event.
+      hot?.text.append(delta)
+      guard !delta.isEmpty else { return }
+      if case .partDelta(let last, var text)? = events.last, last == part {
+        events.removeLast()
+        text.append(delta)
+        events.append(.partDelta(part, text))
+      } else {
+        events.append(.partDelta(part, delta))
+      }
+      return
+    }
+    flushHot()
     do throws(AGUIViolation) {
       for expanded in try verifier.accept(frame) {
         if case .runError(let message, let code) = expanded.event, let failure = runFailure(message, code) {
           // What streamed before the failure reaches the store first; the stream then ends with it.
           pendingFailure = failure
-          return events
+          return
         }
         try apply(expanded.event, into: &events)
       }
     } catch {
       throw error.chatError
     }
-    return events
+  }
+
+  /// Writes the hot message's text into its draft.
+  private mutating func flushHot() {
+    guard let hot else { return }
+    drafts[hot.id]?.content += hot.text
+    self.hot = nil
   }
 
   /// The error a `RUN_ERROR` ends the reply with: when it fails the requested run (also after its
@@ -129,6 +174,7 @@ public struct AGUIReplyMapper: Sendable {
   /// The store events the body's end stands for, or the error it ends the reply with.
   public mutating func finish() throws(ChatError) -> [ReplyEvent] {
     if let pendingFailure { throw pendingFailure }
+    flushHot()
     var events: [ReplyEvent] = []
     endUnendedReasoning(before: nil, into: &events)
     commitDrafts()
@@ -202,6 +248,7 @@ public struct AGUIReplyMapper: Sendable {
         events.append(.partStarted(part.part, .text))
       }
       events.append(.partDelta(part.part, delta))
+      hot = (id, part.part, "")
     case .textMessageEnd(let id):
       guard let part = streamed.removeValue(forKey: id), part.isShown else { return }
       events.append(.partEnded(part.part))

@@ -54,7 +54,10 @@ public struct AGUIStreamVerifier: Sendable {
   private var openSteps: Set<String> = []
   private var openSubagents: Set<String> = []
   private var startedSubagents: Set<String> = []
+  /// Chunk lanes with an item open (a lane is removed once it has none).
   private var lanes: [String: Lane] = [:]
+  /// The parent agent's message started last, while it stays open: its content is the hot path.
+  private var lastStartedMessage: String?
   /// Tool calls of this thread, in any run: a later run may carry a result for an earlier run's call (an
   /// approved call runs in the run that resumes).
   private var knownCalls: Set<String>
@@ -75,6 +78,11 @@ public struct AGUIStreamVerifier: Sendable {
     if case .running(_, let runID) = phase { return runID }
     return nil
   }
+
+  /// Whether `TEXT_MESSAGE_CONTENT` for `id` from the parent agent needs no more than appending: no chunk is
+  /// open, and `id` is the parent agent's message started last, still open. Such an event passes `accept`
+  /// unchanged; the mapper skips the call.
+  public func continuesOpenMessage(_ id: String) -> Bool { lanes.isEmpty && lastStartedMessage == id }
 
   /// Whether the tool call `id` is open (its arguments still streaming).
   public func isOpen(toolCall id: String) -> Bool { openCalls.contains(id) }
@@ -129,6 +137,7 @@ public struct AGUIStreamVerifier: Sendable {
     openSubagents = []
     startedSubagents = []
     lanes = [:]
+    lastStartedMessage = nil
   }
 
   // MARK: - Chunks
@@ -177,7 +186,7 @@ public struct AGUIStreamVerifier: Sendable {
       openReasoning.remove(id)
       lane.reasoning = nil
     }
-    lanes[owner] = lane
+    lanes[owner] = lane.isEmpty ? nil : lane
   }
 
   /// The lane a chunk belongs to: its own subagent's; for one with neither ID nor subagent, the parent
@@ -318,9 +327,13 @@ public struct AGUIStreamVerifier: Sendable {
     case .textMessageStart(let id, let role, let name):
       let opener = Opener(role: role, name: name, owner: owner, chunked: chunked)
       try Self.open(id, opener, in: &messages, &openMessages, what: "Message")
+      lastStartedMessage = owner == nil && !chunked ? id : nil
     case .textMessageContent(let id, _), .textMessageEnd(let id):
       try touch(id, frame, in: messages, openMessages, what: "message")
-      if case .textMessageEnd = frame.event { openMessages.remove(id) }
+      if case .textMessageEnd = frame.event {
+        openMessages.remove(id)
+        if lastStartedMessage == id { lastStartedMessage = nil }
+      }
     case .toolCallStart(let id, let name, let parent):
       if calls[id] != nil, !openCalls.contains(id) {
         throw AGUIViolation(.reopenedToolCall, "Tool call \(id) started again after its end.")

@@ -113,8 +113,8 @@ public final class HTTPChatBackend: ChatBackend {
   }
 
   private func reply(_ endpoint: Endpoint, _ start: ReplyStreamMapper) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    transport.eventStream(endpoint, start, opened: nil) { mapper, event throws(ChatError) in
-      try mapper.map(event)
+    transport.eventStream(endpoint, start, opened: nil) { mapper, event, elements throws(ChatError) in
+      elements += try mapper.map(event)
     } end: { mapper throws(ChatError) in
       try mapper.finish()
       return []
@@ -126,7 +126,7 @@ public final class HTTPChatBackend: ChatBackend {
   public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
     var endpoint = Endpoint.get("events", query: conversation.map { ["conversation_id": $0.rawValue] } ?? [:])
     endpoint.lastEventID = lastEventID.withLock { $0 }
-    return transport.eventStream(endpoint, (), opened: .opened) { _, event throws(ChatError) in
+    return transport.eventStream(endpoint, (), opened: .opened) { _, event, elements throws(ChatError) in
       // An ID too long to send back as a header is not kept: a server would refuse every reconnect that
       // carried it.
       let id = event.lastEventID
@@ -137,11 +137,12 @@ public final class HTTPChatBackend: ChatBackend {
       do throws(ChatError) {
         mapped = try RealtimeEventMapper.map(event, receivedAt: self.now())
       } catch {
-        return [.rejected(error)]
+        elements.append(.rejected(error))
+        return
       }
-      guard let update = mapped else { return [] }
-      if let conversation, case .event(let other, _) = update, other != conversation { return [] }
-      return [update]
+      guard let update = mapped else { return }
+      if let conversation, case .event(let other, _) = update, other != conversation { return }
+      elements.append(update)
     } end: { _ throws(ChatError) in
       []
     }

@@ -114,11 +114,11 @@ package final class HTTPTransport: Sendable {
 
   /// A Server-Sent Events response, read and mapped at its consumer's pace: each element the store takes
   /// asks for the next bytes only once the last are used, and the text deltas that piled up meanwhile reach
-  /// it as one. `opened` is the element for a 2xx head; `map` turns each event into elements; `end` gives
+  /// it as one. `opened` is the element for a 2xx head; `map` appends each event's elements; `end` gives
   /// the elements the body's end stands for, or throws what its end means (a reply cut off).
   package func eventStream<Mapper: Sendable, Element: CoalescingElement>(
     _ endpoint: Endpoint, _ mapper: Mapper, opened: Element?,
-    map: @escaping @Sendable (inout Mapper, ServerSentEvent) throws(ChatError) -> [Element],
+    map: @escaping @Sendable (inout Mapper, ServerSentEvent, inout [Element]) throws(ChatError) -> Void,
     end: @escaping @Sendable (inout Mapper) throws(ChatError) -> [Element]
   ) -> AsyncThrowingStream<Element, any Error> {
     let limits = ServerSentEventDecoder.Limits(
@@ -164,7 +164,7 @@ package final class HTTPTransport: Sendable {
             failure = ChatError(.eventTooLarge, error.description)
           }
           do throws(ChatError) {
-            for case .event(let event) in items { elements += try map(&mapper, event) }
+            for case .event(let event) in items { try map(&mapper, event, &elements) }
           } catch {
             failure = error
           }

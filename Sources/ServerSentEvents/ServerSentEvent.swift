@@ -51,6 +51,18 @@ public struct ServerSentEvent: Hashable, Sendable {
     set { payload = .text(data: data, lastEventID: newValue) }
   }
 
+  /// Calls `body` with the bytes of `data` as they were sent, valid for the call only, without checking
+  /// they are UTF-8: for a parser that makes its strings with `String(decoding:as:)`, which repairs them as
+  /// `data` does. Not generic, so a caller in another module pays no generic dispatch per event.
+  public func withSentDataBytes(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    switch payload {
+    case .shared(let bytes): bytes.withData(body)
+    case .text(let data, _):
+      var text = data
+      text.withUTF8(body)
+    }
+  }
+
   /// Calls `body` with the UTF-8 bytes of `data`, valid for the call only. For a decoded event whose bytes
   /// are valid UTF-8 (nearly all), these are the bytes it was sent as, and no `String` is made.
   public func withDataUTF8<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {

@@ -21,7 +21,15 @@ struct AGUIEventDecodingTests {
       (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","metadata":{"k":1}}"#, false),
       (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","rawEvent":null}"#, false),
       (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","timestamp":01}"#, false),
-      (#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#, false),
+      (#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#, true),
+      (#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"user","name":"Ana"}"#, true),
+      (#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":null}"#, false),
+      (#"{"type":"TEXT_MESSAGE_END","messageId":"m1","timestamp":5}"#, true),
+      (#"{"type":"REASONING_MESSAGE_START","messageId":"r1","role":"reasoning"}"#, true),
+      (#"{"type":"REASONING_MESSAGE_END","messageId":"r1"}"#, true),
+      (#"{"type":"TOOL_CALL_END","toolCallId":"c1"}"#, true),
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","role":"assistant"}"#, false),
+      (#"{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"x"}"#, false),
     ])
   func fastPathAgrees(json: String, takesFastPath: Bool) throws {
     var text = json
@@ -31,6 +39,21 @@ struct AGUIEventDecodingTests {
     // The general path, through JSONValue, is the reference the fast one must match.
     let object = try #require(try JSONDecoderValue.object(json))
     #expect(frame == (try AGUIFrame(object: object)))
+  }
+
+  @Test(
+    "an ID the scanner already knows is reused only when the bytes are that ID",
+    arguments: [
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x"}"#, "m1"),
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m12","delta":"x"}"#, "m1"),
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a\"","delta":"x"}"#, #"a"#),
+      (#"{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"x"}"#, "c1"),
+    ])
+  func knownIDs(json: String, known: String) throws {
+    var text = json
+    let fast = try #require(text.withUTF8 { AGUIFastScan.frame($0, knownID: known) })
+    let object = try #require(try JSONDecoderValue.object(json))
+    #expect(fast == (try AGUIFrame(object: object)))
   }
 
   @Test("what each event type reads as")
