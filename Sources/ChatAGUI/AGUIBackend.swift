@@ -162,6 +162,10 @@ public final class AGUIBackend: ChatBackend {
         self.publish(mapper.takeSideEvents())
       }
       return try mapper.finish()
+    } failed: { mapper, error in
+      self.keep(mapper.thread, for: conversation)
+      self.publish(mapper.takeSideEvents())
+      return mapper.failure(ofTransport: error)
     }
   }
 

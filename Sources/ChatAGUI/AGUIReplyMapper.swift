@@ -52,6 +52,7 @@ public struct AGUIReplyMapper: Sendable {
   public private(set) var sideEvents: [AGUISideEvent] = []
 
   private var inRequestedRun = false
+  private var anyRunStarted = false
   private var requestedRunStarted = false
   private var ending: AGUIRunOutcome?
   private var drafts: [String: Draft] = [:]
@@ -167,7 +168,9 @@ public struct AGUIReplyMapper: Sendable {
   /// `RUN_FINISHED`: a late failure), not a run replayed before it.
   private mutating func runFailure(_ message: String, _ code: String?) -> ChatError? {
     commitDrafts()
-    guard inRequestedRun || ending != nil else { return nil }
+    // The requested run's, also after its RUN_FINISHED (a late failure), or before any run started (it
+    // failed before starting); not one of a run replayed ahead of it.
+    guard inRequestedRun || ending != nil || !anyRunStarted else { return nil }
     return ChatError(ChatError.Code(rawValue: code ?? "RUN_ERROR"), message)
   }
 
@@ -204,6 +207,14 @@ public struct AGUIReplyMapper: Sendable {
     return events
   }
 
+  /// What a transport failure of the body means: a connection that drops (`NETWORK`) inside the requested
+  /// run cuts it off (`INCOMPLETE_STREAM`, the reply `truncated`: it has no outcome, and tools may have
+  /// run); any other failure, or one before the run started, is itself.
+  public func failure(ofTransport error: ChatError) -> ChatError {
+    guard error.code == .network, inRequestedRun else { return error }
+    return ChatError(.incompleteStream, "The connection dropped before run \(runID) ended: \(error.message)")
+  }
+
   // MARK: - Events
 
   private mutating func apply(_ event: AGUIEvent, into events: inout [ReplyEvent]) throws(AGUIViolation) {
@@ -212,6 +223,7 @@ public struct AGUIReplyMapper: Sendable {
     switch event {
     case .runStarted(_, let id, _, _):
       commitDrafts()
+      anyRunStarted = true
       inRequestedRun = id == runID
       guard inRequestedRun else { return }
       requestedRunStarted = true

@@ -115,11 +115,13 @@ package final class HTTPTransport: Sendable {
   /// A Server-Sent Events response, read and mapped at its consumer's pace: each element the store takes
   /// asks for the next bytes only once the last are used, and the text deltas that piled up meanwhile reach
   /// it as one. `opened` is the element for a 2xx head; `map` appends each event's elements; `end` gives
-  /// the elements the body's end stands for, or throws what its end means (a reply cut off).
+  /// the elements the body's end stands for, or throws what its end means (a reply cut off); `failed` says
+  /// what a transport failure of the body (a dropped connection, a timeout) means to the protocol.
   package func eventStream<Mapper: Sendable, Element: CoalescingElement>(
     _ endpoint: Endpoint, _ mapper: Mapper, opened: Element?,
     map: @escaping @Sendable (inout Mapper, ServerSentEvent, inout [Element]) throws(ChatError) -> Void,
-    end: @escaping @Sendable (inout Mapper) throws(ChatError) -> [Element]
+    end: @escaping @Sendable (inout Mapper) throws(ChatError) -> [Element],
+    failed: @escaping @Sendable (inout Mapper, ChatError) -> ChatError = { _, error in error }
   ) -> AsyncThrowingStream<Element, any Error> {
     let limits = ServerSentEventDecoder.Limits(
       maximumLineBytes: policy.maximumEventBytes, maximumEventBytes: policy.maximumEventBytes)
@@ -132,7 +134,14 @@ package final class HTTPTransport: Sendable {
         read = .reading(exchange, ServerSentEventDecoder(limits: limits), mapper)
         return []
       case .reading(let exchange, var decoder, var mapper):
-        guard let event = try await exchange.next() else {
+        let next: HTTPStreamEvent?
+        do throws(ChatError) {
+          next = try await exchange.next()
+        } catch {
+          read = .done
+          throw failed(&mapper, error)
+        }
+        guard let event = next else {
           read = .done
           return try end(&mapper)
         }

@@ -132,6 +132,8 @@ extension ConversationReducer {
         .invalidEvent, "A result arrived for tool call \(callID) before its input was complete.")
       return []
     }
+    // A denied call never ran: a result for it is the agent's echo of the denial, and changes nothing.
+    if case .denied = state.streamingReply?.toolCalls[index].outcome { return [] }
     var outcome = outcome
     if case .succeeded(let result) = outcome, result.encodedByteCount > policy.maximumToolResultBytes {
       let error = ChatError(

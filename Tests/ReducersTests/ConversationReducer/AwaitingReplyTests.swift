@@ -78,6 +78,22 @@ struct AwaitingReplyTests {
     #expect(chat.state.messages.last?.toolCalls.first?.outcome == .denied(reason: "Too much"))
   }
 
+  @Test("a denied call stays denied when the continuation echoes the denial as the call's result")
+  func denialEchoedAsResult() throws {
+    // Given a denied refund, and a continuation (Pydantic AI's shape) whose result for it is the denial
+    let (chat, _) = Self.waitingForApproval()
+    let effects = chat.send(.answerInput("int-1", .denied(reason: "Too much")))
+    let (run, _) = try #require(Self.continuation(in: effects))
+    chat.send([
+      .replyStarted(run, agent: nil, at: time(4)), .toolCallFinished(run, "call-1", .succeeded("Too much")),
+      .replyDelta(run, " I did not refund it."),
+      .replyFinished(run, message: Message(clientID: "y", role: .assistant, text: "", createdAt: time(5))),
+    ])
+    // Then the call never ran: it stays denied, with the user's reason
+    #expect(chat.state.messages.last?.toolCalls.map(\.outcome) == [.denied(reason: "Too much")])
+    #expect(chat.state.messages.last?.reply == .completed)
+  }
+
   static let wrongAnswers: [(String, InputRequestID, InputAnswer, ChatError.Code)] = [
     ("an answer to no open request", "int-9", .approved, .unknownMessage),
     ("a value for an approval", "int-1", .answered("yes"), .invalidAction),

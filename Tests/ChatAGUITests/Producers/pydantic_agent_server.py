@@ -1,0 +1,119 @@
+"""A real AG-UI producer for the tests: Pydantic AI's AG-UI adapter on Starlette, with a scripted
+`FunctionModel` (no model, no network). It speaks exactly what Pydantic AI's adapter emits.
+
+What the agent does depends on the latest user message:
+  "hello"  text in three deltas            "think"  reasoning, then text
+  "weather" the server tool get_weather, its result, then text
+  "color"  the app's own tool pick_color (advertised in RunAgentInput.tools): the run ends with it pending;
+           the next run, carrying its tool message, answers with the result
+  "delete" the tool delete_files, which needs approval: the run ends with an interrupt; a resume that
+           approves runs it and answers, one that denies answers without it
+
+Serves POST /agent on 127.0.0.1 (see ../../ChatHTTPTests/ServerSupport/local_server.py for the rules every
+local test server keeps: `LISTENING <port>`, stop on SIGTERM or stdin EOF).
+"""
+
+import argparse
+import os
+import socket
+import sys
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ChatHTTPTests", "ServerSupport"))
+from local_server import add_common_arguments  # noqa: E402
+
+import uvicorn  # noqa: E402
+from pydantic_ai import Agent, DeferredToolRequests  # noqa: E402
+from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel  # noqa: E402
+from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
+from starlette.applications import Starlette  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
+
+def latest_prompt(messages):
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    return part.content.lower()
+    return ""
+
+
+async def stream(messages, info: AgentInfo):
+    last = messages[-1]
+    returns = [part for part in getattr(last, "parts", []) if isinstance(part, ToolReturnPart)]
+    if returns:
+        # The run continues after a tool: answer with what it returned.
+        result = returns[-1]
+        yield "The %s tool said: " % result.tool_name
+        yield str(result.content)
+        return
+    prompt = latest_prompt(messages)
+    if "think" in prompt:
+        yield {0: DeltaThinkingPart(content="The user wants ")}
+        yield {0: DeltaThinkingPart(content="a considered answer.")}
+        yield "Here is my considered answer."
+    elif "weather" in prompt:
+        yield {0: DeltaToolCall(name="get_weather", json_args='{"city": ', tool_call_id="call_weather")}
+        yield {0: DeltaToolCall(json_args='"Berlin"}')}
+    elif "color" in prompt:
+        yield {0: DeltaToolCall(name="pick_color", json_args="{}", tool_call_id="call_color")}
+    elif "delete" in prompt:
+        yield {0: DeltaToolCall(name="delete_files", json_args='{"paths": ["a.txt"]}', tool_call_id="call_delete")}
+    else:
+        for piece in ["Hello", "! How can ", "I help?"]:
+            yield piece
+
+
+# DeferredToolRequests among the outputs lets a run end waiting for an approval (an AG-UI interrupt) even
+# when the client advertises no tools of its own (with them, the adapter adds it by itself).
+agent = Agent(
+    FunctionModel(stream_function=stream), instructions="A scripted test agent.", output_type=[str, DeferredToolRequests]
+)
+
+
+@agent.tool_plain
+def get_weather(city: str) -> dict:
+    """The forecast for a city."""
+    return {"city": city, "forecast": "sunny"}
+
+
+@agent.tool_plain(requires_approval=True)
+def delete_files(paths: list[str]) -> str:
+    """Deletes files (after the user approves)."""
+    return "deleted %s" % ", ".join(paths)
+
+
+async def run_agent(request):
+    return await AGUIAdapter.dispatch_request(request, agent=agent)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_common_arguments(parser)
+    args = parser.parse_args()
+    app = Starlette(routes=[Route("/agent", run_agent, methods=["POST"])])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))
+    sock.listen(64)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="info" if args.verbose else "error", lifespan="off"))
+
+    def stop_when_parent_goes():
+        try:
+            while os.read(sys.stdin.fileno(), 4096):
+                pass
+        except OSError:
+            pass
+        os._exit(0)
+
+    if not args.no_stdin_watch:
+        threading.Thread(target=stop_when_parent_goes, name="stdin-watch", daemon=True).start()
+    sys.stdout.write("LISTENING %d\n" % sock.getsockname()[1])
+    sys.stdout.flush()
+    server.run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
