@@ -64,7 +64,8 @@ let package = Package(
       ],
       swiftSettings: strictness),
     .executableTarget(
-      name: "Demo", dependencies: ["ConversationStore", "ConversationTesting", "ChatHTTP", "ServerSentEvents"],
+      name: "Demo",
+      dependencies: ["ConversationStore", "ConversationTesting", "ChatHTTP", "ChatAGUI", "ServerSentEvents"],
       swiftSettings: strictness),
     .testTarget(
       name: "DemoTests", dependencies: ["Demo", "ConversationStore", "ConversationTesting"], swiftSettings: strictness),

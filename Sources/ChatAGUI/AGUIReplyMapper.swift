@@ -25,6 +25,8 @@ public struct AGUIReplyMapper: Sendable {
     var content = ""
     var toolCalls: [JSONValue] = []
     var encryptedValue: String?
+    /// A tool message's call and content (a string or content parts, as sent).
+    var result: (callID: String, content: JSONValue)?
   }
 
   private struct Streamed: Sendable {
@@ -286,8 +288,10 @@ public struct AGUIReplyMapper: Sendable {
         events.append(.toolResult(ToolCallID(rawValue: id), .succeeded(Self.result(result))))
       }
     case .toolCallResult(let messageID, let callID, let content):
-      thread.upsert(
-        .object(["id": .string(messageID), "role": "tool", "toolCallId": .string(callID), "content": content]))
+      // A draft like the others, so the thread keeps the order they streamed in: the call's message, then
+      // its result (a producer refuses a history whose result comes before its call).
+      openDraft(messageID, role: "tool", name: nil)
+      drafts[messageID]?.result = (callID, content)
       guard shown else { return }
       if verifier.isOpen(toolCall: callID) {
         earlyResults[callID] = content  // before the call's end (allowed, with a warning): shown after it
@@ -403,6 +407,10 @@ public struct AGUIReplyMapper: Sendable {
       if let name = draft.name { message["name"] = .string(name) }
       if !draft.toolCalls.isEmpty { message["toolCalls"] = .array(draft.toolCalls) }
       if let value = draft.encryptedValue { message["encryptedValue"] = .string(value) }
+      if let result = draft.result {
+        message["toolCallId"] = .string(result.callID)
+        message["content"] = result.content
+      }
       thread.upsert(.object(message))
     }
     drafts = [:]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The command line: `demo [--data-dir DIR | --memory] [--seed N] [--user NAME]`,
+/// The command line: `demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL | --agui URL]`,
 /// `demo --script FILE [--plain] …`, `demo dump [--data-dir DIR]`, `demo decode-sse`, `demo --help`.
 struct DemoArguments: Equatable {
   enum Mode: Equatable {
@@ -21,6 +21,8 @@ struct DemoArguments: Equatable {
   /// `--server URL`: the interactive demo talks to this server (`HTTPChatBackend`) instead of the
   /// simulated agent.
   var server: URL?
+  /// `--agui URL`: the demo talks to this AG-UI agent endpoint (`AGUIBackend`), interactively or in a script.
+  var agui: URL?
   /// `--token T`: the bearer token sent to `server`.
   var token = "secret"
 
@@ -70,6 +72,12 @@ struct DemoArguments: Equatable {
           throw Invalid(description: "--server takes a URL such as http://127.0.0.1:8080/v1, not \"\(text)\"")
         }
         server = url
+      case "--agui":
+        let text = try value(after: argument)
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+          throw Invalid(description: "--agui takes an agent URL such as http://127.0.0.1:8765/agent, not \"\(text)\"")
+        }
+        agui = url
       case "--token": token = try value(after: argument)
       case "--script": script = try value(after: argument)
       case "--plain": plain = true
@@ -81,6 +89,8 @@ struct DemoArguments: Equatable {
     if server != nil && mode != .interactive && mode != .help {
       throw Invalid(description: "--server is for the interactive demo only")
     }
+    if server != nil && agui != nil { throw Invalid(description: "--server and --agui exclude each other") }
+    if agui != nil && mode == .dump { throw Invalid(description: "dump does not take --agui") }
     if let script {
       guard mode != .dump else { throw Invalid(description: "dump does not take --script") }
       if mode != .help { mode = .script(path: script, plain: plain) }
@@ -90,8 +100,8 @@ struct DemoArguments: Equatable {
   }
 
   static let usage = """
-    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL [--token T]]
-           demo --script FILE [--plain] [--seed N] [--data-dir DIR]
+    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL [--token T] | --agui URL]
+           demo --script FILE [--plain] [--seed N] [--data-dir DIR] [--agui URL]
            demo dump [--data-dir DIR]
            demo decode-sse < STREAM
 
@@ -101,6 +111,7 @@ struct DemoArguments: Equatable {
       --seed N        make the simulated agent's choices repeat (default 1)
       --user NAME     start signed in as NAME (default: a guest)
       --server URL    chat with a server speaking Docs/HTTP-PROTOCOL.md instead of the simulated agent
+      --agui URL      chat with an AG-UI 1.0 agent at URL (Pydantic AI, LangGraph, Mastra…), also in a script
       --token T       the bearer token for --server (default "secret", the reference server's)
       --script FILE   run a scripted session and print each frame (80x24); --plain prints a transcript
       dump            print what is stored, as JSON

@@ -7,7 +7,14 @@ import Foundation
 enum InteractiveDemo {
   static func run(arguments: DemoArguments, storage: ChatStorage?) async {
     let session: DemoSession
-    if let server = arguments.server {
+    if let agent = arguments.agui {
+      // An AG-UI agent: each message is a run; the conversation lives here (AG-UI keeps no list).
+      do {
+        session = try DemoSession.agui(endpoint: agent, environment: .live, storage: storage, user: arguments.user)
+      } catch {
+        fail("\(error)")
+      }
+    } else if let server = arguments.server {
       // A real server: the conversations are its; the user opens one from the list or starts a new one.
       let token = arguments.token
       let backend: HTTPChatBackend

@@ -56,6 +56,38 @@ struct AGUIPydanticAITests {
     #expect(answer.text.hasPrefix("The get_weather tool said: "))
   }
 
+  @Test("a conversation goes on over several runs: each run's history holds the earlier calls and results in order")
+  func severalTurns() async throws {
+    let store = ChatStore.onAGUI(try AGUIBackend(endpoint: endpoint))
+    defer { store.close() }
+    store.sendMessage("weather in Berlin?")
+    _ = try #require(await store.answered())
+    // Pydantic AI refuses a history whose tool result comes before its call: this run proves the order
+    store.sendMessage("hello again")
+    let done = try #require(await store.answered(4))
+    #expect(done.messages.map(\.reply) == [nil, .completed, nil, .completed])
+    #expect(done.messages.last?.text == "Hello! How can I help?")
+  }
+
+  @Test("the demo runs a script against the agent and prints the transcript in Examples/agui.transcript")
+  func demoScript() throws {
+    let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests")
+    let root = AGUIProducers.directory.deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = demo
+    process.arguments = ["--agui", endpoint.absoluteString, "--script", "Examples/agui.script", "--plain"]
+    process.currentDirectoryURL = root
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let expected = try String(contentsOf: root.appendingPathComponent("Examples/agui.transcript"), encoding: .utf8)
+    #expect(printed == expected)
+  }
+
   @Test("the app's tool ends the run pending; its result goes back in a continuation run, one answer in all")
   func appTool() async throws {
     // Given an app that advertises pick_color and answers it

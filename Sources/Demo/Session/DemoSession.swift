@@ -36,7 +36,7 @@ final class DemoSession: Sendable {
   /// conversations apart from other servers'; `credentials` is the client's credential provider.
   init(
     backend: any ChatBackend, agent: SimulatedAgent?, environment: StoreEnvironment, storage: ChatStorage?,
-    user: String?, workspace: String = "demo",
+    user: String?, workspace: String = "demo", policy: ChatPolicy = ChatPolicy(),
     credentials: ConversationRuntime<ConversationReducer>.CredentialProvider? = nil
   ) {
     self.agent = agent
@@ -44,7 +44,7 @@ final class DemoSession: Sendable {
     let clock = environment.clock
     client = ChatClient(
       backend: backend, identity: user.map { UserIdentity(userID: $0) },
-      options: ChatClientOptions(workspace: workspace, storage: storage), environment: environment,
+      options: ChatClientOptions(workspace: workspace, policy: policy, storage: storage), environment: environment,
       credentials: credentials,
       tools: [
         "lookupOrder": { arguments in

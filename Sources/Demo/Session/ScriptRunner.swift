@@ -10,6 +10,8 @@ struct ScriptRunner {
   let plain: Bool
   let seed: UInt64
   let storage: ChatStorage?
+  /// The AG-UI agent to run the script against (`--agui`), instead of the simulated agent.
+  var agui: URL? = nil
   let write: @Sendable (String) -> Void
 
   /// The size frames are rendered at: the smallest the demo supports.
@@ -23,9 +25,19 @@ struct ScriptRunner {
     let clock = TestClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01, any fixed time
     // Jitter is fixed: stores and the client draw it concurrently, so a sequence would reach them in any order.
     let environment = StoreEnvironment.deterministic(clock: clock, jitter: 0.5)
-    let session = DemoSession(
-      agent: SimulatedAgent(clock: clock, seed: seed), environment: environment, storage: storage, user: nil)
-    session.start(opening: "c-welcome")
+    let session: DemoSession
+    if let agui {
+      do {
+        session = try DemoSession.agui(endpoint: agui, environment: environment, storage: storage, user: nil)
+      } catch {
+        write("demo: \(error)\n")
+        return
+      }
+    } else {
+      session = DemoSession(
+        agent: SimulatedAgent(clock: clock, seed: seed), environment: environment, storage: storage, user: nil)
+      session.start(opening: "c-welcome")
+    }
     var transcript = Transcript()
     await settle(session, clock)
     emit(session, &transcript, heading: "start")
