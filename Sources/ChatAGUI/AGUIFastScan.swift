@@ -2,9 +2,9 @@ import Foundation
 
 /// The common events of a streamed reply (text and reasoning content, tool arguments, and the starts and
 /// ends around them) read straight from their bytes, without building a JSON tree: a flat object whose
-/// values are strings and numbers. Anything else (a nested value, `true`, an escape it does not know, a missing field) returns nil
-/// and the event takes the general path, which also gives the errors; so this never accepts what the
-/// general path would refuse.
+/// values are strings and numbers. Anything else (a nested value, `true`, an escape it does not know, a
+/// missing field) returns nil and the event takes the general path, which also gives the errors; so this
+/// never accepts what the general path would refuse.
 enum AGUIFastScan {
   /// The event in `bytes`, or nil for the general path. `knownID` is the message or call ID the last event
   /// named: an ID with the same bytes is that string again, not a new one (a reply names one message in
@@ -14,14 +14,25 @@ enum AGUIFastScan {
     return scanner.frame()
   }
 
+  /// The delta of a `TEXT_MESSAGE_CONTENT` for the message `id` from the run's own agent, or nil for any other
+  /// event (it gives up at the first field that says so): the hottest event, read without making a frame.
+  static func textDelta(_ bytes: UnsafeBufferPointer<UInt8>, ofMessage id: String) -> String? {
+    var scanner = Scanner(bytes: bytes, knownID: id, textDeltaOnly: true)
+    guard case .textMessageContent(_, let delta)? = scanner.frame()?.event else { return nil }
+    return delta
+  }
+
   private struct Scanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let knownID: String?
+    /// Only a text delta of `knownID`, from no subagent, is wanted: anything else gives up early.
+    let textDeltaOnly: Bool
     var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, knownID: String?) {
+    init(bytes: UnsafeBufferPointer<UInt8>, knownID: String?, textDeltaOnly: Bool = false) {
       self.bytes = bytes
       self.knownID = knownID
+      self.textDeltaOnly = textDeltaOnly
     }
 
     private enum Key { case type, messageID, toolCallID, delta, subagentRunID, role, name, other }
@@ -51,10 +62,12 @@ enum AGUIFastScan {
             if key == .type {
               // The type is compared as bytes: no string is made for it.
               guard let name = rawString(), let hot = Self.kind(of: name) else { return nil }
+              if textDeltaOnly, hot != .text { return nil }
               kind = hot
             } else if key == .messageID || key == .toolCallID, let known = knownID, takeKnown(known) {
               if key == .messageID { messageID = known } else { toolCallID = known }
             } else {
+              if textDeltaOnly, key == .messageID || key == .subagentRunID { return nil }
               guard let value = string() else { return nil }
               switch key {
               case .messageID: messageID = value

@@ -66,7 +66,11 @@ public struct AGUIReplyMapper: Sendable {
   private var unendedReasoning: String?
   /// The text message whose content is streaming now, with the text not yet written into its draft: its
   /// deltas skip every lookup but one comparison of IDs.
-  private var hot: (id: String, part: PartID, text: String)?
+  /// (Plain stored properties, not an optional tuple: read in place, the hot path copies none of them.)
+  private var isHot = false
+  private var hotID = ""
+  private var hotPart = PartID(rawValue: "")
+  private var hotText = ""
   /// The requested run's failure, thrown by the next `map` or `finish`.
   private var pendingFailure: ChatError?
   private var encryptedForOpen: [String: String] = [:]
@@ -102,10 +106,18 @@ public struct AGUIReplyMapper: Sendable {
 
   /// Appends the store events one Server-Sent Event stands for to `events`.
   public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
+    if let pendingFailure { throw pendingFailure }
     // The common events are read from the event's bytes, without a String of its data (the scanner's strings
-    // repair bytes that are not UTF-8 as `data` would).
+    // repair bytes that are not UTF-8 as `data` would); the hottest, more text for the message streaming now,
+    // without making a frame at all.
+    if isHot, unendedReasoning == nil, verifier.continuesOpenMessage(hotID) {
+      var delta: String?
+      let id = hotID
+      event.withSentDataBytes { delta = AGUIFastScan.textDelta($0, ofMessage: id) }
+      if let delta { return appendHot(delta, into: &events) }
+    }
     var scanned: AGUIFrame?
-    let known = hot?.id
+    let known = isHot ? hotID : nil
     event.withSentDataBytes { scanned = AGUIFastScan.frame($0, knownID: known) }
     if let scanned { return try map(scanned, into: &events) }
     let frame: AGUIFrame
@@ -128,21 +140,10 @@ public struct AGUIReplyMapper: Sendable {
   /// Appends the store events one decoded event stands for to `events`.
   public mutating func map(_ frame: AGUIFrame, into events: inout [ReplyEvent]) throws(ChatError) {
     if let pendingFailure { throw pendingFailure }
-    if case .textMessageContent(let id, let delta) = frame.event, frame.subagentRunID == nil, let part = hot?.part,
-      hot?.id == id, unendedReasoning == nil, verifier.continuesOpenMessage(id)
+    if isHot, case .textMessageContent(let id, let delta) = frame.event, frame.subagentRunID == nil, hotID == id,
+      unendedReasoning == nil, verifier.continuesOpenMessage(id)
     {
-      // The hot path: more text for the message streaming now (the verifier has nothing to check). Text
-      // that follows text of the same part in `events` joins it in place: one delta per batch, not per event.
-      hot?.text.append(delta)
-      guard !delta.isEmpty else { return }
-      if case .partDelta(let last, var text)? = events.last, last == part {
-        events.removeLast()
-        text.append(delta)
-        events.append(.partDelta(part, text))
-      } else {
-        events.append(.partDelta(part, delta))
-      }
-      return
+      return appendHot(delta, into: &events)
     }
     flushHot()
     do throws(AGUIViolation) {
@@ -159,11 +160,26 @@ public struct AGUIReplyMapper: Sendable {
     }
   }
 
+  /// More text for the message streaming now (the verifier has nothing to check). Text that follows text of
+  /// the same part in `events` joins it in place: one delta per batch, not per event.
+  private mutating func appendHot(_ delta: String, into events: inout [ReplyEvent]) {
+    hotText.append(delta)
+    guard !delta.isEmpty else { return }
+    if case .partDelta(let last, var text)? = events.last, last == hotPart {
+      events.removeLast()
+      text.append(delta)
+      events.append(.partDelta(last, text))
+    } else {
+      events.append(.partDelta(hotPart, delta))
+    }
+  }
+
   /// Writes the hot message's text into its draft.
   private mutating func flushHot() {
-    guard let hot else { return }
-    drafts[hot.id]?.content += hot.text
-    self.hot = nil
+    guard isHot else { return }
+    drafts[hotID]?.content += hotText
+    isHot = false
+    hotText = ""
   }
 
   /// The error a `RUN_ERROR` ends the reply with: when it fails the requested run (also after its
@@ -262,7 +278,9 @@ public struct AGUIReplyMapper: Sendable {
         events.append(.partStarted(part.part, .text))
       }
       events.append(.partDelta(part.part, delta))
-      hot = (id, part.part, "")
+      isHot = true
+      hotID = id
+      hotPart = part.part
     case .textMessageEnd(let id):
       guard let part = streamed.removeValue(forKey: id), part.isShown else { return }
       events.append(.partEnded(part.part))

@@ -56,6 +56,22 @@ struct AGUIEventDecodingTests {
     #expect(fast == (try AGUIFrame(object: object)))
   }
 
+  @Test(
+    "the hottest path takes only a text delta of the message streaming now, from the run's own agent",
+    arguments: [
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi \u00e9"}"#, "Hi é"),
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m2","delta":"Hi"}"#, nil),
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi","subagentRunId":"s1"}"#, nil),
+      (#"{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"s1","messageId":"m1","delta":"Hi"}"#, nil),
+      (#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi","role":"user"}"#, nil),
+      (#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"m1","delta":"Hi"}"#, nil),
+      (#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#, nil),
+    ] as [(String, String?)])
+  func hottestPath(json: String, delta: String?) {
+    var text = json
+    #expect(text.withUTF8 { AGUIFastScan.textDelta($0, ofMessage: "m1") } == delta)
+  }
+
   @Test("what each event type reads as")
   func eventsRead() throws {
     #expect(

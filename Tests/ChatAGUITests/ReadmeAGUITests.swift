@@ -1,0 +1,36 @@
+// README-AGUI-BEGIN
+import ChatAGUI
+import ConversationStore
+import ConversationTesting
+import Foundation
+import Testing
+
+func agentChat(agent: URL) throws -> ChatStore {
+  let backend = try AGUIBackend(
+    endpoint: agent,  // e.g. http://127.0.0.1:8765/agent
+    tools: [AGUITool(name: "pick_color", description: "Ask the user for a color")])
+  var policy = ChatPolicy()
+  policy.toolResultDelivery = .nextRun  // AG-UI runs end with the app's calls pending
+  return ChatStore(policy: policy, backend: backend, tools: ["pick_color": { _ in "teal" }])
+}
+// README-AGUI-END
+
+@Suite("README: an AG-UI agent")
+struct ReadmeAGUITests {
+  @Test("the README shows the AG-UI example as this file compiles it")
+  func shown() throws {
+    #expect(try ReadmeExcerpt(marker: "README-AGUI", in: #filePath).isShown(in: "README.md"))
+  }
+
+  @Test(
+    "the README's AG-UI store answers the agent's call to the app's tool and gets the answer",
+    .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason), .timeLimit(.minutes(1)))
+  func runs() async throws {
+    let server = try AGUIProducers.start("pydantic_agent_server.py")
+    let store = try agentChat(agent: URL(string: "http://127.0.0.1:\(server.port)/agent")!)
+    defer { store.close() }
+    store.sendMessage("pick a color")
+    let answer = try #require(await store.answered()?.messages.last)
+    #expect(answer.text == "The pick_color tool said: teal")
+  }
+}
