@@ -350,6 +350,8 @@ public struct AGUIReplyMapper: Sendable {
       if shown { events.append(.agentStateDelta(patch)) }
     case .messagesSnapshot(let messages):
       commitDrafts()
+      let restated = newMessages(in: messages)
+      if !restated.isEmpty { events.append(.restated(restated)) }
       thread.reconcile(snapshot: messages, keeping: Set([userMessage?.clientID.rawValue].compactMap { $0 }))
       sideEvents.append(.messagesSnapshot(messages))
     case .activitySnapshot(let id, let type, let content, let replace):
@@ -400,6 +402,31 @@ public struct AGUIReplyMapper: Sendable {
   }
 
   // MARK: - The thread
+
+  /// The user's and the agent's messages a snapshot holds that this thread does not (from another device, or
+  /// a thread replayed to a fresh client), as the conversation's messages; the thread's own are already
+  /// shown, under the client IDs the user knows.
+  private func newMessages(in snapshot: [JSONValue]) -> [Message] {
+    snapshot.compactMap { wire -> Message? in
+      guard let id = wire.field("id")?.stringValue, thread.message(id) == nil, drafts[id] == nil else { return nil }
+      let role: Role
+      switch wire.field("role")?.stringValue {
+      case "user": role = .user
+      case "assistant": role = .assistant
+      default: return nil  // tool, reasoning, system and developer messages are the thread's only
+      }
+      let text: String
+      switch wire.field("content") {
+      case .string(let content)?: text = content
+      case .array(let parts)?: text = parts.compactMap { $0.field("text")?.stringValue }.joined(separator: "\n")
+      default: text = ""
+      }
+      guard !text.isEmpty else { return nil }
+      return Message(
+        clientID: ClientMessageID(rawValue: "agui-\(id)"), serverID: ServerMessageID(rawValue: id), role: role,
+        text: text, createdAt: receivedAt)
+    }
+  }
 
   private mutating func openDraft(_ id: String, role: String, name: String?) {
     if drafts[id] == nil {

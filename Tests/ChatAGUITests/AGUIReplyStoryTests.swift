@@ -233,8 +233,12 @@ struct AGUIReplyStoryTests {
     ])
     defer { store.close() }
     let sent = store.sendMessage("Go")
-    let answer = try #require(try await Self.ended(store).messages.last)
+    let state = try await Self.ended(store, count: 4)
+    let answer = try #require(state.messages.last)
     #expect(answer.text == "Now." && answer.reply == .completed)
+    // The conversation shows the replayed thread before the question, which keeps its row
+    #expect(state.messages.map(\.text) == ["Earlier question", "Earlier answer", "Go", "Now."])
+    #expect(state.messages[2].clientID == sent)
     // The snapshot restated the thread before the question this client sent, which stays, after it
     let ids = backend.threads.withLock { $0["thread-1"] }?.messages.compactMap { $0["id"] }
     #expect(ids == ["old-u", "old-a", .string(sent.rawValue), "m1"])

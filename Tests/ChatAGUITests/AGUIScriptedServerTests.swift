@@ -111,11 +111,14 @@ struct AGUIScriptedServerTests {
     let store = ChatStore.onAGUI(try AGUIBackend(endpoint: server.endpoint(scenario)))
     defer { store.close() }
     store.sendMessage("Go")
-    let state = try #require(await store.answered(), "\(scenario) never finished")
+    // The replayed run restates two earlier messages, which the conversation then shows before the question.
+    let state = try #require(await store.answered(scenario == "two-runs" ? 4 : 2), "\(scenario) never finished")
     #expect(state.messages.last?.reply == .completed)
     switch scenario {
     case "reopened": #expect(state.messages.last?.text == "First. Then more.")
-    case "two-runs": #expect(state.messages.last?.text == "The answer to this run.")
+    case "two-runs":
+      #expect(
+        state.messages.map(\.text) == ["An earlier question", "An earlier answer", "Go", "The answer to this run."])
     case "state": #expect(state.agentState == ["count": 2, "items": []])
     default:
       let reasoning = state.messages.last?.parts.compactMap { part -> ReasoningPart? in

@@ -1,10 +1,12 @@
-// README-AGUI-BEGIN
 import ChatAGUI
 import ConversationStore
 import ConversationTesting
 import Foundation
 import Testing
 
+// The README's AG-UI example (below its imports, `ChatAGUI` and `ConversationStore`), compiled and run
+// against Pydantic AI's adapter; `shown` keeps the README's copy verbatim.
+// README-AGUI-BEGIN
 func agentChat(agent: URL) throws -> ChatStore {
   let backend = try AGUIBackend(
     endpoint: agent,  // e.g. http://127.0.0.1:8765/agent

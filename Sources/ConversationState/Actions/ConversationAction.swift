@@ -192,6 +192,10 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   indirect case replyFinished(RequestID, message: Message, userMessageID: ServerMessageID? = nil)
   /// The stream closed without `replyFinished`: the reply is kept as interrupted (`INCOMPLETE_STREAM`).
   case replyEnded(RequestID)
+  /// Messages the server restated beside the reply on request `RequestID` (`ReplyEvent.restated`): merged in
+  /// the order given, held ones updated in place with their client IDs, times and places, new ones placed
+  /// among them (their times made to fit that order), none removed.
+  case replyRestated(RequestID, [Message])
   indirect case historyLoaded(RequestID, HistoryPage)
   /// Messages missed while disconnected (after the last confirmed one). `hasMore` says the server has
   /// more after these; the store then asks again, from the newest it now has. A page that says "more" but

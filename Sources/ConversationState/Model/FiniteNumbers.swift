@@ -126,7 +126,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .replyPartAdded(_, let part): return part.hasOnlyFiniteNumbers
     case .toolCallFinished(_, _, let outcome), .toolRan(_, let outcome): return outcome.hasOnlyFiniteNumbers
     case .historyLoaded(_, let page): return page.messages.hasOnlyFiniteNumbers
-    case .syncLoaded(_, let messages, _, _): return messages.hasOnlyFiniteNumbers
+    case .syncLoaded(_, let messages, _, _), .replyRestated(_, let messages): return messages.hasOnlyFiniteNumbers
     case .realtime(_, let event, _, let receivedAt):
       return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
     case .attachmentProgress(_, _, let fraction), .uploadProgressed(_, let fraction): return fraction.isFinite
@@ -160,7 +160,7 @@ extension ConversationAction: FiniteNumberChecking {
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
       .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .inputRequested,
-      .positioned:
+      .positioned, .replyRestated:
       return false
     }
   }

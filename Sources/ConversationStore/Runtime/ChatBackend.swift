@@ -145,6 +145,12 @@ public enum ReplyEvent: Equatable, Sendable {
   /// passes a message with an empty text and the device time (`ChatClock.now()`) when the server gives
   /// none. The answer keeps the client ID of the row it streamed in.
   case finished(Message, userMessageID: ServerMessageID? = nil)
+  /// The server restated messages of the conversation beside the reply (AG-UI's `MESSAGES_SNAPSHOT`, a
+  /// replayed thread): merged without losing anything the device shows. A message the conversation holds (by
+  /// server ID) is updated in place and keeps its client ID, time and place; a new one takes its place
+  /// among them in the order given (before the first held message it precedes); none is removed, and the
+  /// reply streaming now is not among them. Times are placed by the store, so the ones given are not used.
+  case restated([Message])
   /// The server took the user's message for later delivery without delivering it yet (sends only).
   case queued
   /// The server described the conversation along with the reply: its title, its status (nil: unchanged).

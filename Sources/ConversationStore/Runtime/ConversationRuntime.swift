@@ -253,6 +253,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .finished(let message, let userMessageID):
       return .replyFinished(requestID, message: message, userMessageID: userMessageID)
     case .queued: return .sendQueued(requestID)
+    case .restated(let messages): return .replyRestated(requestID, messages)
     case .described(let title, let status): return .conversationDescribed(requestID, title: title, status: status)
     case .positioned(let position, .positioned(_, let event)):
       return action(for: .positioned(position, event), requestID, store)

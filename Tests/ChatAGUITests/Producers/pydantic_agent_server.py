@@ -46,6 +46,11 @@ async def stream(messages, info: AgentInfo):
     if returns:
         # The run continues after a tool: answer with what it returned.
         result = returns[-1]
+        if result.outcome == "denied":
+            # A denied approval (or a cancelled interrupt): say so, without running it.
+            yield "I did not run %s: " % result.tool_name
+            yield str(result.content)
+            return
         yield "The %s tool said: " % result.tool_name
         yield str(result.content)
         return

@@ -10,6 +10,10 @@ GET /requests answers every request body received so far, as a JSON array. Scena
   two-runs    a replayed earlier run (a MESSAGES_SNAPSHOT) before the requested run, on one response
   state       a snapshot, a delta that applies and one that does not
   cancelled   text, then RUN_FINISHED with outcome cancelled
+  interrupt   text, then RUN_FINISHED with outcome interrupt (one interrupt: reason "confirm", a responseSchema)
+  pending-tool a call to the first tool the client advertised (else pick_color), left for the app:
+              RUN_FINISHED success with pendingToolCallIds
+  truncated-eof like truncated, but the body has no length: it ends cleanly at the close (no HTTP error)
   violation   content for a message never started
   reasoning   a reasoning span and message with an encrypted value, then text
   reject      HTTP 422 with a JSON body, no stream
@@ -32,6 +36,7 @@ from local_server import add_common_arguments, serve_until_stopped  # noqa: E402
 
 from ag_ui.core import (  # noqa: E402
     AssistantMessage,
+    Interrupt,
     MessagesSnapshotEvent,
     ReasoningEncryptedValueEvent,
     ReasoningEndEvent,
@@ -42,6 +47,8 @@ from ag_ui.core import (  # noqa: E402
     RunErrorEvent,
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
@@ -49,7 +56,10 @@ from ag_ui.core import (  # noqa: E402
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
+    ToolCallArgsEvent,
     ToolCallChunkEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
     UserMessage,
 )
 from ag_ui.encoder import EventEncoder  # noqa: E402
@@ -64,7 +74,7 @@ def text(message_id, *deltas):
     ] + [TextMessageEndEvent(message_id=message_id)]
 
 
-def scenario(name, thread, run):
+def scenario(name, thread, run, tools=()):
     """The events of a scenario, and whether the connection closes before a terminal event."""
     started = RunStartedEvent(thread_id=thread, run_id=run)
     finished = RunFinishedEvent(thread_id=thread, run_id=run)
@@ -88,7 +98,7 @@ def scenario(name, thread, run):
         return [started, TextMessageStartEvent(message_id="m1", role="assistant"),
                 TextMessageContentEvent(message_id="m1", delta="Half an answer"),
                 RunErrorEvent(message="The model went away.", code="MODEL_ERROR")], False
-    if name == "truncated":
+    if name in ("truncated", "truncated-eof"):
         return [started, TextMessageStartEvent(message_id="m1", role="assistant"),
                 TextMessageContentEvent(message_id="m1", delta="Cut off in the mid")], True
     if name == "reopened":
@@ -114,6 +124,29 @@ def scenario(name, thread, run):
     if name == "cancelled":
         return [started] + text("m1", "Stopping here.") + [
             RunFinishedEvent(thread_id=thread, run_id=run, outcome=RunFinishedCancelledOutcome(type="cancelled"))
+        ], False
+    if name == "interrupt":
+        return [started] + text("m1", "Before I go on: ") + [
+            RunFinishedEvent(thread_id=thread, run_id=run, outcome=RunFinishedInterruptOutcome(
+                type="interrupt",
+                interrupts=[Interrupt(
+                    id="int-1", reason="confirm", message="Send the report to the whole team?",
+                    response_schema={"type": "object", "properties": {"confirmed": {"type": "boolean"}},
+                                     "required": ["confirmed"]},
+                )],
+            ))
+        ], False
+    if name == "pending-tool":
+        tool = next((t.get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)),
+                    "pick_color")
+        return [
+            started,
+            ToolCallStartEvent(tool_call_id="call-1", tool_call_name=tool),
+            ToolCallArgsEvent(tool_call_id="call-1", delta='{"hint": '),
+            ToolCallArgsEvent(tool_call_id="call-1", delta='"warm"}'),
+            ToolCallEndEvent(tool_call_id="call-1"),
+            RunFinishedEvent(thread_id=thread, run_id=run, outcome=RunFinishedSuccessOutcome(
+                type="success", pending_tool_call_ids=["call-1"])),
         ], False
     if name == "violation":
         return [started] + text("m1", "Fine so far.") + [
@@ -153,6 +186,8 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except ValueError:
             return self.answer(400, {"error": {"code": "INVALID_INPUT", "message": "not JSON"}})
+        if not isinstance(body, dict):
+            return self.answer(400, {"error": {"code": "INVALID_INPUT", "message": "not a JSON object"}})
         entry = {"path": self.path, "body": body, "accept": self.headers.get("Accept"),
                  "authorization": self.headers.get("Authorization"), "closed": False}
         with LOCK:
@@ -160,7 +195,7 @@ class Handler(BaseHTTPRequestHandler):
         name = self.path.rsplit("/", 1)[-1]
         if name == "reject":
             return self.answer(422, {"error": {"code": "INVALID_INPUT", "message": "The run input was refused."}})
-        events, truncate = scenario(name, body.get("threadId", "t"), body.get("runId", "r"))
+        events, truncate = scenario(name, body.get("threadId", "t"), body.get("runId", "r"), body.get("tools") or ())
         if events is None:
             return self.answer(404, {"error": {"code": "NOT_FOUND", "message": name}})
         encoder = EventEncoder()
@@ -170,7 +205,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/json" if name == "not-sse" else encoder.get_content_type())
         self.send_header("Cache-Control", "no-cache")
-        if truncate:
+        if name == "truncated-eof":
+            # No length: the body runs until the connection closes, so it ends cleanly, mid-run.
+            self.send_header("Connection", "close")
+        elif truncate:
             # Announce more than is sent, then close: the client sees the body end mid-run.
             self.send_header("Content-Length", str(len(payload) + 4096))
         else:

@@ -20,8 +20,8 @@ final class ReplayedAGUIBackend: ChatBackend {
 
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? "thread-1"
-    let user = Message(
-      clientID: payload.clientID, role: .user, text: payload.text, createdAt: Date(timeIntervalSince1970: 0))
+    // The device's time, as AGUIBackend gives it (the stores here run on the live clock).
+    let user = Message(clientID: payload.clientID, role: .user, text: payload.text, createdAt: Date())
     return run(conversation, user: user)
   }
 
@@ -41,7 +41,7 @@ final class ReplayedAGUIBackend: ChatBackend {
     if let user { thread.upsert(AGUIThread.userMessage(user)) }
     var mapper = AGUIReplyMapper(
       runID: runID, conversationID: conversation, thread: thread, userMessage: user, appTools: appTools,
-      receivedAt: Date(timeIntervalSince1970: 1))
+      receivedAt: Date())
     return AsyncThrowingStream { continuation in
       var decoder = ServerSentEventDecoder()
       do throws(ChatError) {
