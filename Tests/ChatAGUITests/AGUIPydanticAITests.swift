@@ -109,7 +109,8 @@ struct AGUIPydanticAITests {
     "an approval interrupts the run; the user's answer resumes it, and the tool runs only if approved",
     arguments: [true, false])
   func approval(approved: Bool) async throws {
-    let store = ChatStore.onAGUI(try AGUIBackend(endpoint: endpoint))
+    let backend = try AGUIBackend(endpoint: endpoint)
+    let store = ChatStore.onAGUI(backend)
     defer { store.close() }
     store.sendMessage("delete a.txt")
     let waiting = try #require(
@@ -134,6 +135,11 @@ struct AGUIPydanticAITests {
     } else {
       #expect(!answer.text.contains("deleted a.txt"), "\(answer.text)")
       #expect(answer.toolCalls.first?.outcome == .denied(reason: "Keep it"))
+      // Pydantic AI marks its tool message for the denial with an encrypted value: the thread keeps it, to
+      // send back unchanged
+      let thread = try #require(done.conversationID.flatMap { backend.thread(for: $0) })
+      let result = thread.messages.first { $0["role"] == "tool" && $0["toolCallId"] == "call_delete" }
+      #expect(result?["encryptedValue"] != nil, "\(String(describing: result))")
     }
   }
 }
