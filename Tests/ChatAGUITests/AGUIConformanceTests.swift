@@ -92,7 +92,7 @@ struct AGUIConformanceTests {
     store.sendMessage("Go")
     // Then the reply ends, never rejected, with no rule broken on the way
     let ended = try #require(
-      await store.state(within: 10, where: { $0.streamingReply == nil && $0.messages.count == 2 }))
+      await store.state(within: 60, where: { $0.streamingReply == nil && $0.messages.count == 2 }))
     let reply = try #require(ended.messages.last?.reply)
     #expect(reply.error?.code != .invalidEvent, "\(reply)")
     #expect(ended.backgroundError == nil, "\(String(describing: ended.backgroundError))")

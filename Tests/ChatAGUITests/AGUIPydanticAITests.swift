@@ -14,7 +14,7 @@ struct AGUIPydanticAITests {
   let server: LocalServerProcess
   var endpoint: URL { URL(string: "http://127.0.0.1:\(server.port)/agent")! }
 
-  init() throws { server = try AGUIProducers.start("pydantic_agent_server.py") }
+  init() async throws { server = try await AGUIProducers.shared("pydantic_agent_server.py") }
 
   @Test("a text answer streams and completes; Pydantic AI's empty parent messages show nothing")
   func text() async throws {
@@ -70,7 +70,7 @@ struct AGUIPydanticAITests {
   }
 
   @Test("the demo runs a script against the agent and prints the transcript in Examples/agui.transcript")
-  func demoScript() throws {
+  func demoScript() async throws {
     let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests")
     let root = AGUIProducers.directory.deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
@@ -81,8 +81,14 @@ struct AGUIPydanticAITests {
     let output = Pipe()
     process.standardOutput = output
     try process.run()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    // Read and wait off the cooperative pool: the script takes a few seconds of real time.
+    let printed: String = await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+      }
+    }
     #expect(process.terminationStatus == 0)
     let expected = try String(contentsOf: root.appendingPathComponent("Examples/agui.transcript"), encoding: .utf8)
     #expect(printed == expected)

@@ -23,7 +23,7 @@ struct AGUIReplyStoryTests {
 
   static func ended(_ store: ChatStore, count: Int = 2) async throws -> ConversationState {
     try #require(
-      await store.state(within: 10, where: { $0.streamingReply == nil && $0.messages.count == count && $0.isSettled }))
+      await store.state(within: 60, where: { $0.streamingReply == nil && $0.messages.count == count && $0.isSettled }))
   }
 
   @Test("a text answer streams in a part keyed by its message ID and completes; the user's message is confirmed")

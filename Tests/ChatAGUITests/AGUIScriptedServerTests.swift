@@ -14,7 +14,7 @@ struct AGUIScriptedServerTests {
   @Test("a run posts the complete history, the app's tools and protocol 1.0, and streams the answer")
   func runInput() async throws {
     // Given an agent that answers in three deltas, and an app with one tool
-    let server = try ScriptedAGUIServer()
+    let server = try await ScriptedAGUIServer.shared()
     let backend = try AGUIBackend(
       endpoint: server.endpoint("text"),
       tools: [AGUITool(name: "pick_color", description: "Ask the user for a color")],
@@ -31,7 +31,10 @@ struct AGUIScriptedServerTests {
     // Then each answer streamed, and each run carried everything before it
     #expect(answered.messages.last?.text == "Hello, from the scripted agent.")
     #expect(done.messages.last?.reply == .completed)
-    let requests = try await server.requests()
+    // The server is shared with the other tests: this conversation's requests are the ones for its thread.
+    let requests = try await server.requests().filter {
+      ($0["body"] as? [String: Any])?["threadId"] as? String == done.conversationID?.rawValue
+    }
     #expect(requests.count == 2)
     let body = try #require(requests.last?["body"] as? [String: Any])
     #expect(body["protocolVersion"] as? String == "1.0")
@@ -67,7 +70,7 @@ struct AGUIScriptedServerTests {
       Ending(scenario: "not-sse", outcome: "failed", code: "INVALID_RESPONSE", text: ""),
     ])
   func endings(_ ending: Ending) async throws {
-    let server = try ScriptedAGUIServer()
+    let server = try await ScriptedAGUIServer.shared()
     let store = ChatStore.onAGUI(try AGUIBackend(endpoint: server.endpoint(ending.scenario)))
     defer { store.close() }
     store.sendMessage("Go")
@@ -93,7 +96,7 @@ struct AGUIScriptedServerTests {
 
   @Test("the chunk forms stream like the start/end forms: the text, then the call with its arguments")
   func chunks() async throws {
-    let server = try ScriptedAGUIServer()
+    let server = try await ScriptedAGUIServer.shared()
     let store = ChatStore.onAGUI(try AGUIBackend(endpoint: server.endpoint("chunks")))
     defer { store.close() }
     store.sendMessage("Order 42?")
@@ -107,7 +110,7 @@ struct AGUIScriptedServerTests {
     "a reopened message, a replayed run, state deltas and encrypted reasoning, over the wire",
     arguments: ["reopened", "two-runs", "state", "reasoning"])
   func streamShapes(scenario: String) async throws {
-    let server = try ScriptedAGUIServer()
+    let server = try await ScriptedAGUIServer.shared()
     let store = ChatStore.onAGUI(try AGUIBackend(endpoint: server.endpoint(scenario)))
     defer { store.close() }
     store.sendMessage("Go")
@@ -132,11 +135,12 @@ struct AGUIScriptedServerTests {
 
   @Test("stopping a reply aborts its request: the answer is cancelled and the server sees the connection close")
   func stop() async throws {
-    let server = try ScriptedAGUIServer()
+    let server = try await ScriptedAGUIServer.shared()
     let store = ChatStore.onAGUI(try AGUIBackend(endpoint: server.endpoint("slow")))
     defer { store.close() }
     store.sendMessage("Take your time")
-    _ = try #require(await store.state(within: 30, where: { !($0.streamingReply?.text.isEmpty ?? true) }))
+    let streaming = try #require(await store.state(within: 30, where: { !($0.streamingReply?.text.isEmpty ?? true) }))
+    let thread = try #require(streaming.conversationID?.rawValue)
 
     store.send(.stopReply)
 
@@ -144,7 +148,10 @@ struct AGUIScriptedServerTests {
     #expect(stopped.messages.last?.reply == .cancelled)
     var closed = false
     for _ in 0..<50 where !closed {
-      closed = try await server.requests().first?["closed"] as? Bool == true
+      closed =
+        try await server.requests().first {
+          ($0["body"] as? [String: Any])?["threadId"] as? String == thread
+        }?["closed"] as? Bool == true
       if !closed { try await Task.sleep(for: .milliseconds(100)) }
     }
     #expect(closed, "the server went on writing to a connection the client had stopped")

@@ -28,7 +28,7 @@ struct ReadmeAGUITests {
     "the README's AG-UI store answers the agent's call to the app's tool and gets the answer",
     .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason), .timeLimit(.minutes(1)))
   func runs() async throws {
-    let server = try AGUIProducers.start("pydantic_agent_server.py")
+    let server = try await AGUIProducers.shared("pydantic_agent_server.py")
     let store = try agentChat(agent: URL(string: "http://127.0.0.1:\(server.port)/agent")!)
     defer { store.close() }
     store.sendMessage("pick a color")

@@ -36,6 +36,27 @@ enum AGUIProducers {
   static func start(_ script: String) throws -> LocalServerProcess {
     try LocalServerProcess([python, directory.appendingPathComponent(script).path, "--port", "0"])
   }
+
+  /// One server per script for the whole test process, started off the cooperative pool: Pydantic AI takes a
+  /// second or two to import, and a start blocks its thread until the server says `LISTENING` (two such
+  /// waits at once would stall every other test's tasks on a 2-core machine). It exits with the process
+  /// (its stdin closes). Tests on it keep apart by their conversations.
+  static func shared(_ script: String) async throws -> LocalServerProcess {
+    let result: Result<LocalServerProcess, any Error> = await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        let result = servers.withLock { servers in
+          if let running = servers[script] { return running }
+          let started = Result { try start(script) }
+          servers[script] = started
+          return started
+        }
+        continuation.resume(returning: result)
+      }
+    }
+    return try result.get()
+  }
+
+  private static let servers = StateLock<[String: Result<LocalServerProcess, any Error>]>([:])
 }
 
 /// The scripted server (ag-ui-protocol's own encoder) and what it was sent.
@@ -43,11 +64,14 @@ struct ScriptedAGUIServer {
   let process: LocalServerProcess
   var base: URL { URL(string: "http://127.0.0.1:\(process.port)")! }
 
-  init() throws { process = try AGUIProducers.start("scripted_server.py") }
+  /// The process's shared scripted server.
+  static func shared() async throws -> ScriptedAGUIServer {
+    ScriptedAGUIServer(process: try await AGUIProducers.shared("scripted_server.py"))
+  }
 
   func endpoint(_ scenario: String) -> URL { base.appendingPathComponent("scenario/\(scenario)") }
 
-  /// Every request body so far, oldest first, with what came with it.
+  /// Every request body so far (from every test on this server), oldest first, with what came with it.
   func requests() async throws -> [[String: Any]] {
     let (data, _) = try await URLSession.shared.data(for: URLRequest(url: base.appendingPathComponent("requests")))
     return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
@@ -67,7 +91,7 @@ extension ChatStore {
   }
 
   /// The state once the latest answer has ended (and nothing is in flight), or nil after `seconds`.
-  func answered(_ count: Int = 2, within seconds: Double = 30) async -> ConversationState? {
+  func answered(_ count: Int = 2, within seconds: Double = 60) async -> ConversationState? {
     await state(within: seconds, where: { $0.streamingReply == nil && $0.messages.count == count && $0.isSettled })
   }
 }
