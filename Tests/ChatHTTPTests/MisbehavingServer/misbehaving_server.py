@@ -236,6 +236,7 @@ class BaseHandler(BaseHTTPRequestHandler):
     def handle_one_request(self):
         self.connection.settimeout(IDLE_CONNECTION_S)  # streams change it per write; restore it for reading
         self.deadline = time.monotonic() + self.config.max_case_s
+        self.paced_since = time.monotonic()
         self.extra_headers = []
         self.chunked = False
         self.status = None
@@ -305,6 +306,13 @@ class BaseHandler(BaseHTTPRequestHandler):
         if remaining <= 0:
             raise CaseOver("time_limit")
         self.connection.settimeout(remaining)
+        rate = getattr(self.config, "flood_mib_per_s", 0) or 0
+        if rate > 0:
+            # No faster than `rate`: a link's speed, not loopback's (see --flood-mib-per-s).
+            due = self.paced_since + (self.bytes_sent + len(data)) / (rate * MiB)
+            pause = due - time.monotonic()
+            if pause > 0:
+                time.sleep(min(pause, max(0.0, self.deadline - time.monotonic())))
         try:
             self.connection.sendall(data)
         except socket.timeout:
@@ -1245,6 +1253,11 @@ def parse_args(argv=None):
     parser.add_argument("--max-case-s", type=float, default=60.0,
                         help="no request is served longer than this (endless cases stop here)")
     parser.add_argument("--drip-interval-s", type=float, default=0.5, help="pause between bytes in drip cases")
+    parser.add_argument("--flood-mib-per-s", type=float, default=0,
+                        help="send no faster than this many MiB/s (0: as fast as the socket takes them). Over "
+                             "loopback FoundationNetworking reads gigabytes a second and keeps delivering for up "
+                             "to a second after a cancel, queued for its delegate: a link's rate keeps that "
+                             "backlog to what a real network could bring")
     add_common_arguments(parser)
     return parser.parse_args(argv)
 

@@ -18,10 +18,11 @@ final class MisbehavingServer: Sendable {
     .appendingPathComponent("MisbehavingServer/misbehaving_server.py")
 
   /// Starts a server whose every request ends within `maximumCaseSeconds` (scaled like the timeouts).
-  init(maximumCaseSeconds: Double = 20, dripIntervalSeconds: Double = 0.5) throws {
+  /// - Parameter floodMiBPerSecond: the most the server sends a second (0: as fast as loopback goes).
+  init(maximumCaseSeconds: Double = 20, dripIntervalSeconds: Double = 0.5, floodMiBPerSecond: Double = 0) throws {
     process = try LocalServerProcess([
       "python3", Self.script.path, "--port", "0", "--max-case-s", "\(maximumCaseSeconds * sanitizerSlowdown)",
-      "--drip-interval-s", "\(dripIntervalSeconds)",
+      "--drip-interval-s", "\(dripIntervalSeconds)", "--flood-mib-per-s", "\(floodMiBPerSecond)",
     ])
   }
 
@@ -120,6 +121,18 @@ enum ResidentMemory {
     let fields = statm.split(separator: " ")
     guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+  }
+
+  /// Waits until resident memory holds still (four samples 100 ms apart within 1 MiB of each other), at most
+  /// `seconds`: what the transport still delivers and frees for a case that ended is not the next case's.
+  static func settle(within seconds: Double = 10) async {
+    var samples = [bytes()]
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(100))
+      samples = Array((samples + [bytes()]).suffix(4))
+      if samples.count == 4, let low = samples.min(), let high = samples.max(), high - low < 1_048_576 { return }
+    }
   }
 }
 
