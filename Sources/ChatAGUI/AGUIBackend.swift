@@ -92,21 +92,27 @@ public final class AGUIBackend: ChatBackend {
     let user = Message(
       clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
       attachments: payload.attachments)
-    let thread = threads.withLock { threads in
+    let (thread, abandoned) = threads.withLock { threads in
       var thread = threads[conversation] ?? AGUIThread()
+      // A new message gives up what the last run left waiting (the store has cancelled those waits).
+      let abandoned = thread.abandonWaits()
       thread.upsert(AGUIThread.userMessage(user))  // a retry replaces it in place
       threads[conversation] = thread
-      return thread
+      return (thread, abandoned)
     }
-    return run(in: conversation, on: thread, userMessage: user)
+    return run(
+      in: conversation, on: thread, userMessage: user, parentRunID: abandoned.parentRunID, resume: abandoned.resume)
   }
 
   public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
-    guard let thread = threads.withLock({ $0[conversation]?.prefix(through: prompt.rawValue) }) else {
+    guard var thread = threads.withLock({ $0[conversation]?.prefix(through: prompt.rawValue) }) else {
       return Self.failing(ChatError(.unknownMessage, "The agent's thread does not hold message \(prompt.rawValue)."))
     }
+    // The answer being replaced goes, with whatever it left waiting.
+    thread.pendingInterrupts = []
+    thread.pendingToolCallIDs = []
     return run(in: conversation, on: thread, userMessage: nil)
   }
 
@@ -169,8 +175,16 @@ public final class AGUIBackend: ChatBackend {
     }
   }
 
+  /// Stores a run's thread. A message written meanwhile by a newer send (a run that overlapped this one) is
+  /// kept, after this run's messages.
   private func keep(_ thread: AGUIThread, for conversation: ConversationID) {
-    threads.withLock { $0[conversation] = thread }
+    threads.withLock { threads in
+      var merged = thread
+      for message in threads[conversation]?.messages ?? [] {
+        if let id = message.field("id")?.stringValue, merged.message(id) == nil { merged.upsert(message) }
+      }
+      threads[conversation] = merged
+    }
   }
 
   private func publish(_ events: [AGUISideEvent]) {

@@ -62,6 +62,11 @@ public struct AGUIReplyMapper: Sendable {
   private var streamed: [String: Streamed] = [:]
   private var reopenings: [String: Int] = [:]
   private var calls: [String: Call] = [:]
+  private var callOrder: [String] = []
+  private var resultsSeen: Set<String> = []
+  /// Messages this response streamed and already wrote into the thread (at a snapshot): one reopened later
+  /// continues what it had.
+  private var committedHere: Set<String> = []
   private var earlyResults: [String: JSONValue] = [:]
   private var unendedReasoning: String?
   /// The text message whose content is streaming now, with the text not yet written into its draft: its
@@ -261,6 +266,14 @@ public struct AGUIReplyMapper: Sendable {
       } else {
         thread.pendingInterrupts = []
       }
+      // The app's calls left to it: as the producer lists them, else (absent or empty does not mean none)
+      // those of this run with no result.
+      let unanswered = calls.filter { $0.value.execution == .client && !resultsSeen.contains($0.key) }.map(\.key)
+      if case .success(let listed) = outcome, !listed.isEmpty {
+        thread.pendingToolCallIDs = listed
+      } else {
+        thread.pendingToolCallIDs = callOrder.filter { unanswered.contains($0) }
+      }
     case .runError:
       inRequestedRun = false  // a replayed run's failure: the requested one's is thrown before this
     case .textMessageStart(let id, let role, let name):
@@ -289,6 +302,7 @@ public struct AGUIReplyMapper: Sendable {
       if drafts[owner] == nil { openDraft(owner, role: "assistant", name: nil) }
       let execution: ToolCall.Execution = appTools.contains(name) ? .client : .server
       calls[id] = Call(name: name, execution: execution, parent: owner)
+      callOrder.append(id)
       if shown { events.append(.toolInputStarted(ToolCallID(rawValue: id), name: name, execution: execution)) }
     case .toolCallArgs(let id, let delta):
       calls[id]?.arguments += delta
@@ -310,6 +324,7 @@ public struct AGUIReplyMapper: Sendable {
       // its result (a producer refuses a history whose result comes before its call).
       openDraft(messageID, role: "tool", name: nil)
       drafts[messageID]?.result = (callID, content)
+      resultsSeen.insert(callID)
       guard shown else { return }
       if verifier.isOpen(toolCall: callID) {
         earlyResults[callID] = content  // before the call's end (allowed, with a warning): shown after it
@@ -430,8 +445,9 @@ public struct AGUIReplyMapper: Sendable {
 
   private mutating func openDraft(_ id: String, role: String, name: String?) {
     if drafts[id] == nil {
-      if case .object(let kept)? = thread.message(id), kept["role"]?.stringValue == role {
-        // A reopened message of an earlier batch keeps what it had.
+      if committedHere.contains(id), case .object(let kept)? = thread.message(id), kept["role"]?.stringValue == role {
+        // A message reopened after a snapshot wrote it into the thread keeps what it had; one an earlier
+        // run sent is not continued by a new run's start of the same ID.
         var draft = Draft(role: role, name: name)
         draft.content = kept["content"]?.stringValue ?? ""
         if case .array(let calls)? = kept["toolCalls"] { draft.toolCalls = calls }
@@ -457,6 +473,7 @@ public struct AGUIReplyMapper: Sendable {
         message["content"] = result.content
       }
       thread.upsert(.object(message))
+      committedHere.insert(id)
     }
     drafts = [:]
     draftOrder = []

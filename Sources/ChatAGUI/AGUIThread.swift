@@ -14,6 +14,8 @@ public struct AGUIThread: Hashable, Sendable {
   public var lastRunID: String?
   /// The interrupts the last run ended with; the next run's `resume` must answer every one.
   public var pendingInterrupts: [AGUIInterrupt] = []
+  /// The app's calls the last run left without a result; the next run's messages must answer every one.
+  public var pendingToolCallIDs: [String] = []
   /// The IDs of every tool call the thread holds, so a later run's result for one is known.
   public private(set) var toolCallIDs: Set<String> = []
   private var positions: [String: Int] = [:]
@@ -28,6 +30,7 @@ public struct AGUIThread: Hashable, Sendable {
     guard let id = message.field("id")?.stringValue else { return }
     if message.field("role")?.stringValue == "activity" { return }
     noteToolCalls(of: message)
+    if let answered = message.field("toolCallId")?.stringValue { pendingToolCallIDs.removeAll { $0 == answered } }
     if let index = positions[id] {
       messages[index] = message
     } else {
@@ -62,8 +65,29 @@ public struct AGUIThread: Hashable, Sendable {
     }
     rebuilt.toolCallIDs.formUnion(toolCallIDs)
     rebuilt.pendingInterrupts = pendingInterrupts
+    rebuilt.pendingToolCallIDs = pendingToolCallIDs.filter { id in
+      !rebuilt.messages.contains { $0.field("toolCallId")?.stringValue == id }
+    }
     rebuilt.lastRunID = lastRunID
     self = rebuilt
+  }
+
+  /// Gives up what the last run left waiting, as a run that does not continue it must: each of the app's
+  /// calls still pending is answered with a tool message saying so (a thread that goes on answers every
+  /// pending call), and each open interrupt gets a `cancelled` resume entry, returned with the run it
+  /// answers (omission is not abandonment).
+  public mutating func abandonWaits() -> (resume: [JSONValue], parentRunID: String?) {
+    for id in pendingToolCallIDs {
+      let note = "The user went on without this call's result."
+      upsert([
+        "id": .string("result-\(id)"), "role": "tool", "toolCallId": .string(id), "content": .string(note),
+        "error": .string(note),
+      ])
+    }
+    pendingToolCallIDs = []
+    let resume = pendingInterrupts.map { JSONValue.object(["interruptId": .string($0.id), "status": "cancelled"]) }
+    pendingInterrupts = []
+    return (resume, resume.isEmpty ? nil : lastRunID)
   }
 
   /// The history up to and including the message `id` (for a regeneration: the prompt is the last).

@@ -50,6 +50,68 @@ struct AGUIScriptedServerTests {
     #expect(requests.last?["authorization"] as? String == "Bearer secret")
   }
 
+  @Test("writing again instead of answering cancels the open interrupt in the next run's resume")
+  func interruptAbandoned() async throws {
+    // Given an agent that stopped to ask
+    let server = try await ScriptedAGUIServer.shared()
+    let store = ChatStore.onAGUI(try AGUIBackend(endpoint: server.endpoint("by-message")))
+    defer { store.close() }
+    store.sendMessage("interrupt")
+    let waiting = try #require(
+      await store.state(within: 60, where: { $0.messages.last?.reply?.isAwaiting == true && $0.isSettled }))
+    let thread = try #require(waiting.conversationID?.rawValue)
+
+    // When the user writes something else
+    store.sendMessage("text")
+    let done = try #require(await store.answered(4))
+
+    // Then the question was cancelled here and there: the next run says so for every interrupt
+    #expect(done.messages[1].reply == .cancelled)
+    #expect(done.messages.last?.reply == .completed)
+    let bodies = try await server.requests().compactMap { $0["body"] as? [String: Any] }
+      .filter { $0["threadId"] as? String == thread }
+    #expect(bodies.count == 2)
+    let resume = try #require(bodies.last?["resume"] as? [[String: Any]])
+    #expect(resume.map { $0["interruptId"] as? String } == ["int-1"])
+    #expect(resume.map { $0["status"] as? String } == ["cancelled"])
+    #expect(bodies.last?["parentRunId"] as? String == bodies.first?["runId"] as? String)
+  }
+
+  @Test("writing again before the app's tool answered sends a tool message for it: every pending call is answered")
+  func pendingCallAbandoned() async throws {
+    // Given an agent that called the app's tool, whose handler takes its time
+    let server = try await ScriptedAGUIServer.shared()
+    let backend = try AGUIBackend(
+      endpoint: server.endpoint("by-message"), tools: [AGUITool(name: "pick_color", description: "A color")])
+    let store = ChatStore.onAGUI(
+      backend,
+      tools: [
+        "pick_color": { _ in
+          try await Task.sleep(for: .seconds(120))
+          return "late"
+        }
+      ])
+    defer { store.close() }
+    store.sendMessage("pending-tool")
+    let waiting = try #require(
+      await store.state(within: 60, where: { $0.messages.last?.reply?.isAwaiting == true && $0.streamingReply == nil }))
+    let thread = try #require(waiting.conversationID?.rawValue)
+
+    // When the user writes something else
+    store.sendMessage("text")
+    _ = try #require(await store.answered(4))
+
+    // Then the next run's history answers the call the first one left pending
+    let bodies = try await server.requests().compactMap { $0["body"] as? [String: Any] }
+      .filter { $0["threadId"] as? String == thread }
+    let messages = try #require(bodies.last?["messages"] as? [[String: Any]])
+    let answer = try #require(messages.first { $0["role"] as? String == "tool" })
+    #expect(answer["toolCallId"] as? String == "call-1")
+    #expect(answer["error"] != nil)
+    let roles = messages.map { $0["role"] as? String }
+    #expect(roles == ["user", "assistant", "tool", "user"], "the call, its answer, then the new message")
+  }
+
   struct Ending: CustomTestStringConvertible, Sendable {
     var scenario: String
     var outcome: String

@@ -18,6 +18,7 @@ GET /requests answers every request body received so far, as a JSON array. Scena
   reasoning   a reasoning span and message with an encrypted value, then text
   reject      HTTP 422 with a JSON body, no stream
   not-sse     a 200 with the events but Content-Type application/json
+  by-message  the scenario the latest user message names (one endpoint for a conversation of several runs)
   slow        forty deltas, 0.2 s apart; a client that hangs up is recorded (`"closed": true` in /requests)
 
 The rules every local test server keeps are in ../../ChatHTTPTests/ServerSupport/local_server.py.
@@ -193,6 +194,10 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             REQUESTS.append(entry)
         name = self.path.rsplit("/", 1)[-1]
+        if name == "by-message":
+            # One endpoint for a whole conversation: the latest user message names the scenario.
+            users = [m for m in body.get("messages") or () if isinstance(m, dict) and m.get("role") == "user"]
+            name = users[-1].get("content", "") if users and isinstance(users[-1].get("content"), str) else ""
         if name == "reject":
             return self.answer(422, {"error": {"code": "INVALID_INPUT", "message": "The run input was refused."}})
         events, truncate = scenario(name, body.get("threadId", "t"), body.get("runId", "r"), body.get("tools") or ())
