@@ -4,7 +4,7 @@ import ConversationTesting
 import Foundation
 import Testing
 
-@Suite("Scripted backend", .timeLimit(.minutes(1)))
+@Suite("Scripted backend", .timeLimit(.minutes(5)))
 struct ScriptedBackendTests {
   @Test(
     "the reply notation reads deltas and directives",
