@@ -278,22 +278,12 @@ public struct AGUIReplyMapper: Sendable {
       inRequestedRun = false  // a replayed run's failure: the requested one's is thrown before this
     case .textMessageStart(let id, let role, let name):
       openDraft(id, role: role, name: name)
-      guard role == "assistant", shown else { return }
-      let count = reopenings[id, default: 0]
-      reopenings[id] = count + 1
-      streamed[id] = Streamed(part: PartID(rawValue: count == 0 ? id : "\(id)~\(count)"))
+      if role == "assistant", shown { openPart(for: id) }
     case .textMessageContent(let id, let delta):
-      drafts[id]?.content += delta
-      guard shown, !delta.isEmpty, var part = streamed[id] else { return }
-      if !part.isShown {
-        part.isShown = true
-        streamed[id] = part
-        events.append(.partStarted(part.part, .text))
-      }
-      events.append(.partDelta(part.part, delta))
+      guard let part = stream(delta, of: id, as: .text, into: &events) else { return }
       isHot = true
       hotID = id
-      hotPart = part.part
+      hotPart = part
     case .textMessageEnd(let id):
       guard let part = streamed.removeValue(forKey: id), part.isShown else { return }
       events.append(.partEnded(part.part))
@@ -334,19 +324,9 @@ public struct AGUIReplyMapper: Sendable {
       }
     case .reasoningMessageStart(let id):
       openDraft(id, role: "reasoning", name: nil)
-      guard shown else { return }
-      let count = reopenings[id, default: 0]
-      reopenings[id] = count + 1
-      streamed[id] = Streamed(part: PartID(rawValue: count == 0 ? id : "\(id)~\(count)"))
+      if shown { openPart(for: id) }
     case .reasoningMessageContent(let id, let delta):
-      drafts[id]?.content += delta
-      guard shown, !delta.isEmpty, var part = streamed[id] else { return }
-      if !part.isShown {
-        part.isShown = true
-        streamed[id] = part
-        events.append(.partStarted(part.part, .reasoning))
-      }
-      events.append(.partDelta(part.part, delta))
+      stream(delta, of: id, as: .reasoning, into: &events)
     case .reasoningMessageEnd(let id):
       // Its encrypted value may be the next event: the part ends with it then.
       if streamed[id]?.isShown == true { unendedReasoning = id } else { streamed[id] = nil }
@@ -385,6 +365,32 @@ public struct AGUIReplyMapper: Sendable {
     case .unknown(let type): sideEvents.append(.warning("Dropped an event of unknown type \(type)."))
     case .reasoningStart, .reasoningEnd, .textMessageChunk, .toolCallChunk, .reasoningMessageChunk: return
     }
+  }
+
+  /// A part for the message `id` (a reopened one gets a part of its own, `id~n`), shown at its first text.
+  private mutating func openPart(for id: String) {
+    let count = reopenings[id, default: 0]
+    reopenings[id] = count + 1
+    streamed[id] = Streamed(part: PartID(rawValue: count == 0 ? id : "\(id)~\(count)"))
+  }
+
+  /// Text for the message `id`: into its draft, and, in the requested run, into its part (started at the
+  /// first text, so an empty message shows nothing). The part, when the text was shown.
+  @discardableResult
+  private mutating func stream(
+    _ delta: String, of id: String, as kind: StreamedPartKind, into events: inout [ReplyEvent]
+  )
+    -> PartID?
+  {
+    drafts[id]?.content += delta
+    guard inRequestedRun, !delta.isEmpty, var part = streamed[id] else { return nil }
+    if !part.isShown {
+      part.isShown = true
+      streamed[id] = part
+      events.append(.partStarted(part.part, kind))
+    }
+    events.append(.partDelta(part.part, delta))
+    return part.part
   }
 
   private mutating func endUnendedReasoning(before event: AGUIEvent?, into events: inout [ReplyEvent]) {
