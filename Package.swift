@@ -44,8 +44,11 @@ let package = Package(
       swiftSettings: strictness),
     .testTarget(
       name: "ChatAGUITests",
-      dependencies: ["ChatAGUI", "ConversationStore", "ConversationTesting", "ServerSentEvents"],
-      exclude: ["Conformance", "Producers"], swiftSettings: strictness),
+      dependencies: ["ChatAGUI", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents"],
+      exclude: ["Conformance"], swiftSettings: strictness),
+    .target(
+      name: "ProducerSupport", dependencies: ["ConversationState", "ConversationTesting"],
+      path: "Tests/ProducerSupport", swiftSettings: strictness),
     .testTarget(
       name: "ChatHTTPTests",
       dependencies: ["ChatHTTP", "ConversationStore", "ConversationTesting", "ServerSentEvents"],

@@ -1,4 +1,4 @@
-import ChatHTTP
+public import ChatHTTP
 public import ConversationState
 public import ConversationStore
 public import Foundation
@@ -31,7 +31,7 @@ public import Foundation
 ///   restores it with `restore(_:for:)` (from the messages it stored), or the agent sees a new thread.
 /// - Approvals go back as `{"approved": true}` or `{"approved": false, "reason": …}` (Pydantic AI's shape);
 ///   a question's answer as its value; a declined question as a `cancelled` resume entry.
-public final class AGUIBackend: ChatBackend {
+public final class AGUIBackend: CompanionBackend {
   /// The limits and timeouts applied to what the agent sends.
   public var policy: ChatPolicy { transport.policy }
   /// What the streams carry besides replies (custom and raw events, activity, steps, warnings), in order.
@@ -42,7 +42,8 @@ public final class AGUIBackend: ChatBackend {
   private let tools: [AGUITool]
   private let context: [(description: String, value: String)]
   private let forwardedProps: JSONValue
-  private let companion: (any ChatBackend)?
+  /// The host's backend for what AG-UI does not carry.
+  public let companion: (any ChatBackend)?
   private let makeID: @Sendable () -> String
   private let threads = StateLock<[ConversationID: AGUIThread]>([:])
   private let sideEventSink: AsyncStream<AGUISideEvent>.Continuation
@@ -189,72 +190,5 @@ public final class AGUIBackend: ChatBackend {
 
   private func publish(_ events: [AGUISideEvent]) {
     for event in events { sideEventSink.yield(event) }
-  }
-
-  private static func failing(_ error: ChatError) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    AsyncThrowingStream { $0.finish(throwing: error) }
-  }
-
-  // MARK: - What AG-UI does not carry
-
-  public func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
-    -> HistoryPage
-  {
-    guard let companion else { return HistoryPage(messages: [], nextCursor: nil, hasMore: false) }
-    return try await companion.history(of: conversation, before: cursor, limit: limit)
-  }
-
-  public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
-    try await companion?.messages(in: conversation, after: after) ?? []
-  }
-
-  public func catchUp(in conversation: ConversationID, after: ServerMessageID?) async throws -> CatchUpPage {
-    try await companion?.catchUp(in: conversation, after: after) ?? CatchUpPage(messages: [], hasMore: false)
-  }
-
-  public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
-    if let companion { return companion.realtime(conversation: conversation) }
-    // Nothing to listen to: open, and stay open until the store lets go (ending would make it reconnect).
-    return AsyncThrowingStream { $0.yield(.opened) }
-  }
-
-  public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
-    guard let companion else { throw ChatError.unsupported("a conversation list") }
-    return try await companion.conversations(after: cursor, limit: limit)
-  }
-
-  public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {
-    guard let companion else { throw ChatError.unsupported("ratings") }
-    try await companion.rate(message, in: conversation, as: rating)
-  }
-
-  public func submitFeedback(_ rating: Rating, comment: String?, in conversation: ConversationID) async throws {
-    guard let companion else { throw ChatError.unsupported("conversation feedback") }
-    try await companion.submitFeedback(rating, comment: comment, in: conversation)
-  }
-
-  public func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws {
-    try await companion?.sendTyping(isTyping, in: conversation)
-  }
-
-  public func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws {
-    try await companion?.markRead(upTo: message, in: conversation)
-  }
-
-  public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
-    guard let companion else { throw ChatError.unsupported("tickets") }
-    return try await companion.createTicket(draft, from: conversation)
-  }
-
-  public func upload(_ attachment: AttachmentUpload) -> AsyncThrowingStream<UploadEvent, any Error> {
-    guard let companion else {
-      return AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("attachment uploads")) }
-    }
-    return companion.upload(attachment)
-  }
-
-  public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
-    guard let companion else { throw ChatError.unsupported("offline outbox upload") }
-    return try await companion.uploadOutbox(batch)
   }
 }

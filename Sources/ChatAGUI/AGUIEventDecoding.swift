@@ -1,3 +1,4 @@
+import ChatHTTP
 public import ConversationState
 import Foundation
 
@@ -39,11 +40,14 @@ extension AGUIFrame {
   }
 }
 
-/// An event's fields, read with the protocol's rules: required ones must be there with their type, optional
-/// ones may be absent or null.
-struct EventFields {
-  let object: [String: JSONValue]
-  let type: String
+/// An event's fields, read with the rules every protocol here shares (`JSONFields`); a broken one is a
+/// `malformed` violation.
+typealias EventFields = JSONFields<AGUIViolation>
+
+extension JSONFields<AGUIViolation> {
+  init(object: [String: JSONValue], type: String) {
+    self.init(object: object, type: type) { AGUIViolation(.malformed, $0) }
+  }
 
   func decode() throws(AGUIViolation) -> AGUIEvent {
     switch type {
@@ -158,50 +162,5 @@ struct EventFields {
       id: try fields.string("id"), reason: try fields.string("reason"), message: try fields.optionalString("message"),
       toolCallID: try fields.optionalString("toolCallId"), responseSchema: schema,
       expiresAt: try fields.optionalString("expiresAt"), payload: value)
-  }
-
-  func required(_ key: String) throws(AGUIViolation) -> JSONValue {
-    guard let value = object[key] else {
-      throw AGUIViolation(.malformed, "\(type) has no \"\(key)\".")
-    }
-    return value
-  }
-
-  func string(_ key: String) throws(AGUIViolation) -> String {
-    guard case .string(let text) = try required(key) else { throw wrongType(key, "a string") }
-    return text
-  }
-
-  func optionalString(_ key: String) throws(AGUIViolation) -> String? {
-    switch object[key] {
-    case nil, .null?: return nil
-    case .string(let text)?: return text
-    default: throw wrongType(key, "a string")
-    }
-  }
-
-  func optionalBool(_ key: String) throws(AGUIViolation) -> Bool? {
-    switch object[key] {
-    case nil, .null?: return nil
-    case .bool(let flag)?: return flag
-    default: throw wrongType(key, "true or false")
-    }
-  }
-
-  func array(_ key: String) throws(AGUIViolation) -> [JSONValue] {
-    guard case .array(let items) = try required(key) else { throw wrongType(key, "an array") }
-    return items
-  }
-
-  func optionalArray(_ key: String) throws(AGUIViolation) -> [JSONValue]? {
-    switch object[key] {
-    case nil, .null?: return nil
-    case .array(let items)?: return items
-    default: throw wrongType(key, "an array")
-    }
-  }
-
-  func wrongType(_ key: String, _ expected: String) -> AGUIViolation {
-    AGUIViolation(.malformed, "\(type).\(key) is not \(expected).")
   }
 }

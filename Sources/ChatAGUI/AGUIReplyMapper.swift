@@ -1,3 +1,4 @@
+import ChatHTTP
 public import ConversationState
 public import ConversationStore
 public import Foundation

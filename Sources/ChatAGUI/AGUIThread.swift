@@ -1,3 +1,4 @@
+import ChatHTTP
 public import ConversationState
 
 /// What the agent knows of one conversation, as AG-UI carries it: the complete message history in wire
@@ -103,17 +104,5 @@ public struct AGUIThread: Hashable, Sendable {
     if let id = message.field("toolCallId")?.stringValue { toolCallIDs.insert(id) }
     guard case .array(let calls)? = message.field("toolCalls") else { return }
     for call in calls { if let id = call.field("id")?.stringValue { toolCallIDs.insert(id) } }
-  }
-}
-
-extension JSONValue {
-  func field(_ key: String) -> JSONValue? {
-    guard case .object(let fields) = self else { return nil }
-    return fields[key]
-  }
-
-  var stringValue: String? {
-    guard case .string(let text) = self else { return nil }
-    return text
   }
 }

@@ -73,12 +73,7 @@ public struct RunAgentInput: Hashable, Sendable {
   }
 
   /// The body's bytes.
-  public func json() -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // A JSONValue's numbers are checked finite by the store before they reach a request.
-    return (try? encoder.encode(value)) ?? Data("{}".utf8)
-  }
+  public func json() -> Data { value.encoded() }
 }
 
 extension AGUIThread {

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// `AGUIBackend` against a real agent framework: Pydantic AI's AG-UI adapter, with a scripted model
-/// (`Producers/pydantic_agent_server.py`), over a real socket.
+/// (`Tests/AgentProducers/pydantic_agent_server.py`), over a real socket.
 @Suite(
   "AG-UI backend against Pydantic AI", .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason),
   .timeLimit(.minutes(2)))
@@ -72,8 +72,7 @@ struct AGUIPydanticAITests {
   @Test("the demo runs a script against the agent and prints the transcript in Examples/agui.transcript")
   func demoScript() async throws {
     let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests")
-    let root = AGUIProducers.directory.deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
+    let root = AGUIProducers.repository
     let process = Process()
     process.executableURL = demo
     process.arguments = ["--agui", endpoint.absoluteString, "--script", "Examples/agui.script", "--plain"]

@@ -222,7 +222,7 @@ struct AGUIScriptedServerTests {
 
 @Suite("AG-UI producers in CI")
 struct AGUIProducersRequiredTests {
-  @Test("where the producers are required (AGUI_PRODUCERS_REQUIRED=1), their environment is there")
+  @Test("where the producers are required (AGENT_PRODUCERS_REQUIRED=1), their environment is there")
   func installed() {
     guard AGUIProducers.isRequired else { return }
     #expect(AGUIProducers.isInstalled, "\(AGUIProducers.python) is missing: \(AGUIProducers.skipReason)")

@@ -2,7 +2,7 @@
 every scenario once over urllib, checks the status and the event types in order, and stops them. Exits 1 on
 any failure. Run it with the environment's python (make-venv.sh prints it):
 
-  .build/agui-venv/bin/python Tests/ChatAGUITests/Producers/smoke_test.py [--write-captures]
+  .build/agent-venv/bin/python Tests/AgentProducers/smoke_test.py [--write-captures]
 
 --write-captures also saves each raw response as captures/<server>-<scenario>.sse and, for Pydantic AI, the
 request body as captures/pydantic-<scenario>.request.json (timestamps and generated IDs differ run to run).

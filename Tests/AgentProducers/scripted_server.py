@@ -21,7 +21,7 @@ GET /requests answers every request body received so far, as a JSON array. Scena
   by-message  the scenario the latest user message names (one endpoint for a conversation of several runs)
   slow        forty deltas, 0.2 s apart; a client that hangs up is recorded (`"closed": true` in /requests)
 
-The rules every local test server keeps are in ../../ChatHTTPTests/ServerSupport/local_server.py.
+The rules every local test server keeps are in ../ChatHTTPTests/ServerSupport/local_server.py.
 """
 
 import argparse
@@ -32,7 +32,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ChatHTTPTests", "ServerSupport"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ChatHTTPTests", "ServerSupport"))
 from local_server import add_common_arguments, serve_until_stopped  # noqa: E402
 
 from ag_ui.core import (  # noqa: E402

@@ -9,7 +9,7 @@ What the agent does depends on the latest user message:
   "delete" the tool delete_files, which needs approval: the run ends with an interrupt; a resume that
            approves runs it and answers, one that denies answers without it
 
-Serves POST /agent on 127.0.0.1 (see ../../ChatHTTPTests/ServerSupport/local_server.py for the rules every
+Serves POST /agent on 127.0.0.1 (see ../ChatHTTPTests/ServerSupport/local_server.py for the rules every
 local test server keeps: `LISTENING <port>`, stop on SIGTERM or stdin EOF).
 """
 
@@ -19,7 +19,7 @@ import socket
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ChatHTTPTests", "ServerSupport"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ChatHTTPTests", "ServerSupport"))
 from local_server import add_common_arguments  # noqa: E402
 
 import uvicorn  # noqa: E402

@@ -2,11 +2,11 @@
 # Builds the pinned virtual environment the AG-UI producer tests start their servers from, once: again only
 # when requirements.txt changes. Prints the environment's python last.
 #
-#   Tests/ChatAGUITests/Producers/make-venv.sh [VENV_DIR]     (default: <repo>/.build/agui-venv)
+#   Tests/AgentProducers/make-venv.sh [VENV_DIR]     (default: <repo>/.build/agent-venv)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-repo="$(cd "$here/../../.." && pwd)"
-venv="${1:-$repo/.build/agui-venv}"
+repo="$(cd "$here/../.." && pwd)"
+venv="${1:-$repo/.build/agent-venv}"
 stamp="$venv/.requirements.sha256"
 want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
