@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
     .library(name: "ChatHTTP", targets: ["ChatHTTP"]),
     .library(name: "ChatAGUI", targets: ["ChatAGUI"]),
+    .library(name: "ChatAISDK", targets: ["ChatAISDK"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
     .executable(name: "persistence-stress", targets: ["PersistenceStress"]),
@@ -41,6 +42,13 @@ let package = Package(
     .target(name: "ChatHTTP", dependencies: ["ConversationStore", "ServerSentEvents"], swiftSettings: strictness),
     .target(
       name: "ChatAGUI", dependencies: ["ConversationState", "ConversationStore", "ChatHTTP", "ServerSentEvents"],
+      swiftSettings: strictness),
+    .target(
+      name: "ChatAISDK", dependencies: ["ConversationState", "ConversationStore", "ChatHTTP", "ServerSentEvents"],
+      swiftSettings: strictness),
+    .testTarget(
+      name: "ChatAISDKTests",
+      dependencies: ["ChatAISDK", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents"],
       swiftSettings: strictness),
     .testTarget(
       name: "ChatAGUITests",

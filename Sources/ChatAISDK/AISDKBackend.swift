@@ -1,0 +1,175 @@
+public import ChatHTTP
+public import ConversationState
+public import ConversationStore
+public import Foundation
+
+/// A `ChatBackend` for a server that speaks the AI SDK's UI message stream (v1), the protocol of `useChat`
+/// (AI SDK 5 and 6): Next.js route handlers with `toUIMessageStreamResponse()`, Pydantic AI's
+/// `VercelAIAdapter`, and the agent servers that mirror them.
+///
+/// Each send, regeneration and continuation is one POST to `endpoint` with the chat's ID and its whole
+/// history as UI messages (`{id, messages, trigger, messageId?}`, plus the host's `body`), answered by the
+/// stream that is the reply (`AISDKReplyMapper` says how each chunk maps). The transport is `ChatHTTP`'s:
+/// the same timeouts, limits, origin-bound credential and redirect rules as `HTTPChatBackend`.
+///
+/// ```swift
+/// let agent = try AISDKBackend(
+///   endpoint: URL(string: "https://app.example.com/api/chat")!, appTools: ["pick_color"]
+/// ) { await tokens.current() }
+/// var policy = ChatPolicy()
+/// policy.toolResultDelivery = .nextRun          // the app's results go back in the next request
+/// let client = ChatClient(backend: agent, policy: policy)
+/// ```
+///
+/// - The store's policy must set `toolResultDelivery = .nextRun`: an app-run call's result, like an
+///   approval's answer, goes back as the assistant message resent with it (`continueRun`), and the reply
+///   continues in the same row.
+/// - The chat's UI messages (`chat(for:)`) live in this object, as `useChat` keeps them: a host that
+///   restarts restores them with `restore(_:for:)`, or the server sees a new chat.
+/// - What the protocol does not carry (history pages, the conversation list, ratings, feedback, typing,
+///   read state, tickets, uploads, the outbox, realtime events) goes to `companion` (`CompanionBackend`).
+public final class AISDKBackend: CompanionBackend {
+  /// The limits and timeouts applied to what the server sends.
+  public var policy: ChatPolicy { transport.policy }
+  /// The host's backend for what the protocol does not carry.
+  public let companion: (any ChatBackend)?
+  /// What the streams carry besides replies (transient data, metadata, skipped chunks), in order.
+  /// Delivered asynchronously; the newest 1,024 are kept while nobody reads.
+  public let sideEvents: AsyncStream<AISDKSideEvent>
+
+  private let transport: HTTPTransport
+  private let appTools: Set<String>
+  private let body: [String: JSONValue]
+  private let makeID: @Sendable () -> String
+  private let chats = StateLock<[ConversationID: AISDKChat]>([:])
+  private let sideEventSink: AsyncStream<AISDKSideEvent>.Continuation
+
+  /// A backend for the chat route at `endpoint` (`https`, or `http` to this machine only).
+  ///
+  /// - Parameters:
+  ///   - appTools: the names of the tools the app runs itself (`onToolCall` in `useChat`); a call to any
+  ///     other tool is the server's.
+  ///   - body: the host's own fields, sent with every request (the protocol's own fields win).
+  ///   - companion: the backend for what the protocol does not carry.
+  ///   - policy: the transport's timeouts and limits.
+  ///   - now: the device's clock, for the time of answers (the protocol sends none).
+  ///   - makeID: new chat IDs (random UUIDs unless a test gives its own).
+  ///   - token: the bearer token for each request, sent to `endpoint`'s origin only.
+  /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work.
+  public init(
+    endpoint: URL, appTools: Set<String> = [], body: [String: JSONValue] = [:], companion: (any ChatBackend)? = nil,
+    policy: ChatPolicy = ChatPolicy(), now: @escaping @Sendable () -> Date = { Date() },
+    makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
+    token: @escaping @Sendable () async throws -> String? = { nil }
+  ) throws(ChatError) {
+    transport = try HTTPTransport(baseURL: endpoint, policy: policy, now: now, token: token)
+    self.appTools = appTools
+    self.body = body
+    self.companion = companion
+    self.makeID = makeID
+    (sideEvents, sideEventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+  }
+
+  deinit { sideEventSink.finish() }
+
+  /// The chat's UI messages for `conversation`, as the next request sends them.
+  public func chat(for conversation: ConversationID) -> AISDKChat? { chats.withLock { $0[conversation] } }
+
+  /// Sets the chat's UI messages for `conversation` (after a restart, from what the host stored).
+  public func restore(_ chat: AISDKChat, for conversation: ConversationID) {
+    chats.withLock { $0[conversation] = chat }
+  }
+
+  // MARK: - Requests
+
+  public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
+    let user = Message(
+      clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
+      attachments: payload.attachments)
+    let chat = chats.withLock { chats in
+      var chat = chats[conversation] ?? AISDKChat()
+      chat.upsert(AISDKChat.userMessage(user))  // a retry replaces it in place
+      chats[conversation] = chat
+      return chat
+    }
+    return request(in: conversation, chat: chat, trigger: "submit-message", messageID: nil, userMessage: user)
+  }
+
+  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    guard let chat = chats.withLock({ $0[conversation]?.prefix(through: prompt.rawValue) }) else {
+      return Self.failing(ChatError(.unknownMessage, "The chat does not hold message \(prompt.rawValue)."))
+    }
+    return request(in: conversation, chat: chat, trigger: "regenerate-message", messageID: answer?.rawValue)
+  }
+
+  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    guard var chat = chats.withLock({ $0[conversation] }) else {
+      return Self.failing(ChatError(.unknownMessage, "The chat for \(conversation.rawValue) is gone."))
+    }
+    let answer: String
+    do throws(ChatError) {
+      answer = try chat.answer(continuation)
+    } catch {
+      return Self.failing(error)
+    }
+    return request(in: conversation, chat: chat, trigger: "submit-message", messageID: answer, continuing: answer)
+  }
+
+  private func request(
+    in conversation: ConversationID, chat: AISDKChat, trigger: String, messageID: String?, userMessage: Message? = nil,
+    continuing: String? = nil
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let key = makeID()
+    var fields = body
+    fields["id"] = .string(conversation.rawValue)
+    fields["messages"] = .array(chat.messages)
+    fields["trigger"] = .string(trigger)
+    if let messageID { fields["messageId"] = .string(messageID) }
+    let mapper = AISDKReplyMapper(
+      key: key, conversationID: conversation, chat: chat, userMessage: userMessage, continuing: continuing,
+      appTools: appTools, receivedAt: transport.now())
+    return transport.eventStream(.post("", body: JSONValue.object(fields).encoded(), key: key), mapper, opened: nil) {
+      mapper, event, events throws(ChatError) in
+      do throws(ChatError) {
+        try mapper.map(event, into: &events)
+        if !mapper.sideEvents.isEmpty { self.publish(mapper.takeSideEvents()) }
+      } catch {
+        self.keep(mapper.chat, for: conversation)
+        self.publish(mapper.takeSideEvents())
+        throw error
+      }
+    } end: { mapper throws(ChatError) in
+      defer {
+        self.keep(mapper.chat, for: conversation)
+        self.publish(mapper.takeSideEvents())
+      }
+      return try mapper.finish()
+    } failed: { mapper, error in
+      let failure = mapper.failure(ofTransport: error)
+      self.keep(mapper.chat, for: conversation)
+      self.publish(mapper.takeSideEvents())
+      return failure
+    }
+  }
+
+  /// Stores a request's chat. A message written meanwhile by a newer send (a request that overlapped this
+  /// one) is kept, after this request's messages.
+  private func keep(_ chat: AISDKChat, for conversation: ConversationID) {
+    chats.withLock { chats in
+      var merged = chat
+      for message in chats[conversation]?.messages ?? [] {
+        if let id = message.field("id")?.stringValue, merged.index(of: id) == nil { merged.upsert(message) }
+      }
+      chats[conversation] = merged
+    }
+  }
+
+  private func publish(_ events: [AISDKSideEvent]) {
+    for event in events { sideEventSink.yield(event) }
+  }
+}

@@ -1,0 +1,111 @@
+public import ConversationState
+import Foundation
+
+/// The server's view of one chat: its messages as UI messages (the protocol's own JSON, kept verbatim, so
+/// provider metadata and parts this client does not model go back as they came), sent whole with every
+/// request, as `useChat` does.
+public struct AISDKChat: Hashable, Sendable {
+  /// The UI messages, oldest first.
+  public var messages: [JSONValue]
+
+  /// A chat holding `messages` (after a restart, from what the host stored).
+  public init(messages: [JSONValue] = []) { self.messages = messages }
+
+  /// The index of the message with this ID.
+  public func index(of id: String) -> Int? {
+    messages.firstIndex { $0.field("id")?.stringValue == id }
+  }
+
+  /// Adds a message, or replaces the one with its ID in place.
+  public mutating func upsert(_ message: JSONValue) {
+    if let id = message.field("id")?.stringValue, let index = index(of: id) {
+      messages[index] = message
+    } else {
+      messages.append(message)
+    }
+  }
+
+  /// The chat up to and including the message `id`, or nil when it holds no such message.
+  public func prefix(through id: String) -> AISDKChat? {
+    guard let index = index(of: id) else { return nil }
+    return AISDKChat(messages: Array(messages[...index]))
+  }
+
+  /// The user's message as a UI message: its text, and each attachment the server can fetch as a file part.
+  public static func userMessage(_ message: Message) -> JSONValue {
+    var parts: [JSONValue] = []
+    if !message.text.isEmpty { parts.append(["type": "text", "text": .string(message.text)]) }
+    for attachment in message.attachments {
+      guard let url = attachment.url else { continue }
+      parts.append([
+        "type": "file", "mediaType": .string(attachment.contentType), "filename": .string(attachment.filename),
+        "url": .string(url.absoluteString),
+      ])
+    }
+    return ["id": .string(message.clientID.rawValue), "role": "user", "parts": .array(parts)]
+  }
+
+  /// Writes the outcomes and answers of `continuation` into the assistant message it continues, as
+  /// `addToolOutput` and `addToolApprovalResponse` do: an app-run call's result (`output-available`) or
+  /// error (`output-error`), an approval's answer (`approval-responded`). Returns the message's ID.
+  ///
+  /// - Throws: `UNKNOWN_MESSAGE` when the chat does not hold the message; `INVALID_ACTION` when a request
+  ///   of the reply is not answered or is not an approval (nothing is changed then).
+  public mutating func answer(_ continuation: RunContinuation) throws(ChatError) -> String {
+    let id = continuation.answer?.rawValue ?? ""
+    guard let index = index(of: id), case .object(var message) = messages[index],
+      case .array(var parts)? = message["parts"]
+    else {
+      throw ChatError(.unknownMessage, "The chat does not hold the answer \(id) being continued.")
+    }
+    func update(_ callID: ToolCallID, _ change: (inout [String: JSONValue]) -> Void) {
+      for (position, part) in parts.enumerated() {
+        guard case .object(var fields) = part, fields["toolCallId"]?.stringValue == callID.rawValue else { continue }
+        change(&fields)
+        parts[position] = .object(fields)
+      }
+    }
+    for request in continuation.inputAnswers {
+      guard case .toolApproval(let callID) = request.kind else {
+        throw ChatError(.invalidAction, "The AI SDK asks only for approvals; \(request.id.rawValue) is a question.")
+      }
+      var approval: [String: JSONValue] = ["id": .string(request.id.rawValue)]
+      switch request.answer {
+      case .approved?: approval["approved"] = true
+      case .denied(let reason)?:
+        approval["approved"] = false
+        if let reason { approval["reason"] = .string(reason) }
+      default:
+        throw ChatError(.invalidAction, "Approval \(request.id.rawValue) has no answer; nothing was sent.")
+      }
+      update(callID) {
+        $0["state"] = "approval-responded"
+        $0["approval"] = .object(approval)
+      }
+    }
+    for call in continuation.toolResults {
+      switch call.outcome {
+      case .succeeded(let output):
+        update(call.id) {
+          $0["state"] = "output-available"
+          $0["output"] = output
+        }
+      case .failed(let error):
+        update(call.id) {
+          $0["state"] = "output-error"
+          $0["errorText"] = .string(error.message)
+        }
+      case .denied(let reason):
+        update(call.id) {
+          $0["state"] = "output-error"
+          $0["errorText"] = .string(reason.map { "The user denied the call: \($0)" } ?? "The user denied the call.")
+        }
+      case .running, .inputStreaming, .awaitingApproval:
+        throw ChatError(.invalidAction, "Tool call \(call.id.rawValue) has no outcome yet; nothing was sent.")
+      }
+    }
+    message["parts"] = .array(parts)
+    messages[index] = .object(message)
+    return id
+  }
+}

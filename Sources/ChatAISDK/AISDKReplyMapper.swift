@@ -1,0 +1,382 @@
+import ChatHTTP
+public import ConversationState
+public import ConversationStore
+public import Foundation
+public import ServerSentEvents
+
+/// Turns the Server-Sent Events of one UI message stream into the store's `ReplyEvent`s, and builds the
+/// assistant's UI message as `useChat` would, for the next request. Pure and incremental: feed each event
+/// to `map(_:into:)`, then call `finish()` at the end of the body; `chat` then holds the conversation as the
+/// server will be sent it next.
+///
+/// - Text and reasoning parts stream by their IDs; a delta or end for a part that is not open is
+///   `INVALID_EVENT`, as in the AI SDK. `finish-step` closes the step's open parts.
+/// - Tool calls stream their input (`toolInputStarted`/`toolInputDelta`) and are complete at
+///   `tool-input-available`; a call to one of the app's tools (`appTools`) that the provider does not run is
+///   app-run (`.client`), any other server-run. Outputs, output errors, input errors and denials settle them;
+///   a preliminary output only updates the UI message.
+/// - `tool-approval-request` asks the user (`inputRequested`): the answer waits (`awaitingInput`) and goes
+///   back with `continueRun`.
+/// - Sources, files and non-transient data parts become parts (data replaces by name and ID); transient data,
+///   metadata and unknown chunk types are `sideEvents`.
+/// - The end: `finish` or `[DONE]` completes the reply (its finish reason kept); `abort` ends it `CANCELLED`;
+///   `error` ends it with the server's text (`PROVIDER_ERROR`); a body that ends with neither, or a dropped
+///   connection after the first chunk, is `INCOMPLETE_STREAM` (`truncated`), never a success.
+public struct AISDKReplyMapper: Sendable {
+  private enum Ending: Sendable {
+    case finished(String?)
+    case aborted(String?)
+  }
+
+  private let key: String
+  private let conversationID: ConversationID
+  private let userMessage: Message?
+  private let appTools: Set<String>
+  private let receivedAt: Date
+  /// The conversation as the server will be sent it next.
+  public private(set) var chat: AISDKChat
+  /// What the stream carried besides the reply, oldest first; the backend takes them as they come.
+  public private(set) var sideEvents: [AISDKSideEvent] = []
+
+  private var begun = false
+  private var done = false
+  private var ending: Ending?
+  private var messageID: String?
+  private var metadata: JSONValue?
+  private var parts: [JSONValue] = []
+  /// Open text and reasoning parts by their chunk IDs: the part's index in `parts` and its store part ID.
+  private var open: [String: (index: Int, part: PartID)] = [:]
+  private var usedPartIDs: Set<String>
+  private var toolParts: [String: Int] = [:]
+  private var toolInputs: [String: (name: String, execution: ToolCall.Execution)] = [:]
+  private var dataParts: [String: Int] = [:]
+  private var fileCount = 0
+
+  /// A mapper for one request of `conversationID`; `userMessage` is the user's message a send carries
+  /// (reported accepted with the first chunk; nil for a regeneration or a continuation); `continuing` the
+  /// assistant message a continuation goes on with (its parts stay first). `key` names the answer's row when
+  /// the server names no message. `receivedAt` (the device's clock) stands in for the time of the answer,
+  /// which the protocol does not send.
+  public init(
+    key: String, conversationID: ConversationID, chat: AISDKChat, userMessage: Message? = nil,
+    continuing: String? = nil, appTools: Set<String> = [], receivedAt: Date
+  ) {
+    self.key = key
+    self.conversationID = conversationID
+    self.chat = chat
+    self.userMessage = userMessage
+    self.appTools = appTools
+    self.receivedAt = receivedAt
+    usedPartIDs = []
+    guard let continuing, let index = chat.index(of: continuing),
+      case .array(let earlier)? = chat.messages[index].field("parts")
+    else { return }
+    messageID = continuing
+    metadata = chat.messages[index].field("metadata")
+    parts = earlier
+    for (position, part) in earlier.enumerated() {
+      if let id = part.field("toolCallId")?.stringValue {
+        toolParts[id] = position
+        let name = part.field("toolName")?.stringValue ?? String((part.field("type")?.stringValue ?? "").dropFirst(5))
+        toolInputs[id] = (name, appTools.contains(name) ? .client : .server)
+        usedPartIDs.insert(id)
+      }
+      if let id = part.field("id")?.stringValue { usedPartIDs.insert(id) }
+    }
+  }
+
+  /// Takes the side events gathered so far.
+  public mutating func takeSideEvents() -> [AISDKSideEvent] {
+    defer { sideEvents.removeAll() }
+    return sideEvents
+  }
+
+  /// Appends the store events one Server-Sent Event stands for to `events` (its `event:` and `id:` are not
+  /// part of the protocol).
+  public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
+    try map(try UIMessageChunk(json: event.data), into: &events)
+  }
+
+  /// Appends the store events one chunk stands for to `events`. Throws the error the reply ends with.
+  public mutating func map(_ chunk: UIMessageChunk, into events: inout [ReplyEvent]) throws(ChatError) {
+    guard !done else { throw ChatError(.invalidEvent, "A chunk came after [DONE].") }
+    if !begun { begin(chunk, into: &events) }
+    switch chunk {
+    case .start(let id, let metadata):
+      if let id { messageID = id }
+      if let metadata { merge(metadata) }
+    case .startStep:
+      parts.append(["type": "step-start"])
+    case .finishStep:
+      closeOpenParts(into: &events)
+    case .textStart(let id, let metadata):
+      openPart(id, type: "text", kind: .text, metadata: metadata, into: &events)
+    case .reasoningStart(let id, let metadata):
+      openPart(id, type: "reasoning", kind: .reasoning, metadata: metadata, into: &events)
+    case .textDelta(let id, let delta), .reasoningDelta(let id, let delta):
+      guard let (index, part) = open[id] else {
+        throw ChatError(.invalidEvent, "A delta for part \(id), which is not open.")
+      }
+      parts[index] = Self.setting(
+        parts[index], "text", .string((parts[index].field("text")?.stringValue ?? "") + delta))
+      if !delta.isEmpty { events.append(.partDelta(part, delta)) }
+    case .textEnd(let id, let metadata), .reasoningEnd(let id, let metadata):
+      guard let (index, part) = open.removeValue(forKey: id) else {
+        throw ChatError(.invalidEvent, "The end of part \(id), which is not open.")
+      }
+      parts[index] = Self.setting(parts[index], "state", "done")
+      if let metadata { parts[index] = Self.setting(parts[index], "providerMetadata", metadata) }
+      let encrypted =
+        parts[index].field("type") == "reasoning" ? parts[index].field("providerMetadata").map(Self.text) : nil
+      events.append(.partEnded(part, encryptedValue: encrypted))
+    case .toolInputStart(let input):
+      let execution = execution(of: input)
+      toolInputs[input.toolCallID] = (input.toolName, execution)
+      setToolPart(input, state: "input-streaming", [:])
+      events.append(
+        .toolInputStarted(ToolCallID(rawValue: input.toolCallID), name: input.toolName, execution: execution))
+    case .toolInputDelta(let id, let delta):
+      guard toolParts[id] != nil, toolInputs[id] != nil else {
+        throw ChatError(.invalidEvent, "Input for tool call \(id), which has not started.")
+      }
+      if !delta.isEmpty { events.append(.toolInputDelta(ToolCallID(rawValue: id), delta)) }
+    case .toolInputAvailable(let input, let value):
+      let execution = toolInputs[input.toolCallID]?.execution ?? execution(of: input)
+      toolInputs[input.toolCallID] = (input.toolName, execution)
+      setToolPart(input, state: "input-available", ["input": value])
+      events.append(
+        .toolCall(
+          ToolCall(id: ToolCallID(rawValue: input.toolCallID), name: input.toolName, input: value, execution: execution)
+        ))
+    case .toolInputError(let input, let value, let errorText):
+      let execution = toolInputs[input.toolCallID]?.execution ?? execution(of: input)
+      toolInputs[input.toolCallID] = (input.toolName, execution)
+      setToolPart(input, state: "output-error", ["input": value, "errorText": .string(errorText)])
+      let id = ToolCallID(rawValue: input.toolCallID)
+      events.append(.toolCall(ToolCall(id: id, name: input.toolName, input: value, execution: execution)))
+      events.append(.toolResult(id, .failed(ChatError(.toolFailed, errorText))))
+    case .toolApprovalRequest(let approvalID, let callID):
+      try updateTool(callID, state: "approval-requested", ["approval": ["id": .string(approvalID)]])
+      events.append(
+        .inputRequested(
+          InputRequest(id: InputRequestID(rawValue: approvalID), kind: .toolApproval(ToolCallID(rawValue: callID)))))
+    case .toolOutputAvailable(let callID, let output, let preliminary):
+      try updateTool(
+        callID, state: "output-available", preliminary ? ["output": output, "preliminary": true] : ["output": output])
+      if preliminary {
+        sideEvents.append(.warning("A preliminary output of tool call \(callID) is shown only when final."))
+      } else {
+        events.append(.toolResult(ToolCallID(rawValue: callID), .succeeded(output)))
+      }
+    case .toolOutputError(let callID, let errorText):
+      try updateTool(callID, state: "output-error", ["errorText": .string(errorText)])
+      events.append(.toolResult(ToolCallID(rawValue: callID), .failed(ChatError(.toolFailed, errorText))))
+    case .toolOutputDenied(let callID):
+      try updateTool(callID, state: "output-denied", [:])
+      events.append(.toolResult(ToolCallID(rawValue: callID), .denied(reason: nil)))
+    case .sourceURL(let sourceID, let url, let title):
+      parts.append([
+        "type": "source-url", "sourceId": .string(sourceID), "url": .string(url),
+        "title": title.map { .string($0) } ?? .null,
+      ])
+      let source = KnowledgeSource(id: sourceID, title: title ?? url, url: URL(string: url), origin: .external)
+      events.append(.part(MessagePart(id: partID(sourceID), .source(source))))
+    case .sourceDocument(let sourceID, let mediaType, let title, let filename):
+      var part: [String: JSONValue] = [
+        "type": "source-document", "sourceId": .string(sourceID), "mediaType": .string(mediaType),
+        "title": .string(title),
+      ]
+      if let filename { part["filename"] = .string(filename) }
+      parts.append(.object(part))
+      events.append(.part(MessagePart(id: partID(sourceID), .source(KnowledgeSource(id: sourceID, title: title)))))
+    case .file(let url, let mediaType):
+      guard let address = URL(string: url) else { throw ChatError(.invalidEvent, "A file part's URL is not a URL.") }
+      parts.append(["type": "file", "url": .string(url), "mediaType": .string(mediaType)])
+      fileCount += 1
+      events.append(
+        .part(MessagePart(id: partID("file-\(fileCount)"), .file(FilePart(url: address, mediaType: mediaType)))))
+    case .data(let name, let id, let data, let transient):
+      guard !transient else {
+        sideEvents.append(.data(name: name, id: id, data: data))
+        return
+      }
+      var part: [String: JSONValue] = ["type": .string("data-\(name)"), "data": data]
+      if let id { part["id"] = .string(id) }
+      let slot = "data-\(name)-\(id ?? "#\(parts.count)")"
+      if let index = dataParts[slot] {
+        parts[index] = .object(part)
+      } else {
+        dataParts[slot] = parts.count
+        parts.append(.object(part))
+      }
+      events.append(.part(MessagePart(id: PartID(rawValue: slot), .data(DataPart(kind: name, value: data)))))
+    case .messageMetadata(let value):
+      merge(value)
+    case .finish(let reason, let value):
+      if let value { merge(value) }
+      ending = .finished(reason)
+    case .abort(let reason):
+      ending = .aborted(reason)
+    case .error(let text):
+      commit()
+      throw ChatError(.providerError, text.isEmpty ? "The agent's reply failed." : text)
+    case .done:
+      done = true
+    case .unknown(let type):
+      sideEvents.append(.warning("Skipped a chunk of unknown type \(type)."))
+    }
+  }
+
+  /// The store events the body's end stands for, or the error it ends the reply with.
+  public mutating func finish() throws(ChatError) -> [ReplyEvent] {
+    guard begun else { throw ChatError(.incompleteStream, "The stream ended before the reply started.") }
+    var events: [ReplyEvent] = []
+    let reason: String?
+    switch ending {
+    case .aborted(let why)?:
+      commit()
+      throw ChatError(.cancelled, why.map { "The server stopped the reply: \($0)" } ?? "The server stopped the reply.")
+    case .finished(let given)?: reason = given
+    case nil:
+      guard done else {
+        commit()
+        throw ChatError(.incompleteStream, "The stream ended before the reply finished.")
+      }
+      reason = nil
+    }
+    closeOpenParts(into: &events)
+    commit()
+    events.append(
+      .finished(
+        Message(
+          clientID: ClientMessageID(rawValue: "aisdk-\(messageID ?? key)"),
+          serverID: messageID.map { ServerMessageID(rawValue: $0) }, role: .assistant, text: "", createdAt: receivedAt,
+          finishReason: reason.map(Self.finishReason))))
+    return events
+  }
+
+  /// What a transport failure of the body means: a connection that drops (`NETWORK`) once the reply began
+  /// cuts it off (`INCOMPLETE_STREAM`, the reply `truncated`); any other failure is itself.
+  public mutating func failure(ofTransport error: ChatError) -> ChatError {
+    commit()
+    guard error.code == .network, begun, ending == nil, !done else { return error }
+    return ChatError(.incompleteStream, "The connection dropped before the reply finished: \(error.message)")
+  }
+
+  // MARK: - Building the UI message
+
+  private mutating func begin(_ chunk: UIMessageChunk, into events: inout [ReplyEvent]) {
+    begun = true
+    if let userMessage {
+      var accepted = userMessage
+      accepted.serverID = ServerMessageID(rawValue: userMessage.clientID.rawValue)
+      events.append(.accepted(accepted, conversationID: conversationID))
+    }
+    var replyID = messageID
+    if case .start(let id?, _) = chunk { replyID = id }
+    events.append(.started(agent: nil, replyID: replyID.map { ServerMessageID(rawValue: $0) }))
+  }
+
+  private func execution(of input: UIMessageChunk.ToolInput) -> ToolCall.Execution {
+    !input.providerExecuted && appTools.contains(input.toolName) ? .client : .server
+  }
+
+  private mutating func openPart(
+    _ id: String, type: String, kind: StreamedPartKind, metadata: JSONValue?, into events: inout [ReplyEvent]
+  ) {
+    var part: [String: JSONValue] = ["type": .string(type), "text": "", "state": "streaming"]
+    if let metadata { part["providerMetadata"] = metadata }
+    let partID = partID(id)
+    open[id] = (parts.count, partID)
+    parts.append(.object(part))
+    events.append(.partStarted(partID, kind))
+  }
+
+  private mutating func closeOpenParts(into events: inout [ReplyEvent]) {
+    for (_, entry) in open.sorted(by: { $0.value.index < $1.value.index }) {
+      parts[entry.index] = Self.setting(parts[entry.index], "state", "done")
+      events.append(.partEnded(entry.part))
+    }
+    open.removeAll()
+  }
+
+  /// A part ID not used yet in this message: a reused chunk ID (a later step's `text-1`) gets `id~n`.
+  private mutating func partID(_ id: String) -> PartID {
+    var candidate = id
+    var n = 1
+    while usedPartIDs.contains(candidate) {
+      n += 1
+      candidate = "\(id)~\(n)"
+    }
+    usedPartIDs.insert(candidate)
+    return PartID(rawValue: candidate)
+  }
+
+  private mutating func setToolPart(_ input: UIMessageChunk.ToolInput, state: String, _ fields: [String: JSONValue]) {
+    var part: [String: JSONValue] = [
+      "type": .string(input.dynamic ? "dynamic-tool" : "tool-\(input.toolName)"),
+      "toolCallId": .string(input.toolCallID), "state": .string(state),
+    ]
+    if input.dynamic { part["toolName"] = .string(input.toolName) }
+    if input.providerExecuted { part["providerExecuted"] = true }
+    if let title = input.title { part["title"] = .string(title) }
+    if let index = toolParts[input.toolCallID], case .object(let earlier) = parts[index] {
+      part.merge(earlier) { new, _ in new }
+      part.merge(fields) { _, given in given }
+      part["state"] = .string(state)
+      parts[index] = .object(part)
+    } else {
+      part.merge(fields) { _, given in given }
+      toolParts[input.toolCallID] = parts.count
+      usedPartIDs.insert(input.toolCallID)
+      parts.append(.object(part))
+    }
+  }
+
+  private mutating func updateTool(_ callID: String, state: String, _ fields: [String: JSONValue]) throws(ChatError) {
+    guard let index = toolParts[callID], case .object(var part) = parts[index] else {
+      throw ChatError(.invalidEvent, "A chunk for tool call \(callID), which the reply does not have.")
+    }
+    part.merge(fields) { _, given in given }
+    part["state"] = .string(state)
+    parts[index] = .object(part)
+  }
+
+  private mutating func merge(_ value: JSONValue) {
+    if case .object(let old)? = metadata, case .object(let new) = value {
+      metadata = .object(old.merging(new) { _, given in given })
+    } else {
+      metadata = value
+    }
+    sideEvents.append(.metadata(metadata ?? .null))
+  }
+
+  /// Writes the assistant message as it stands into `chat` (a failed reply's too: the server gets what
+  /// the user saw).
+  private mutating func commit() {
+    guard begun, !parts.isEmpty || messageID != nil else { return }
+    var message: [String: JSONValue] = [
+      "id": .string(messageID ?? "aisdk-\(key)"), "role": "assistant", "parts": .array(parts),
+    ]
+    if let metadata { message["metadata"] = metadata }
+    chat.upsert(.object(message))
+  }
+
+  private static func setting(_ part: JSONValue, _ key: String, _ value: JSONValue) -> JSONValue {
+    guard case .object(var fields) = part else { return part }
+    fields[key] = value
+    return .object(fields)
+  }
+
+  private static func text(_ value: JSONValue) -> String {
+    (try? String(decoding: JSONEncoder().encode(value), as: UTF8.self)) ?? ""
+  }
+
+  private static func finishReason(_ given: String) -> FinishReason {
+    switch given {
+    case "tool-calls": .toolCalls
+    case "content-filter": .contentFilter
+    default: FinishReason(rawValue: given)
+    }
+  }
+}
