@@ -21,6 +21,7 @@ let package = Package(
     .library(name: "ChatHTTP", targets: ["ChatHTTP"]),
     .library(name: "ChatAGUI", targets: ["ChatAGUI"]),
     .library(name: "ChatAISDK", targets: ["ChatAISDK"]),
+    .library(name: "ChatOpenAI", targets: ["ChatOpenAI"]),
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
     .executable(name: "persistence-stress", targets: ["PersistenceStress"]),
@@ -49,6 +50,13 @@ let package = Package(
     .testTarget(
       name: "ChatAISDKTests",
       dependencies: ["ChatAISDK", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents"],
+      swiftSettings: strictness),
+    .target(
+      name: "ChatOpenAI", dependencies: ["ConversationState", "ConversationStore", "ChatHTTP", "ServerSentEvents"],
+      swiftSettings: strictness),
+    .testTarget(
+      name: "ChatOpenAITests",
+      dependencies: ["ChatOpenAI", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents"],
       swiftSettings: strictness),
     .testTarget(
       name: "ChatAGUITests",

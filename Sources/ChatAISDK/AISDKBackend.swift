@@ -62,7 +62,7 @@ public final class AISDKBackend: CompanionBackend {
     makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
     token: @escaping @Sendable () async throws -> String? = { nil }
   ) throws(ChatError) {
-    transport = try HTTPTransport(baseURL: endpoint, policy: policy, now: now, token: token)
+    transport = try HTTPTransport(baseURL: endpoint, policy: policy, errorCodes: .fromStatus, now: now, token: token)
     self.appTools = appTools
     self.body = body
     self.companion = companion

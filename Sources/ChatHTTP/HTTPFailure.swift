@@ -6,9 +6,11 @@ enum HTTPFailure {
   /// The error for a non-2xx `status`: the body's code when it has one, else the status's default; the
   /// status is always kept, and a `Retry-After` (seconds, or an HTTP date) becomes `retryAfter`, clamped by
   /// `policy.serverDelay` (so `1e19`, a negative number or the year 9999 become a wait a timer can take).
-  static func error(status: Int, body: Data, retryAfter: String?, now: Date, policy: ChatPolicy) -> ChatError {
+  static func error(
+    status: Int, body: Data, retryAfter: String?, now: Date, policy: ChatPolicy, bodyCodeWins: Bool = true
+  ) -> ChatError {
     let wire = try? WireJSON.decoder().decode(WireErrorBody.self, from: body).error
-    let code = wire?.code.map(ChatError.Code.init(rawValue:)) ?? defaultCode(status)
+    let code = (bodyCodeWins ? wire?.code.map(ChatError.Code.init(rawValue:)) : nil) ?? defaultCode(status)
     let message = wire?.message ?? "The server answered HTTP \(status)."
     let wait = retryAfter.flatMap { seconds($0, now: now) }.flatMap(policy.serverDelay)
     return ChatError(code, message, status: status, retryAfter: wait)

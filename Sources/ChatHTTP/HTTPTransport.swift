@@ -15,18 +15,31 @@ package final class HTTPTransport: Sendable {
   /// Supplies the bearer token for the next request; nil sends none.
   package typealias TokenProvider = @Sendable () async throws -> String?
 
+  /// Whose error codes an error body carries.
+  package enum ErrorCodes: Sendable {
+    /// This package's protocol: the body's `error.code` is a `ChatError` code and wins over the status
+    /// (even on a 200 answered with JSON where a stream was due).
+    case fromBody
+    /// Another protocol's (OpenAI's `rate_limit_exceeded`, a framework's own): the status says what the
+    /// failure is (429 `RATE_LIMITED`, 401 `UNAUTHORIZED`…), the body's message says why.
+    case fromStatus
+  }
+
   package let baseURL: URL
   package let policy: ChatPolicy
   package let now: @Sendable () -> Date
   private let token: TokenProvider
+  private let errorCodes: ErrorCodes
   private let streaming: HTTPStreaming
   private let session: URLSession
 
   /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work (`ChatPolicy.validate()`).
   package init(
-    baseURL: URL, policy: ChatPolicy, now: @escaping @Sendable () -> Date, token: @escaping TokenProvider
+    baseURL: URL, policy: ChatPolicy, errorCodes: ErrorCodes = .fromBody, now: @escaping @Sendable () -> Date,
+    token: @escaping TokenProvider
   ) throws(ChatError) {
     try policy.validate()
+    self.errorCodes = errorCodes
     self.baseURL = baseURL
     self.token = token
     self.now = now
@@ -150,7 +163,7 @@ package final class HTTPTransport: Sendable {
           guard (200..<300).contains(head.statusCode) else { throw await self.failure(head, rest: exchange) }
           guard Self.contentType(head) == "text/event-stream" else {
             // Some servers answer a refused stream with 200 and a JSON error: its code is the error.
-            if Self.isJSON(head),
+            if self.errorCodes == .fromBody, Self.isJSON(head),
               let error = Self.errorInBody(await self.errorBody(rest: exchange), status: head.statusCode)
             {
               throw error
@@ -196,7 +209,8 @@ package final class HTTPTransport: Sendable {
   private func failure(_ response: HTTPURLResponse, rest: HTTPExchange) async -> ChatError {
     HTTPFailure.error(
       status: response.statusCode, body: await errorBody(rest: rest),
-      retryAfter: response.value(forHTTPHeaderField: "Retry-After"), now: now(), policy: policy)
+      retryAfter: response.value(forHTTPHeaderField: "Retry-After"), now: now(), policy: policy,
+      bodyCodeWins: errorCodes == .fromBody)
   }
 
   /// At most `maximumErrorBodyBytes` of the rest of a body; the transfer is stopped after.
