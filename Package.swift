@@ -93,7 +93,7 @@ let package = Package(
       name: "Benchmarks",
       dependencies: [
         "ConversationState", "Reducers", "ConversationStore", "Persistence", "ServerSentEvents", "ChatHTTP",
-        "ChatAGUI", "ConversationTesting",
+        "ChatAGUI", "ChatAISDK", "ChatOpenAI", "ConversationTesting",
       ],
       swiftSettings: strictness + [.unsafeFlags(["-cross-module-optimization"])]),
     .testTarget(

@@ -116,6 +116,8 @@ struct RatioTarget {
     RatioTarget(numerator: "persist.delta.reply1m", denominator: "delta.store.reply1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "sse.decode.1mb", denominator: "sse.scan.1mb", limit: 3, atMost: true),
     RatioTarget(numerator: "agui.decode.1mb", denominator: "sse.decode.1mb", limit: 3, atMost: true),
+    RatioTarget(numerator: "aisdk.decode.1mb", denominator: "sse.decode.1mb", limit: 3, atMost: true),
+    RatioTarget(numerator: "openai.decode.1mb", denominator: "sse.decode.1mb", limit: 3, atMost: true),
     RatioTarget(numerator: "sse.event.8mb", denominator: "sse.event.64kb", limit: 1.5, atMost: true),
     RatioTarget(numerator: "frame.delta.h100k", denominator: "frame.delta.h100", limit: 1.25, atMost: true),
     RatioTarget(numerator: "frame.delta.h10k", denominator: "delta.bare.h10k", limit: 12, atMost: true),

@@ -55,6 +55,8 @@ enum Suite {
         ("client.send", { ClientWorkloads.clientSend(sends: 200 / scale) }),
         ("store.send.scripted", { ClientWorkloads.storeSend(sends: 200 / scale) }),
         ("agui.decode.1mb", { AGUIWorkloads.decode() }),
+        ("aisdk.decode.1mb", { AISDKWorkloads.decode() }),
+        ("openai.decode.1mb", { OpenAIWorkloads.decode() }),
       ] + Components.all() + ServerSentEventsWorkloads.all()
     let prefixes = filter?.split(separator: ",").map(String.init)
     return all.filter { entry in prefixes?.contains { entry.name.hasPrefix($0) } ?? true }.map { entry in

@@ -170,14 +170,7 @@ public struct AGUIReplyMapper: Sendable {
   /// the same part in `events` joins it in place: one delta per batch, not per event.
   private mutating func appendHot(_ delta: String, into events: inout [ReplyEvent]) {
     hotText.append(delta)
-    guard !delta.isEmpty else { return }
-    if case .partDelta(let last, var text)? = events.last, last == hotPart {
-      events.removeLast()
-      text.append(delta)
-      events.append(.partDelta(last, text))
-    } else {
-      events.append(.partDelta(hotPart, delta))
-    }
+    events.appendDelta(delta, to: hotPart)
   }
 
   /// Writes the hot message's text into its draft.

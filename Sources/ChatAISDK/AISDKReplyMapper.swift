@@ -46,6 +46,16 @@ public struct AISDKReplyMapper: Sendable {
   private var parts: [JSONValue] = []
   /// Open text and reasoning parts by their chunk IDs: the part's index in `parts` and its store part ID.
   private var open: [String: (index: Int, part: PartID)] = [:]
+  /// The text of open parts by their index in `parts`, written into them at their end (appending to a
+  /// JSON value in place would copy the text at every delta).
+  private var partTexts: [Int: String] = [:]
+  /// The part streaming now, with the text not yet in `partTexts`: its deltas skip every lookup but one
+  /// comparison of IDs (plain stored properties, so the hot path copies none of them).
+  private var isHot = false
+  private var hotID = ""
+  private var hotIndex = 0
+  private var hotPart = PartID(rawValue: "")
+  private var hotText = ""
   private var usedPartIDs: Set<String>
   private var toolParts: [String: Int] = [:]
   private var toolInputs: [String: (name: String, execution: ToolCall.Execution)] = [:]
@@ -94,6 +104,25 @@ public struct AISDKReplyMapper: Sendable {
   /// Appends the store events one Server-Sent Event stands for to `events` (its `event:` and `id:` are not
   /// part of the protocol).
   public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
+    // The hottest chunk, a text delta, is read from the event's bytes without a String of its data or a
+    // JSON tree (the scanner repairs bytes that are not UTF-8 as `data` would).
+    var fast: (isText: Bool, id: String, delta: String)?
+    let known = isHot ? hotID : nil
+    event.withSentDataBytes { bytes in
+      var scanner = JSONByteScanner(bytes: bytes)
+      fast = scanner.uiMessageDelta(knownID: known)
+    }
+    if let fast {
+      // More text for the part streaming now: no lookup at all.
+      if isHot, !done, fast.id == hotID {
+        hotText += fast.delta
+        events.appendDelta(fast.delta, to: hotPart)
+        return
+      }
+      let chunk: UIMessageChunk =
+        fast.isText ? .textDelta(id: fast.id, delta: fast.delta) : .reasoningDelta(id: fast.id, delta: fast.delta)
+      return try map(chunk, into: &events)
+    }
     try map(try UIMessageChunk(json: event.data), into: &events)
   }
 
@@ -101,6 +130,12 @@ public struct AISDKReplyMapper: Sendable {
   public mutating func map(_ chunk: UIMessageChunk, into events: inout [ReplyEvent]) throws(ChatError) {
     guard !done else { throw ChatError(.invalidEvent, "A chunk came after [DONE].") }
     if !begun { begin(chunk, into: &events) }
+    if isHot {
+      switch chunk {
+      case .textDelta, .reasoningDelta: break
+      default: flushHot()
+      }
+    }
     switch chunk {
     case .start(let id, let metadata):
       if let id { messageID = id }
@@ -124,6 +159,7 @@ public struct AISDKReplyMapper: Sendable {
       guard let (index, part) = open.removeValue(forKey: id) else {
         throw ChatError(.invalidEvent, "The end of part \(id), which is not open.")
       }
+      writeText(of: index)
       parts[index] = Self.setting(parts[index], "state", "done")
       if let metadata { parts[index] = Self.setting(parts[index], "providerMetadata", metadata) }
       let encrypted =
@@ -293,7 +329,9 @@ public struct AISDKReplyMapper: Sendable {
   }
 
   private mutating func closeOpenParts(into events: inout [ReplyEvent]) {
+    flushHot()
     for (_, entry) in open.sorted(by: { $0.value.index < $1.value.index }) {
+      writeText(of: entry.index)
       parts[entry.index] = Self.setting(parts[entry.index], "state", "done")
       events.append(.partEnded(entry.part))
     }
@@ -354,12 +392,27 @@ public struct AISDKReplyMapper: Sendable {
   /// Writes the assistant message as it stands into `chat` (a failed reply's too: the server gets what
   /// the user saw).
   private mutating func commit() {
+    flushHot()
     guard begun, !parts.isEmpty || messageID != nil else { return }
+    for index in partTexts.keys.sorted() { writeText(of: index) }
     var message: [String: JSONValue] = [
       "id": .string(messageID ?? "aisdk-\(key)"), "role": "assistant", "parts": .array(parts),
     ]
     if let metadata { message["metadata"] = metadata }
     chat.upsert(.object(message))
+  }
+
+  private mutating func flushHot() {
+    guard isHot else { return }
+    isHot = false
+    partTexts[hotIndex, default: ""] += hotText
+    hotText = ""
+  }
+
+  private mutating func writeText(of index: Int) {
+    guard let text = partTexts.removeValue(forKey: index) else { return }
+    let sofar = parts[index].field("text")?.stringValue ?? ""
+    parts[index] = Self.setting(parts[index], "text", .string(sofar + text))
   }
 
   private static func setting(_ part: JSONValue, _ key: String, _ value: JSONValue) -> JSONValue {

@@ -69,3 +69,18 @@ extension RealtimeUpdate: CoalescingElement {
     return .event(conversation, .replyDelta(reply, text))
   }
 }
+
+extension [ReplyEvent] {
+  /// Appends text for `part`, joined with the last event when that is text for the same part: a chunk of
+  /// the body with hundreds of deltas then hands the store one (the transport coalesces the rest).
+  @inlinable package mutating func appendDelta(_ delta: String, to part: PartID) {
+    guard !delta.isEmpty else { return }
+    if case .partDelta(let last, var text)? = self.last, last == part {
+      removeLast()
+      text.append(delta)
+      append(.partDelta(last, text))
+    } else {
+      append(.partDelta(part, delta))
+    }
+  }
+}

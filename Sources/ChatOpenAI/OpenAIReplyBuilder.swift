@@ -63,7 +63,7 @@ struct OpenAIReplyBuilder: Sendable {
       events.append(.partStarted(part, kind))
     }
     if kind == .text { text += delta }
-    events.append(.partDelta(part, delta))
+    events.appendDelta(delta, to: part)
   }
 
   /// Whether the part `key` is open.

@@ -303,3 +303,42 @@ extension JSONValue {
     return nil
   }
 }
+
+@Suite("AI SDK fast path")
+struct AISDKFastPathTests {
+  @Test(
+    "a delta read from its bytes maps exactly as the general path maps it",
+    arguments: [
+      #"{"type":"text-delta","id":"t","delta":"plain"}"#, #"{"delta":"order \"first\"","id":"t","type":"text-delta"}"#,
+      #"{"type":"text-delta","id":"t","delta":"caf\u00e9 \ud83d\ude00 \n\t\\"}"#,
+      #"{"type":"text-delta","id":"t","delta":"x","providerMetadata":{"a":[1,{"b":null}]}}"#,
+      #"{"type":"text-delta","id":"t","delta":"x","extra":[true,false,null,-1.5e3,"s"]}"#,
+      #"{"type":"text-delta","id":"t","delta":"bad \x"}"#, #"{"type":"text-delta","id":"t"}"#,
+      #"{"type":"text-delta","id":"t","delta":"x"} trailing"#,
+      #" {"type" : "text-delta" , "id" : "t" , "delta" : "spaced"} "#,
+      #"{"type":"text-delta","id":"nope","delta":"x"}"#,
+    ])
+  func agrees(_ chunk: String) {
+    let opening = [
+      #"{"type":"start"}"#, #"{"type":"text-start","id":"t"}"#, #"{"type":"text-delta","id":"t","delta":"a"}"#,
+    ]
+    // Through the bytes (the mapper's event path, with its fast reading)
+    let fast = MappedStream(opening + [chunk, #"{"type":"finish"}"#])
+    // Through decoded chunks only (the general path)
+    var mapper = AISDKReplyMapper(
+      key: "k1", conversationID: "chat-1", chat: AISDKChat(), receivedAt: Date(timeIntervalSince1970: 1_000))
+    var events: [ReplyEvent] = []
+    var error: ChatError?
+    do throws(ChatError) {
+      for json in opening + [chunk, #"{"type":"finish"}"#] {
+        try mapper.map(try UIMessageChunk(json: json), into: &events)
+      }
+      events += try mapper.finish()
+    } catch let failure {
+      error = failure
+    }
+    #expect(fast.error == error)
+    #expect(fast.text == events.reduce(into: "") { if case .partDelta(_, let d) = $1 { $0 += d } })
+    #expect(fast.mapper.chat == mapper.chat)
+  }
+}

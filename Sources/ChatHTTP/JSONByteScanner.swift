@@ -1,0 +1,234 @@
+import Foundation
+
+/// A JSON text read straight from its bytes, for the fast paths of the protocols' hottest events (a text
+/// delta, a content chunk): strings, numbers and literals are read or skipped without building a JSON tree.
+/// Every method gives up (nil, false) at anything it does not expect, and its caller then takes the general
+/// path, which also gives the errors; so a fast path never accepts what the general path would refuse.
+package struct JSONByteScanner {
+  package let bytes: UnsafeBufferPointer<UInt8>
+  package var index = 0
+
+  @inlinable package init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+  /// Whether only white space is left.
+  @inlinable package mutating func isAtEnd() -> Bool {
+    skipSpace()
+    return index == bytes.count
+  }
+
+  /// Moves past `literal` (`null`, `true`) when it comes next.
+  @inlinable package mutating func take(literal: StaticString) -> Bool {
+    let length = literal.utf8CodeUnitCount
+    guard index + length <= bytes.count, let base = bytes.baseAddress,
+      memcmp(base + index, literal.utf8Start, length) == 0
+    else { return false }
+    index += length
+    return true
+  }
+
+  /// Moves past any JSON value, nested at most `depth` deep; false for one that is not well formed.
+  @inlinable package mutating func skipValue(depth: Int = 8) -> Bool {
+    skipSpace()
+    guard index < bytes.count else { return false }
+    switch bytes[index] {
+    case UInt8(ascii: "\""): return string() != nil
+    case UInt8(ascii: "n"): return take(literal: "null")
+    case UInt8(ascii: "t"): return take(literal: "true")
+    case UInt8(ascii: "f"): return take(literal: "false")
+    case UInt8(ascii: "{"), UInt8(ascii: "["):
+      guard depth > 0 else { return false }
+      let object = bytes[index] == UInt8(ascii: "{")
+      index += 1
+      skipSpace()
+      if take(object ? UInt8(ascii: "}") : UInt8(ascii: "]")) { return true }
+      while true {
+        if object {
+          guard rawString() != nil || string() != nil else { return false }
+          skipSpace()
+          guard take(UInt8(ascii: ":")) else { return false }
+        }
+        guard skipValue(depth: depth - 1) else { return false }
+        skipSpace()
+        if take(UInt8(ascii: ",")) {
+          skipSpace()
+          continue
+        }
+        return take(object ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+      }
+    default: return number()
+    }
+  }
+
+  /// After a member's value: true at the object's end, false after a comma; `index` past the end when
+  /// neither follows (the caller gives up).
+  @inlinable package mutating func endOfMember() -> Bool {
+    skipSpace()
+    if take(UInt8(ascii: ",")) {
+      skipSpace()
+      return false
+    }
+    if take(UInt8(ascii: "}")) { return true }
+    index = bytes.count + 1
+    return false
+  }
+
+  @inlinable package static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    guard bytes.count == literal.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+    return memcmp(base, literal.utf8Start, bytes.count) == 0
+  }
+
+  /// Moves past the string at `index` when it is `known`, byte for byte (quotes included); else stays.
+  @inlinable package mutating func takeKnown(_ known: String) -> Bool {
+    var known = known  // `withUTF8` reads a native string in place
+    let length = known.utf8.count
+    guard index + length + 2 <= bytes.count, bytes[index + length + 1] == UInt8(ascii: "\""),
+      let base = bytes.baseAddress
+    else { return false }
+    let start = base + index + 1
+    // An escape in the range would make the sent string differ from its bytes: that one is read in full.
+    let same =
+      known.withUTF8 { other in other.baseAddress.map { memcmp(start, $0, length) == 0 } ?? (length == 0) }
+      && memchr(start, Int32(UInt8(ascii: "\\")), length) == nil
+    if same { index += length + 2 }
+    return same
+  }
+
+  /// A string without escapes, as its bytes; nil for one with an escape (rare in keys and types: the
+  /// general path reads those).
+  @inlinable package mutating func rawString() -> UnsafeBufferPointer<UInt8>? {
+    guard take(UInt8(ascii: "\"")) else { return nil }
+    let start = index
+    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+      if bytes[index] == UInt8(ascii: "\\") || bytes[index] < 0x20 { return nil }
+      index += 1
+    }
+    guard index < bytes.count else { return nil }
+    let name = UnsafeBufferPointer(rebasing: bytes[start..<index])
+    index += 1
+    return name
+  }
+
+  /// A JSON string, its escapes decoded; nil for one that is not well formed.
+  @inlinable package mutating func string() -> String? {
+    guard take(UInt8(ascii: "\"")) else { return nil }
+    let start = index
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        index += 1
+        return text
+      }
+      if byte == UInt8(ascii: "\\") {
+        index = start
+        return escapedString()
+      }
+      if byte < 0x20 { return nil }
+      index += 1
+    }
+    return nil
+  }
+
+  @inlinable package mutating func escapedString() -> String? {
+    var scalars = String.UnicodeScalarView()
+    var plain: [UInt8] = []
+    func flush() {
+      guard !plain.isEmpty else { return }
+      scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
+      plain.removeAll(keepingCapacity: true)
+    }
+    while index < bytes.count {
+      let byte = bytes[index]
+      index += 1
+      switch byte {
+      case UInt8(ascii: "\""):
+        flush()
+        return String(scalars)
+      case UInt8(ascii: "\\"):
+        guard index < bytes.count else { return nil }
+        let escape = bytes[index]
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): plain.append(escape)
+        case UInt8(ascii: "b"): plain.append(0x08)
+        case UInt8(ascii: "f"): plain.append(0x0C)
+        case UInt8(ascii: "n"): plain.append(0x0A)
+        case UInt8(ascii: "r"): plain.append(0x0D)
+        case UInt8(ascii: "t"): plain.append(0x09)
+        case UInt8(ascii: "u"):
+          guard let unit = hex4() else { return nil }
+          flush()
+          if (0xD800..<0xDC00).contains(unit) {
+            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(),
+              (0xDC00..<0xE000).contains(low),
+              let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+            else { return nil }
+            scalars.append(scalar)
+          } else {
+            guard let scalar = Unicode.Scalar(unit) else { return nil }  // a lone low surrogate
+            scalars.append(scalar)
+          }
+        default: return nil
+        }
+      default:
+        if byte < 0x20 { return nil }
+        plain.append(byte)
+      }
+    }
+    return nil
+  }
+
+  @inlinable package mutating func hex4() -> UInt32? {
+    guard index + 4 <= bytes.count else { return nil }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[index]
+      index += 1
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: return nil
+      }
+      value = value << 4 | UInt32(digit)
+    }
+    return value
+  }
+
+  /// A JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), skipped.
+  @inlinable package mutating func number() -> Bool {
+    _ = take(UInt8(ascii: "-"))
+    if take(UInt8(ascii: "0")) {
+    } else if digits() == 0 {
+      return false
+    }
+    if take(UInt8(ascii: ".")), digits() == 0 { return false }
+    if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
+      if !take(UInt8(ascii: "+")) { _ = take(UInt8(ascii: "-")) }
+      if digits() == 0 { return false }
+    }
+    return true
+  }
+
+  @inlinable package mutating func digits() -> Int {
+    let start = index
+    while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+    return index - start
+  }
+
+  @inlinable package mutating func take(_ byte: UInt8) -> Bool {
+    guard index < bytes.count, bytes[index] == byte else { return false }
+    index += 1
+    return true
+  }
+
+  @inlinable package mutating func skipSpace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x09, 0x0A, 0x0D: index += 1
+      default: return
+      }
+    }
+  }
+}
