@@ -84,10 +84,13 @@ let package = Package(
       swiftSettings: strictness),
     .executableTarget(
       name: "Demo",
-      dependencies: ["ConversationStore", "ConversationTesting", "ChatHTTP", "ChatAGUI", "ServerSentEvents"],
+      dependencies: [
+        "ConversationStore", "ConversationTesting", "ChatHTTP", "ChatAGUI", "ChatAISDK", "ChatOpenAI", "ServerSentEvents",
+      ],
       swiftSettings: strictness),
     .testTarget(
-      name: "DemoTests", dependencies: ["Demo", "ConversationStore", "ConversationTesting"], swiftSettings: strictness),
+      name: "DemoTests", dependencies: ["Demo", "ChatOpenAI", "ConversationStore", "ConversationTesting"],
+      swiftSettings: strictness),
     .executableTarget(name: "FixturesCommand", dependencies: ["ConversationFixtures"], swiftSettings: strictness),
     .executableTarget(
       name: "Benchmarks",

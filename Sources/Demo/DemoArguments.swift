@@ -1,6 +1,7 @@
 import Foundation
 
-/// The command line: `demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL | --agui URL]`,
+/// The command line: `demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL | AGENT]` where
+/// AGENT is `--agui URL`, `--aisdk URL` or `--openai URL [--model M] [--responses]`,
 /// `demo --script FILE [--plain] …`, `demo dump [--data-dir DIR]`, `demo decode-sse`, `demo --help`.
 struct DemoArguments: Equatable {
   enum Mode: Equatable {
@@ -21,8 +22,9 @@ struct DemoArguments: Equatable {
   /// `--server URL`: the interactive demo talks to this server (`HTTPChatBackend`) instead of the
   /// simulated agent.
   var server: URL?
-  /// `--agui URL`: the demo talks to this AG-UI agent endpoint (`AGUIBackend`), interactively or in a script.
-  var agui: URL?
+  /// `--agui URL`, `--aisdk URL`, `--openai URL`: the demo talks to this agent server, interactively or in a
+  /// script.
+  var agent: AgentEndpoint?
   /// `--token T`: the bearer token sent to `server`.
   var token = "secret"
 
@@ -34,6 +36,19 @@ struct DemoArguments: Equatable {
     var remaining = arguments[...]
     var plain = false
     var script: String?
+    var model: String?
+    var responses = false
+    var agentFlag: String?
+    func agentURL(_ flag: String, _ text: String, example: String) throws(Invalid) -> URL {
+      guard agentFlag == nil || agentFlag == flag else {
+        throw Invalid(description: "\(agentFlag ?? "") and \(flag) exclude each other")
+      }
+      agentFlag = flag
+      guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+        throw Invalid(description: "\(flag) takes a URL such as \(example), not \"\(text)\"")
+      }
+      return url
+    }
     if remaining.first == "decode-sse" {
       // It reads stdin and nothing else, so any option is a mistake worth naming.
       if let extra = remaining.dropFirst().first, extra != "--help", extra != "-h" {
@@ -73,11 +88,17 @@ struct DemoArguments: Equatable {
         }
         server = url
       case "--agui":
-        let text = try value(after: argument)
-        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
-          throw Invalid(description: "--agui takes an agent URL such as http://127.0.0.1:8765/agent, not \"\(text)\"")
-        }
-        agui = url
+        agent = .agui(try agentURL(argument, try value(after: argument), example: "http://127.0.0.1:8765/agent"))
+      case "--aisdk":
+        agent = .aisdk(
+          try agentURL(argument, try value(after: argument), example: "http://127.0.0.1:8765/vercel/v6/chat"))
+      case "--openai":
+        agent = .openai(
+          try agentURL(argument, try value(after: argument), example: "http://127.0.0.1:8000/v1"),
+          api: .chatCompletions,
+          model: "")
+      case "--model": model = try value(after: argument)
+      case "--responses": responses = true
       case "--token": token = try value(after: argument)
       case "--script": script = try value(after: argument)
       case "--plain": plain = true
@@ -89,8 +110,13 @@ struct DemoArguments: Equatable {
     if server != nil && mode != .interactive && mode != .help {
       throw Invalid(description: "--server is for the interactive demo only")
     }
-    if server != nil && agui != nil { throw Invalid(description: "--server and --agui exclude each other") }
-    if agui != nil && mode == .dump { throw Invalid(description: "dump does not take --agui") }
+    if case .openai(let url, _, _)? = agent {
+      agent = .openai(url, api: responses ? .responses : .chatCompletions, model: model ?? "gpt-4o-mini")
+    } else if responses || model != nil {
+      throw Invalid(description: "--model and --responses go with --openai")
+    }
+    if let agentFlag, server != nil { throw Invalid(description: "--server and \(agentFlag) exclude each other") }
+    if let agentFlag, mode == .dump { throw Invalid(description: "dump does not take \(agentFlag)") }
     if let script {
       guard mode != .dump else { throw Invalid(description: "dump does not take --script") }
       if mode != .help { mode = .script(path: script, plain: plain) }
@@ -100,8 +126,8 @@ struct DemoArguments: Equatable {
   }
 
   static let usage = """
-    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL [--token T] | --agui URL]
-           demo --script FILE [--plain] [--seed N] [--data-dir DIR] [--agui URL]
+    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL [--token T] | AGENT]
+           demo --script FILE [--plain] [--seed N] [--data-dir DIR] [AGENT]
            demo dump [--data-dir DIR]
            demo decode-sse < STREAM
 
@@ -111,7 +137,12 @@ struct DemoArguments: Equatable {
       --seed N        make the simulated agent's choices repeat (default 1)
       --user NAME     start signed in as NAME (default: a guest)
       --server URL    chat with a server speaking Docs/HTTP-PROTOCOL.md instead of the simulated agent
-      --agui URL      chat with an AG-UI 1.0 agent at URL (Pydantic AI, LangGraph, Mastra…), also in a script
+    AGENT, an agent server to chat with instead of the simulated agent (also in a script):
+      --agui URL      an AG-UI 1.0 agent endpoint (Pydantic AI, LangGraph, Mastra…)
+      --aisdk URL     an AI SDK UI message stream route (what useChat calls; Pydantic AI's VercelAIAdapter)
+      --openai URL    an OpenAI-compatible API root such as http://127.0.0.1:8000/v1 (OPENAI_API_KEY is sent
+                      as the bearer token when set), with --model M (default gpt-4o-mini) and --responses
+                      for the Responses API instead of Chat Completions
       --token T       the bearer token for --server (default "secret", the reference server's)
       --script FILE   run a scripted session and print each frame (80x24); --plain prints a transcript
       dump            print what is stored, as JSON

@@ -7,10 +7,10 @@ import Foundation
 enum InteractiveDemo {
   static func run(arguments: DemoArguments, storage: ChatStorage?) async {
     let session: DemoSession
-    if let agent = arguments.agui {
-      // An AG-UI agent: each message is a run; the conversation lives here (AG-UI keeps no list).
+    if let agent = arguments.agent {
+      // An agent server: each message is a request; the conversation lives here (these protocols keep no list).
       do {
-        session = try DemoSession.agui(endpoint: agent, environment: .live, storage: storage, user: arguments.user)
+        session = try DemoSession.agent(agent, environment: .live, storage: storage, user: arguments.user)
       } catch {
         fail("\(error)")
       }

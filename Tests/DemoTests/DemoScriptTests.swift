@@ -1,4 +1,6 @@
+import ChatOpenAI
 import ConversationStore
+import Foundation
 import Testing
 
 @testable import Demo
@@ -49,6 +51,25 @@ struct DemoArgumentsTests {
   }
 
   @Test(
+    "each agent flag names its server, the OpenAI one with its API and model in any order",
+    arguments: [
+      (["--agui", "http://127.0.0.1:1/agent"], AgentEndpoint.agui(URL(string: "http://127.0.0.1:1/agent")!)),
+      (["--aisdk", "http://127.0.0.1:1/chat"], .aisdk(URL(string: "http://127.0.0.1:1/chat")!)),
+      (
+        ["--openai", "http://127.0.0.1:1/v1"],
+        .openai(URL(string: "http://127.0.0.1:1/v1")!, api: .chatCompletions, model: "gpt-4o-mini")
+      ),
+      (
+        ["--model", "llama3", "--openai", "http://127.0.0.1:1/v1", "--responses"],
+        .openai(URL(string: "http://127.0.0.1:1/v1")!, api: .responses, model: "llama3")
+      ),
+    ])
+  func agents(_ arguments: [String], _ expected: AgentEndpoint) throws {
+    #expect(try DemoArguments(arguments).agent == expected)
+    #expect(try DemoArguments(["--script", "a.script"] + arguments).agent == expected)
+  }
+
+  @Test(
     "bad arguments are one clear line",
     arguments: [
       (["--colour"], "unknown argument \"--colour\" (try --help)"),
@@ -56,6 +77,12 @@ struct DemoArgumentsTests {
       (["--script"], "--script needs a value"),
       (["--memory", "--data-dir", "x"], "--memory and --data-dir exclude each other"),
       (["--plain"], "--plain only applies to --script runs"),
+      (["--agui", "http://a/agent", "--aisdk", "http://b/chat"], "--agui and --aisdk exclude each other"),
+      (["--aisdk", "chat"], "--aisdk takes a URL such as http://127.0.0.1:8765/vercel/v6/chat, not \"chat\""),
+      (["--model", "m"], "--model and --responses go with --openai"),
+      (["--aisdk", "http://b/chat", "--responses"], "--model and --responses go with --openai"),
+      (["--server", "http://s/v1", "--openai", "http://o/v1"], "--server and --openai exclude each other"),
+      (["dump", "--aisdk", "http://b/chat"], "dump does not take --aisdk"),
     ])
   func refuses(arguments: [String], message: String) {
     #expect(throws: DemoArguments.Invalid.self) { try DemoArguments(arguments) }

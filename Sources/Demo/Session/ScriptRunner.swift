@@ -10,8 +10,9 @@ struct ScriptRunner {
   let plain: Bool
   let seed: UInt64
   let storage: ChatStorage?
-  /// The AG-UI agent to run the script against (`--agui`), instead of the simulated agent.
-  var agui: URL? = nil
+  /// The agent server to run the script against (`--agui`, `--aisdk`, `--openai`), instead of the simulated
+  /// agent.
+  var agent: AgentEndpoint? = nil
   let write: @Sendable (String) -> Void
 
   /// The size frames are rendered at: the smallest the demo supports.
@@ -26,9 +27,9 @@ struct ScriptRunner {
     // Jitter is fixed: stores and the client draw it concurrently, so a sequence would reach them in any order.
     let environment = StoreEnvironment.deterministic(clock: clock, jitter: 0.5)
     let session: DemoSession
-    if let agui {
+    if let agent {
       do {
-        session = try DemoSession.agui(endpoint: agui, environment: environment, storage: storage, user: nil)
+        session = try DemoSession.agent(agent, environment: environment, storage: storage, user: nil)
       } catch {
         write("demo: \(error)\n")
         return
