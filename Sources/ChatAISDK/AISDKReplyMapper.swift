@@ -308,9 +308,12 @@ public struct AISDKReplyMapper: Sendable {
       accepted.serverID = ServerMessageID(rawValue: userMessage.clientID.rawValue)
       events.append(.accepted(accepted, conversationID: conversationID))
     }
-    var replyID = messageID
-    if case .start(let id?, _) = chunk { replyID = id }
-    events.append(.started(agent: nil, replyID: replyID.map { ServerMessageID(rawValue: $0) }))
+    // A server that names no message (Pydantic AI's `start` has no ID) leaves it to the client, as
+    // `useChat` does: the answer is then known by this ID, to the store and in the chat.
+    if case .start(let id?, _) = chunk { messageID = id }
+    let id = messageID ?? "aisdk-\(key)"
+    messageID = id
+    events.append(.started(agent: nil, replyID: ServerMessageID(rawValue: id)))
   }
 
   private func execution(of input: UIMessageChunk.ToolInput) -> ToolCall.Execution {

@@ -1,16 +1,34 @@
-"""A real AG-UI producer for the tests: Pydantic AI's AG-UI adapter on Starlette, with a scripted
-`FunctionModel` (no model, no network). It speaks exactly what Pydantic AI's adapter emits.
+"""A real AG-UI and Vercel AI producer for the tests: Pydantic AI's AG-UI and Vercel AI adapters on
+Starlette, with a scripted `FunctionModel` (no model, no network). It speaks exactly what the adapters emit.
 
 What the agent does depends on the latest user message:
   "hello"  text in three deltas            "think"  reasoning, then text
   "weather" the server tool get_weather, its result, then text
-  "color"  the app's own tool pick_color (advertised in RunAgentInput.tools): the run ends with it pending;
-           the next run, carrying its tool message, answers with the result
-  "delete" the tool delete_files, which needs approval: the run ends with an interrupt; a resume that
-           approves runs it and answers, one that denies answers without it
+  "color"  the app's own tool pick_color: the run ends with it pending; the next run, carrying its result,
+           answers with it
+  "delete" the tool delete_files, which needs approval: the run ends waiting; an answer that approves runs it
+           and answers, one that denies answers without it
 
-Serves POST /agent on 127.0.0.1 (see ../ChatHTTPTests/ServerSupport/local_server.py for the rules every
-local test server keeps: `LISTENING <port>`, stop on SIGTERM or stdin EOF).
+Routes (127.0.0.1):
+  POST /agent            AG-UI 1.0 (AGUIAdapter). pick_color is the client's tool, advertised in
+                         RunAgentInput.tools; the answer is a `tool` message. An approval is an interrupt
+                         (outcome `interrupt`); the next run resumes it (`resume: [{interruptId, status,
+                         payload: {approved, reason?}}]`).
+  POST /vercel/v5/chat   the AI SDK UI message stream v1 (VercelAIAdapter, sdk_version=5)
+  POST /vercel/v6/chat   the same with sdk_version=6
+      The body is what `useChat` sends: {id, messages: [UIMessage], trigger, messageId?}. pick_color is an
+      external tool on these routes (the AI SDK has no way to advertise tools in the request): the stream
+      ends after its `tool-input-available` (finish without finishReason); the next request resends the
+      assistant message with the part {"type": "tool-pick_color", "toolCallId": "call_color",
+      "state": "output-available", "input": {}, "output": "teal"}.
+      delete_files on v6 streams `tool-approval-request` {approvalId: toolCallId}; the next request resends
+      the part with "state": "approval-responded", "approval": {"id", "approved", "reason"?}. v5 has no
+      approvals: the call is left like pick_color (no approval chunk) and the answer is a tool output
+      (state output-available, or output-error) that stands for the tool's result; an approval-responded
+      part sent to v5 is dropped as unresolved and the model calls the tool again.
+
+The rules every local test server keeps (`LISTENING <port>`, stop on SIGTERM or stdin EOF) are in
+../ChatHTTPTests/ServerSupport/local_server.py.
 """
 
 import argparse
@@ -26,7 +44,10 @@ import uvicorn  # noqa: E402
 from pydantic_ai import Agent, DeferredToolRequests  # noqa: E402
 from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart  # noqa: E402
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel  # noqa: E402
+from pydantic_ai.tools import ToolDefinition  # noqa: E402
+from pydantic_ai.toolsets import ExternalToolset  # noqa: E402
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
+from pydantic_ai.ui.vercel_ai import VercelAIAdapter  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
@@ -94,11 +115,29 @@ async def run_agent(request):
     return await AGUIAdapter.dispatch_request(request, agent=agent)
 
 
+# The AI SDK request carries no tool list: on the Vercel routes the app's tool is declared here, as an
+# external tool (its calls are deferred: the run ends and the client supplies the output).
+APP_TOOLS = ExternalToolset([ToolDefinition(
+    name="pick_color", description="Ask the user for a color",
+    parameters_json_schema={"type": "object", "properties": {}})])
+
+
+def vercel_route(sdk_version):
+    async def run_vercel(request):
+        return await VercelAIAdapter.dispatch_request(
+            request, agent=agent, sdk_version=sdk_version, toolsets=[APP_TOOLS])
+    return run_vercel
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_common_arguments(parser)
     args = parser.parse_args()
-    app = Starlette(routes=[Route("/agent", run_agent, methods=["POST"])])
+    app = Starlette(routes=[
+        Route("/agent", run_agent, methods=["POST"]),
+        Route("/vercel/v5/chat", vercel_route(5), methods=["POST"]),
+        Route("/vercel/v6/chat", vercel_route(6), methods=["POST"]),
+    ])
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((args.host, args.port))
