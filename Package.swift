@@ -85,7 +85,8 @@ let package = Package(
     .executableTarget(
       name: "Demo",
       dependencies: [
-        "ConversationStore", "ConversationTesting", "ChatHTTP", "ChatAGUI", "ChatAISDK", "ChatOpenAI", "ServerSentEvents",
+        "ConversationStore", "ConversationTesting", "ChatHTTP", "ChatAGUI", "ChatAISDK", "ChatOpenAI",
+        "ServerSentEvents",
       ],
       swiftSettings: strictness),
     .testTarget(

@@ -63,8 +63,7 @@ extension DemoSession {
         tools: [
           OpenAITool(name: lookupOrderName, description: lookupOrderDescription, parameters: lookupOrderParameters)
         ],
-        now: { clock.now() }, makeID: environment.makeID
-      ) { key }
+        now: { clock.now() }, makeID: environment.makeID, token: { key })
     }
     var policy = ChatPolicy()
     policy.toolResultDelivery = .nextRun
