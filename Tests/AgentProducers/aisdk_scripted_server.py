@@ -319,11 +319,18 @@ class Handler(BaseHTTPRequestHandler):
             drop = drop_point(query, None)
         except Refused as refused:
             return self.answer(refused.status, {"error": {"code": refused.code, "message": refused.message}})
-        sent_all = self.stream(chunks, drop, query, entry)
-        if sent_all:
+        def replayed():
             with LOCK:
                 if ACTIVE.get((name, chat)) is chunks:
                     del ACTIVE[(name, chat)]
+
+        def broken():
+            with LOCK:
+                ACTIVE.setdefault((name, chat), chunks)
+
+        # No longer active once the last bytes go out, before the client can see the end and ask again (done
+        # after the write, a quick client's next GET could still find it active); active again if they fail.
+        self.stream(chunks, drop, query, entry, before_end=replayed if drop is None else None, on_break=broken)
 
     def do_POST(self):
         url = urlsplit(self.path)
@@ -371,8 +378,10 @@ class Handler(BaseHTTPRequestHandler):
         delay = 0.2 if name == "slow" else None
         self.stream(chunks, drop, query, entry, delay)
 
-    def stream(self, chunks, drop, query, entry, delay=None):
-        """Writes `chunks` (all, or the first `drop` and then drops the connection); True if all went out."""
+    def stream(self, chunks, drop, query, entry, delay=None, before_end=None, on_break=None):
+        """Writes `chunks` (all, or the first `drop` and then drops the connection); True if all went out.
+        `before_end` runs just before the bytes that let the client see the end; `on_break` if a write fails
+        after it ran."""
         framing = (query.get("framing") or ["chunked"])[0]
         if delay is None:
             try:
@@ -394,11 +403,22 @@ class Handler(BaseHTTPRequestHandler):
             framing = "chunked"
             self.send_header("Transfer-Encoding", "chunked")
             self.send_header("Connection", "keep-alive")
+        ending = [False]
+
+        def end():
+            if before_end and not ending[0]:
+                ending[0] = True
+                before_end()
+
+        if not sent:
+            end()
         self.end_headers()
         try:
-            for data in sent:
+            for index, data in enumerate(sent):
                 if delay:
                     time.sleep(delay)
+                if index == len(sent) - 1 and framing != "chunked":
+                    end()
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if framing == "chunked" else data)
                 self.wfile.flush()
             if drop is not None:
@@ -406,10 +426,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return False
             if framing == "chunked":
+                end()
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
             return True
         except (BrokenPipeError, ConnectionResetError):
+            if ending[0] and on_break:
+                on_break()
             with LOCK:
                 entry["closed"] = True
             self.close_connection = True
