@@ -56,9 +56,10 @@ public struct AISDKReplyMapper: Sendable {
   private var hotIndex = 0
   private var hotPart = PartID(rawValue: "")
   private var hotText = ""
-  private var usedPartIDs: Set<String>
+  private var partIDs = UniquePartIDs()
   private var toolParts: [String: Int] = [:]
-  private var toolInputs: [String: (name: String, execution: ToolCall.Execution)] = [:]
+  /// How each call of the message runs.
+  private var toolInputs: [String: ToolCall.Execution] = [:]
   private var dataParts: [String: Int] = [:]
   private var fileCount = 0
 
@@ -77,7 +78,6 @@ public struct AISDKReplyMapper: Sendable {
     self.userMessage = userMessage
     self.appTools = appTools
     self.receivedAt = receivedAt
-    usedPartIDs = []
     guard let continuing, let index = chat.index(of: continuing),
       case .array(let earlier)? = chat.messages[index].field("parts")
     else { return }
@@ -88,10 +88,10 @@ public struct AISDKReplyMapper: Sendable {
       if let id = part.field("toolCallId")?.stringValue {
         toolParts[id] = position
         let name = part.field("toolName")?.stringValue ?? String((part.field("type")?.stringValue ?? "").dropFirst(5))
-        toolInputs[id] = (name, appTools.contains(name) ? .client : .server)
-        usedPartIDs.insert(id)
+        toolInputs[id] = appTools.contains(name) ? .client : .server
+        partIDs.reserve(id)
       }
-      if let id = part.field("id")?.stringValue { usedPartIDs.insert(id) }
+      if let id = part.field("id")?.stringValue { partIDs.reserve(id) }
     }
   }
 
@@ -167,7 +167,7 @@ public struct AISDKReplyMapper: Sendable {
       events.append(.partEnded(part, encryptedValue: encrypted))
     case .toolInputStart(let input):
       let execution = execution(of: input)
-      toolInputs[input.toolCallID] = (input.toolName, execution)
+      toolInputs[input.toolCallID] = execution
       setToolPart(input, state: "input-streaming", [:])
       events.append(
         .toolInputStarted(ToolCallID(rawValue: input.toolCallID), name: input.toolName, execution: execution))
@@ -177,16 +177,16 @@ public struct AISDKReplyMapper: Sendable {
       }
       if !delta.isEmpty { events.append(.toolInputDelta(ToolCallID(rawValue: id), delta)) }
     case .toolInputAvailable(let input, let value):
-      let execution = toolInputs[input.toolCallID]?.execution ?? execution(of: input)
-      toolInputs[input.toolCallID] = (input.toolName, execution)
+      let execution = toolInputs[input.toolCallID] ?? execution(of: input)
+      toolInputs[input.toolCallID] = execution
       setToolPart(input, state: "input-available", ["input": value])
       events.append(
         .toolCall(
           ToolCall(id: ToolCallID(rawValue: input.toolCallID), name: input.toolName, input: value, execution: execution)
         ))
     case .toolInputError(let input, let value, let errorText):
-      let execution = toolInputs[input.toolCallID]?.execution ?? execution(of: input)
-      toolInputs[input.toolCallID] = (input.toolName, execution)
+      let execution = toolInputs[input.toolCallID] ?? execution(of: input)
+      toolInputs[input.toolCallID] = execution
       setToolPart(input, state: "output-error", ["input": value, "errorText": .string(errorText)])
       let id = ToolCallID(rawValue: input.toolCallID)
       events.append(.toolCall(ToolCall(id: id, name: input.toolName, input: value, execution: execution)))
@@ -216,7 +216,7 @@ public struct AISDKReplyMapper: Sendable {
         "title": title.map { .string($0) } ?? .null,
       ])
       let source = KnowledgeSource(id: sourceID, title: title ?? url, url: URL(string: url), origin: .external)
-      events.append(.part(MessagePart(id: partID(sourceID), .source(source))))
+      events.append(.part(MessagePart(id: partIDs.next(sourceID), .source(source))))
     case .sourceDocument(let sourceID, let mediaType, let title, let filename):
       var part: [String: JSONValue] = [
         "type": "source-document", "sourceId": .string(sourceID), "mediaType": .string(mediaType),
@@ -224,13 +224,14 @@ public struct AISDKReplyMapper: Sendable {
       ]
       if let filename { part["filename"] = .string(filename) }
       parts.append(.object(part))
-      events.append(.part(MessagePart(id: partID(sourceID), .source(KnowledgeSource(id: sourceID, title: title)))))
+      events.append(
+        .part(MessagePart(id: partIDs.next(sourceID), .source(KnowledgeSource(id: sourceID, title: title)))))
     case .file(let url, let mediaType):
       guard let address = URL(string: url) else { throw ChatError(.invalidEvent, "A file part's URL is not a URL.") }
       parts.append(["type": "file", "url": .string(url), "mediaType": .string(mediaType)])
       fileCount += 1
       events.append(
-        .part(MessagePart(id: partID("file-\(fileCount)"), .file(FilePart(url: address, mediaType: mediaType)))))
+        .part(MessagePart(id: partIDs.next("file-\(fileCount)"), .file(FilePart(url: address, mediaType: mediaType)))))
     case .data(let name, let id, let data, let transient):
       guard !transient else {
         sideEvents.append(.data(name: name, id: id, data: data))
@@ -325,7 +326,7 @@ public struct AISDKReplyMapper: Sendable {
   ) {
     var part: [String: JSONValue] = ["type": .string(type), "text": "", "state": "streaming"]
     if let metadata { part["providerMetadata"] = metadata }
-    let partID = partID(id)
+    let partID = partIDs.next(id)
     open[id] = (parts.count, partID)
     parts.append(.object(part))
     events.append(.partStarted(partID, kind))
@@ -339,18 +340,6 @@ public struct AISDKReplyMapper: Sendable {
       events.append(.partEnded(entry.part))
     }
     open.removeAll()
-  }
-
-  /// A part ID not used yet in this message: a reused chunk ID (a later step's `text-1`) gets `id~n`.
-  private mutating func partID(_ id: String) -> PartID {
-    var candidate = id
-    var n = 1
-    while usedPartIDs.contains(candidate) {
-      n += 1
-      candidate = "\(id)~\(n)"
-    }
-    usedPartIDs.insert(candidate)
-    return PartID(rawValue: candidate)
   }
 
   private mutating func setToolPart(_ input: UIMessageChunk.ToolInput, state: String, _ fields: [String: JSONValue]) {
@@ -369,7 +358,7 @@ public struct AISDKReplyMapper: Sendable {
     } else {
       part.merge(fields) { _, given in given }
       toolParts[input.toolCallID] = parts.count
-      usedPartIDs.insert(input.toolCallID)
+      partIDs.reserve(input.toolCallID)
       parts.append(.object(part))
     }
   }

@@ -18,17 +18,13 @@ extension UIMessageChunk {
       self = .done
       return
     }
-    guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)), case .object(let object) = value
-    else {
-      throw ChatError(.invalidEvent, "A UI message stream chunk is not a JSON object: \(json.prefix(120))")
-    }
-    self = try UIMessageChunk(object: object)
+    self = try UIMessageChunk(object: try ChunkFields.object(parsing: json, what: "A UI message stream chunk"))
   }
 
   /// Reads one chunk from its JSON object.
   public init(object: [String: JSONValue]) throws(ChatError) {
-    let type = try ChunkFields(object: object, type: "chunk").string("type")
-    let fields = ChunkFields(object: object, type: type)
+    let type = try ChunkFields(invalidEvent: object, type: "chunk").string("type")
+    let fields = ChunkFields(invalidEvent: object, type: type)
     switch type {
     case "start":
       self = .start(
@@ -95,10 +91,6 @@ extension UIMessageChunk {
 typealias ChunkFields = JSONFields<ChatError>
 
 extension JSONFields<ChatError> {
-  init(object: [String: JSONValue], type: String) {
-    self.init(object: object, type: type) { ChatError(.invalidEvent, $0) }
-  }
-
   func toolInput() throws(ChatError) -> UIMessageChunk.ToolInput {
     UIMessageChunk.ToolInput(
       toolCallID: try string("toolCallId"), toolName: try string("toolName"),

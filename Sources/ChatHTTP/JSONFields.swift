@@ -113,3 +113,41 @@ extension JSONValue {
     return (try? encoder.encode(self)) ?? Data("{}".utf8)
   }
 }
+
+extension JSONFields<ChatError> {
+  /// The fields of one event of a protocol whose broken rules are `INVALID_EVENT` (the AI SDK, OpenAI).
+  package init(invalidEvent object: [String: JSONValue], type: String) {
+    self.init(object: object, type: type) { ChatError(.invalidEvent, $0) }
+  }
+
+  /// The JSON object one event's data holds; anything else is `INVALID_EVENT` naming `what` it should be.
+  package static func object(parsing data: String, what: String) throws(ChatError) -> [String: JSONValue] {
+    guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(data.utf8)), case .object(let object) = value
+    else {
+      throw ChatError(.invalidEvent, "\(what) is not a JSON object: \(data.prefix(120))")
+    }
+    return object
+  }
+}
+
+/// Part IDs unique within one message: a key used before (a later step's `text-1`) gets `key~n`.
+package struct UniquePartIDs: Sendable {
+  private var used: Set<String> = []
+
+  package init() {}
+
+  /// Marks `id` taken (a tool call's part, a part the message already has).
+  package mutating func reserve(_ id: String) { used.insert(id) }
+
+  /// An ID for `key` not taken yet, now taken.
+  package mutating func next(_ key: String) -> PartID {
+    var candidate = key
+    var n = 1
+    while used.contains(candidate) {
+      n += 1
+      candidate = "\(key)~\(n)"
+    }
+    used.insert(candidate)
+    return PartID(rawValue: candidate)
+  }
+}

@@ -48,7 +48,7 @@ public struct ChatCompletionsMapper: OpenAIStreamMapper {
     }
     let object = try frameObject(event.data, "Chat Completions")
     if let error = object["error"], error != .null { throw OpenAIReplyBuilder.providerError(error) }
-    let fields = FrameFields(frame: object, type: "chat.completion.chunk")
+    let fields = FrameFields(invalidEvent: object, type: "chat.completion.chunk")
     reply.begin(replyID: try fields.optionalString("id"), into: &events)
     if let usage = try fields.optionalObject("usage") { reply.usage = Self.usage(usage) }
     for choice in try fields.optionalArray("choices") ?? [] {

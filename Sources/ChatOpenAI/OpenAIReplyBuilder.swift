@@ -24,7 +24,7 @@ struct OpenAIReplyBuilder: Sendable {
   /// The parts open now, by the API's key for them (`text`, an item and content index).
   private var open: [String: PartID] = [:]
   private var openOrder: [String] = []
-  private var usedPartIDs: Set<String> = []
+  private var partIDs = UniquePartIDs()
   /// The answer's text, for the transcript (Chat Completions sends it back as the assistant's content).
   private(set) var text = ""
   private(set) var calls: [Call] = []
@@ -57,7 +57,7 @@ struct OpenAIReplyBuilder: Sendable {
     if let known = open[key] {
       part = known
     } else {
-      part = newPartID(key)
+      part = partIDs.next(key)
       open[key] = part
       openOrder.append(key)
       events.append(.partStarted(part, kind))
@@ -90,13 +90,13 @@ struct OpenAIReplyBuilder: Sendable {
 
   /// A whole part that came in one piece (reasoning that is only an encrypted value).
   mutating func part(_ key: String, _ content: MessagePart.Content, into events: inout [ReplyEvent]) {
-    events.append(.part(MessagePart(id: newPartID(key), content)))
+    events.append(.part(MessagePart(id: partIDs.next(key), content)))
   }
 
   /// An app-run call began; its arguments stream next.
   mutating func startCall(id: String, name: String, into events: inout [ReplyEvent]) {
     calls.append(Call(id: id, name: name))
-    usedPartIDs.insert(id)
+    partIDs.reserve(id)
     events.append(.toolInputStarted(ToolCallID(rawValue: id), name: name, execution: .client))
   }
 
@@ -159,16 +159,6 @@ struct OpenAIReplyBuilder: Sendable {
     return ChatError(.providerError, "\(message) (\(code))")
   }
 
-  private mutating func newPartID(_ key: String) -> PartID {
-    var candidate = key
-    var n = 1
-    while usedPartIDs.contains(candidate) {
-      n += 1
-      candidate = "\(key)~\(n)"
-    }
-    usedPartIDs.insert(candidate)
-    return PartID(rawValue: candidate)
-  }
 }
 
 /// What the backend needs of either API's mapper.
@@ -181,17 +171,7 @@ protocol OpenAIStreamMapper: Sendable {
 
 /// One frame's JSON object, or `INVALID_EVENT`.
 func frameObject(_ data: String, _ api: String) throws(ChatError) -> [String: JSONValue] {
-  guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(data.utf8)), case .object(let object) = value
-  else {
-    throw ChatError(.invalidEvent, "A \(api) stream frame is not a JSON object: \(data.prefix(120))")
-  }
-  return object
+  try FrameFields.object(parsing: data, what: "A \(api) stream frame")
 }
 
 typealias FrameFields = JSONFields<ChatError>
-
-extension JSONFields<ChatError> {
-  init(frame object: [String: JSONValue], type: String) {
-    self.init(object: object, type: type) { ChatError(.invalidEvent, $0) }
-  }
-}

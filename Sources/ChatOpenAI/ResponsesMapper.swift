@@ -49,7 +49,7 @@ public struct ResponsesMapper: OpenAIStreamMapper {
   public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
     if event.data == "[DONE]" { return }  // some compatible servers end with it; the API does not
     let object = try frameObject(event.data, "Responses")
-    let fields = FrameFields(frame: object, type: "event")
+    let fields = FrameFields(invalidEvent: object, type: "event")
     let type = try fields.string("type")
     let frame = fields.nested(object, type: type)
     if let number = try frame.optionalInt("sequence_number") { lastSequenceNumber = number }
