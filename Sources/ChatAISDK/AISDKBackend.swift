@@ -42,6 +42,8 @@ public final class AISDKBackend: CompanionBackend {
   private let body: [String: JSONValue]
   private let makeID: @Sendable () -> String
   private let chats = StateLock<[ConversationID: AISDKChat]>([:])
+  /// The newest request of each chat, as it began: what a resume maps its replay with.
+  private let latest = StateLock<[ConversationID: ReplyRequest]>([:])
   private let sideEventSink: AsyncStream<AISDKSideEvent>.Continuation
 
   /// A backend for the chat route at `endpoint` (`https`, or `http` to this machine only).
@@ -120,6 +122,28 @@ public final class AISDKBackend: CompanionBackend {
     return request(in: conversation, chat: chat, trigger: "submit-message", messageID: answer, continuing: answer)
   }
 
+  /// Resumes a reply through the protocol's resume endpoint, `GET {endpoint}/{chatId}/stream`: `204` (no
+  /// active stream) is `NOT_RESUMABLE`; a stream is the reply replayed from its start, whose chunks up to the
+  /// cursor are mapped again but not passed on (`EventNumbering`), so the reply goes on where it was.
+  ///
+  /// After a relaunch this object has no record of the request; it then rebuilds the reply from the chat
+  /// `restore(_:for:)` gave it, without the partial answer.
+  public func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let conversation = cursor.conversationID
+    let answer = cursor.replyID?.rawValue
+    let begun = latest.withLock { $0[conversation] }.flatMap { $0.answer == nil || $0.answer == answer ? $0 : nil }
+    let original =
+      begun
+      ?? ReplyRequest(
+        key: answer.flatMap { $0.hasPrefix("aisdk-") ? String($0.dropFirst(6)) : nil } ?? makeID(),
+        chat: chats.withLock { $0[conversation] }?.removing(answer) ?? AISDKChat(), userMessage: nil, continuing: nil,
+        answer: answer)
+    let path =
+      conversation.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? conversation.rawValue
+    return stream(
+      .get("\(path)/stream"), original, in: conversation, numbering: EventNumbering(resumingAfter: cursor.position))
+  }
+
   private func request(
     in conversation: ConversationID, chat: AISDKChat, trigger: String, messageID: String?, userMessage: Message? = nil,
     continuing: String? = nil
@@ -130,10 +154,23 @@ public final class AISDKBackend: CompanionBackend {
     fields["messages"] = .array(chat.messages)
     fields["trigger"] = .string(trigger)
     if let messageID { fields["messageId"] = .string(messageID) }
+    let request = ReplyRequest(
+      key: key, chat: chat, userMessage: userMessage, continuing: continuing, answer: continuing)
+    latest.withLock { $0[conversation] = request }
+    return stream(
+      .post("", body: JSONValue.object(fields).encoded(), key: key), request, in: conversation,
+      numbering: EventNumbering())
+  }
+
+  /// A reply's stream: the first, or a resume's replay (`numbering` then skips what was applied).
+  private func stream(
+    _ endpoint: Endpoint, _ request: ReplyRequest, in conversation: ConversationID, numbering: EventNumbering
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let mapper = AISDKReplyMapper(
-      key: key, conversationID: conversation, chat: chat, userMessage: userMessage, continuing: continuing,
-      appTools: appTools, receivedAt: transport.now())
-    return transport.eventStream(.post("", body: JSONValue.object(fields).encoded(), key: key), mapper, opened: nil) {
+      key: request.key, conversationID: conversation, chat: request.chat, userMessage: request.userMessage,
+      continuing: request.continuing, appTools: appTools, receivedAt: transport.now())
+    let nothing = ChatError(.notResumable, "The chat route has no active stream for \(conversation.rawValue) (204).")
+    return transport.eventStream(endpoint, mapper, opened: nil, numbering: numbering, noContent: nothing) {
       mapper, event, events throws(ChatError) in
       do throws(ChatError) {
         try mapper.map(event, into: &events)
@@ -172,4 +209,15 @@ public final class AISDKBackend: CompanionBackend {
   private func publish(_ events: [AISDKSideEvent]) {
     for event in events { sideEventSink.yield(event) }
   }
+}
+
+/// One request of a chat as it began: what its stream is mapped with, and a resume's replay too.
+private struct ReplyRequest: Sendable {
+  var key: String
+  /// The chat as the request sent it, before the answer.
+  var chat: AISDKChat
+  var userMessage: Message?
+  var continuing: String?
+  /// The answer's message ID when known before the stream names it (a continuation's).
+  var answer: String?
 }

@@ -31,6 +31,14 @@ public struct AISDKChat: Hashable, Sendable {
     return AISDKChat(messages: Array(messages[...index]))
   }
 
+  /// The chat without the message `id` (all of it when nil or not held): the chat before a partial answer.
+  func removing(_ id: String?) -> AISDKChat {
+    guard let id, let index = index(of: id) else { return self }
+    var chat = self
+    chat.messages.remove(at: index)
+    return chat
+  }
+
   /// The user's message as a UI message: its text, and each attachment the server can fetch as a file part.
   public static func userMessage(_ message: Message) -> JSONValue {
     var parts: [JSONValue] = []

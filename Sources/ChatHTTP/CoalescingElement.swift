@@ -9,6 +9,9 @@ package protocol CoalescingElement: Sendable {
 
   /// This delta with its text replaced by `text`.
   func replacingDeltaText(with text: String) -> Self
+
+  /// This element at event number `count` of its stream (`EventNumbering`).
+  func positioned(at count: UInt64) -> Self
 }
 
 extension CoalescingElement {
@@ -49,6 +52,8 @@ extension ReplyEvent: CoalescingElement {
     }
   }
 
+  package func positioned(at count: UInt64) -> ReplyEvent { .positioned(.sequence(count), self) }
+
   package func replacingDeltaText(with text: String) -> ReplyEvent {
     if case .partDelta(let id, _) = self { return .partDelta(id, text) }
     if case .toolInputDelta(let id, _) = self { return .toolInputDelta(id, text) }
@@ -63,6 +68,9 @@ extension RealtimeUpdate: CoalescingElement {
     else { return nil }
     return text
   }
+
+  /// Realtime events carry their server's own IDs (`Last-Event-ID`), not a count.
+  package func positioned(at count: UInt64) -> RealtimeUpdate { self }
 
   package func replacingDeltaText(with text: String) -> RealtimeUpdate {
     guard case .event(let conversation, .replyDelta(let reply, _)) = self else { return self }

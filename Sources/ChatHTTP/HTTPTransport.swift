@@ -130,8 +130,15 @@ package final class HTTPTransport: Sendable {
   /// it as one. `opened` is the element for a 2xx head; `map` appends each event's elements; `end` gives
   /// the elements the body's end stands for, or throws what its end means (a reply cut off); `failed` says
   /// what a transport failure of the body (a dropped connection, a timeout) means to the protocol.
+  ///
+  /// `numbering`, for a protocol whose events carry no position of their own but whose server replays a
+  /// dropped stream from its start (the AI SDK's resume endpoint): events are counted from 1, the last
+  /// element of each batch is `positioned` at the count so far (so runs of deltas still merge), and the
+  /// events up to its `skipping` count are mapped (the mapper's state needs them) with their elements
+  /// dropped. `noContent` is the error a `204` answer stands for (nothing to resume), when it is not one.
   package func eventStream<Mapper: Sendable, Element: CoalescingElement>(
-    _ endpoint: Endpoint, _ mapper: Mapper, opened: Element?,
+    _ endpoint: Endpoint, _ mapper: Mapper, opened: Element?, numbering: EventNumbering? = nil,
+    noContent: ChatError? = nil,
     map: @escaping @Sendable (inout Mapper, ServerSentEvent, inout [Element]) throws(ChatError) -> Void,
     end: @escaping @Sendable (inout Mapper) throws(ChatError) -> [Element],
     failed: @escaping @Sendable (inout Mapper, ChatError) -> ChatError = { _, error in error }
@@ -144,9 +151,9 @@ package final class HTTPTransport: Sendable {
         var request = try await self.request(endpoint)
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         let exchange = self.streaming.start(request, kind: .stream, on: self.session)
-        read = .reading(exchange, ServerSentEventDecoder(limits: limits), mapper)
+        read = .reading(exchange, ServerSentEventDecoder(limits: limits), mapper, numbering)
         return []
-      case .reading(let exchange, var decoder, var mapper):
+      case .reading(let exchange, var decoder, var mapper, var numbering):
         let next: HTTPStreamEvent?
         do throws(ChatError) {
           next = try await exchange.next()
@@ -161,6 +168,11 @@ package final class HTTPTransport: Sendable {
         switch event {
         case .response(let head):
           guard (200..<300).contains(head.statusCode) else { throw await self.failure(head, rest: exchange) }
+          if head.statusCode == 204, let noContent {
+            read = .done
+            exchange.cancel()
+            throw noContent
+          }
           guard Self.contentType(head) == "text/event-stream" else {
             // Some servers answer a refused stream with 200 and a JSON error: its code is the error.
             if self.errorCodes == .fromBody, Self.isJSON(head),
@@ -186,12 +198,20 @@ package final class HTTPTransport: Sendable {
             failure = ChatError(.eventTooLarge, error.description)
           }
           do throws(ChatError) {
-            for case .event(let event) in items { try map(&mapper, event, &elements) }
+            if numbering == nil {
+              for case .event(let event) in items { try map(&mapper, event, &elements) }
+            } else {
+              for case .event(let event) in items { try numbering?.map(event, &mapper, &elements, map) }
+            }
           } catch {
             failure = error
           }
-          read = failure.map { .failing($0) } ?? .reading(exchange, decoder, mapper)
-          return Element.coalesced(elements)
+          read = failure.map { .failing($0) } ?? .reading(exchange, decoder, mapper, numbering)
+          var batch = Element.coalesced(elements)
+          if let count = numbering?.count, let last = batch.indices.last {
+            batch[last] = batch[last].positioned(at: count)
+          }
+          return batch
         }
       case .failing(let error):
         read = .done
@@ -282,7 +302,7 @@ package final class HTTPTransport: Sendable {
 /// Where one event stream's read is.
 private enum EventRead<Mapper: Sendable>: Sendable {
   case starting(Endpoint, Mapper)
-  case reading(HTTPExchange, ServerSentEventDecoder, Mapper)
+  case reading(HTTPExchange, ServerSentEventDecoder, Mapper, EventNumbering?)
   /// The last elements were handed over; this error comes next (the exchange is let go, ending it).
   case failing(ChatError)
   case done

@@ -27,6 +27,9 @@ public final class ControlledBackend: ChatBackend {
     case send(SendPayload, ReplyStream)
     /// A request for a new answer to the user's message; answer on the stream.
     case regenerate(ConversationID, replyTo: ServerMessageID, answer: ServerMessageID?, ReplyStream)
+    /// A request for the rest of a reply whose stream dropped, from the cursor; answer on the stream with
+    /// positioned events (a replay from the start is fine), or fail it with `NOT_RESUMABLE`.
+    case resume(ReplyCursor, ReplyStream)
     /// A history page request; resume with a page or an error.
     case history(ConversationID, cursor: PageCursor?, limit: Int, CheckedContinuation<HistoryPage, any Error>)
     /// A catch-up request for the messages after a server ID (all when nil); resume with them or an error.
@@ -66,6 +69,13 @@ public final class ControlledBackend: ChatBackend {
   public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let (stream, continuation) = AsyncThrowingStream<ReplyEvent, any Error>.makeStream()
     log.yield(.send(payload, continuation))
+    return stream
+  }
+
+  /// Lists the resume on `calls` and returns the stream the test answers on.
+  public func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<ReplyEvent, any Error>.makeStream()
+    log.yield(.resume(cursor, continuation))
     return stream
   }
 

@@ -53,7 +53,7 @@ public enum ConversationEffects {
       .fetchMessagesAfter(let id, _, _), .submitRating(let id, _, _, _), .submitFeedback(let id, _, _, _),
       .connectRealtime(let id, _), .createTicket(let id, _, _), .submitReadCursor(let id, _, _),
       .refreshCredentials(let id), .runTool(let id, _, _), .submitToolResult(let id, _, _, _, _),
-      .uploadAttachment(let id, _, _), .continueRun(let id, _, _):
+      .uploadAttachment(let id, _, _), .continueRun(let id, _, _), .resumeReply(let id, _):
       return id
     case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .enqueueOutbox, .requestAgentStateSnapshot:
       return nil

@@ -84,8 +84,15 @@ struct ReplyHeader: Equatable, Codable {
   var inputRequests: [InputRequest]?
   /// For a continuation run: how much the earlier run wrote (format 4 on).
   var continuing: ContinuationSeed?
+  /// The position of the last event applied when this header was written, with the text written beside
+  /// it: where a relaunch resumes the stream (nil when its stream numbers no events, and in files written
+  /// before resuming came; both fields are optional JSON, so the format number stays).
+  var resumePosition: StreamPosition?
+  /// The request that streams the reply (a send, a regeneration, a continuation), which a resumed stream
+  /// is settled as.
+  var purpose: PendingRequest?
 
-  init(_ reply: StreamingReply) {
+  init(_ reply: StreamingReply, purpose: PendingRequest? = nil) {
     requestID = reply.requestID
     clientID = reply.clientID
     toolCalls = reply.toolCalls
@@ -96,12 +103,15 @@ struct ReplyHeader: Equatable, Codable {
     parts = reply.parts.isEmpty ? nil : reply.parts
     inputRequests = reply.inputRequests.isEmpty ? nil : reply.inputRequests
     continuing = reply.continuing
+    resumePosition = reply.resumePosition
+    self.purpose = reply.resumePosition == nil ? nil : purpose
   }
 
   /// The header with its parts' streamed text left out: what must be written at once when it changes (a
   /// part started or ended), where text that only grew waits for the write interval.
   var shape: ReplyHeader {
     var shape = self
+    shape.resumePosition = nil  // it moves with the text, and is written with it
     shape.parts = parts?.map { part in
       var part = part
       part.text = StreamedText()
@@ -117,6 +127,13 @@ struct ReplyHeader: Equatable, Codable {
     if let parts { reply.restoreParts(parts) }
     reply.inputRequests = inputRequests ?? []
     reply.continuing = continuing
+    reply.resumePosition = resumePosition
+    if let purpose, resumePosition != nil {
+      // What `.relaunched` needs to resume it; it counts its attempts from there.
+      reply.resumption = ReplyResumption(
+        purpose: purpose, failedAttempts: 0,
+        droppedBy: ChatError(.incompleteStream, "The app stopped while this reply was streaming."))
+    }
     return reply
   }
 }

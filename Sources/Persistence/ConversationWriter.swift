@@ -96,7 +96,7 @@ struct ConversationWriter {
     let newMeta = ConversationMeta(state)
     if newMeta != meta { records.append(.meta(newMeta)) }
     if state.draft != draft { records.append(.draft(state.draft)) }
-    records += replyRecords(state.streamingReply, at: now, force: false)
+    records += replyRecords(of: state, at: now, force: false)
     try append(records)
     self.written = state
     meta = newMeta
@@ -106,18 +106,18 @@ struct ConversationWriter {
 
   mutating func flush(at now: Date) throws(PersistenceError) {
     guard let latest, descriptor >= 0 else { return }
-    try append(replyRecords(latest.streamingReply, at: now, force: true))
+    try append(replyRecords(of: latest, at: now, force: true))
   }
 
   /// What to write about the streamed reply: a start (or restart), a chunk of new text when the interval has
   /// passed (or `force`), or its end.
-  private mutating func replyRecords(_ current: StreamingReply?, at now: Date, force: Bool) -> [ConversationRecord] {
-    guard let current else {
+  private mutating func replyRecords(of state: ConversationState, at now: Date, force: Bool) -> [ConversationRecord] {
+    guard let current = state.streamingReply else {
       guard reply != nil else { return [] }
       reply = nil
       return [.replyEnded]
     }
-    let header = ReplyHeader(current)
+    let header = ReplyHeader(current, purpose: state.requests[current.requestID] ?? current.resumption?.purpose)
     let count = current.text.utf8Count
     let streamed = current.streamedUTF8Count
     if let stored = reply, stored.header.clientID == header.clientID, stored.header.requestID == header.requestID,
@@ -167,7 +167,7 @@ struct ConversationWriter {
       RecordFile.frame(writer.bytes, into: &bytes)
     }
     reply = nil
-    for record in replyRecords(state.streamingReply, at: now, force: true) {
+    for record in replyRecords(of: state, at: now, force: true) {
       RecordFile.frame(record.encode(), into: &bytes)
     }
     try FileSystem.writeAtomically(bytes, to: newPath)

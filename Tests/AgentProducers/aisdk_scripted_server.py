@@ -39,7 +39,9 @@ ended by `data: [DONE]\\n\\n`, one chunk written (and flushed) at a time. The `s
 GET /scenario/<name>/<chatId>/stream is the AI SDK's resume URL (`${api}/${chatId}/stream`, a plain GET: no
 body, no Last-Event-ID, the transport's headers): 204 when no stream is active for that chat, else 200 with
 the active stream replayed FROM THE START (as the `resumable-stream` package does) through finish and
-[DONE]; once replayed in full it is no longer active. It takes `drop_after` too (the stream stays active).
+[DONE]; once replayed in full it is no longer active. `resume_drop_after=N` drops the replay after N chunks
+(the stream stays active); the route's own `drop_after` applies to the POST only, so a client may keep the
+route's query on the resume URL.
 
 Query parameters for every stream: `framing=chunked` (default: Transfer-Encoding chunked, as uvicorn and
 Next.js send it; a drop leaves the last chunk unterminated, so the client sees the body fail), `framing=close`
@@ -316,7 +318,8 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         try:
-            drop = drop_point(query, None)
+            # Its own parameter: a client keeps the chat route's query (`drop_after`) on the resume URL.
+            drop = drop_point({"drop_after": query.get("resume_drop_after") or []}, None)
         except Refused as refused:
             return self.answer(refused.status, {"error": {"code": refused.code, "message": refused.message}})
         def replayed():

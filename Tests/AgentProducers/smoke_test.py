@@ -709,7 +709,7 @@ def resumable(server, url):
             save("aisdk-resumable-resume", again.raw)
     # A resume can drop too; the stream stays active until one gets through.
     fetch(url("resumable") + "?drop_after=2", chat_request("chat-twice", [ui_user("Go")]))
-    reply = resume("chat-twice", "?drop_after=3")
+    reply = resume("chat-twice", "?resume_drop_after=3")
     expect_ui_stream("aisdk resume dropped", reply, RESUMABLE[:3], done=False)
     expect_ui_stream("aisdk resume after a dropped resume", resume("chat-twice"), RESUMABLE)
     # A reply that completes leaves nothing active.

@@ -50,6 +50,10 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// answers): `ChatBackend.continueRun`. Its events come back under this request ID, as a send's do, and
   /// continue the same answer in its row.
   indirect case continueRun(RequestID, ConversationID, RunContinuation)
+  /// Resume the streaming reply whose stream dropped, from `cursor` (`ChatBackend.resumeReply`). Its events
+  /// come back under this request ID and continue the same reply in its row; events it replays at or before
+  /// the cursor are dropped.
+  case resumeReply(RequestID, ReplyCursor)
 }
 
 /// What a send effect sends.

@@ -111,6 +111,9 @@ extension ChatError {
     public static let providerError: Code = "PROVIDER_ERROR"
     /// A reply stream ended before the server finished it; transient, and the partial reply is kept as interrupted.
     public static let incompleteStream: Code = "INCOMPLETE_STREAM"
+    /// The server has no stream to resume for a reply (it ended, or it was never kept): the reply ends
+    /// with what it had.
+    public static let notResumable: Code = "NOT_RESUMABLE"
     /// A tool result was larger than `ChatPolicy.maximumToolResultBytes` (UTF-8 bytes of its JSON).
     public static let toolResultTooLarge: Code = "TOOL_RESULT_TOO_LARGE"
     /// A reply made more than `ChatPolicy.clientToolCallLimit` client-executed tool calls and was stopped.
@@ -204,7 +207,7 @@ extension ChatError {
       .tooManyAttachments, .attachmentTooLarge, .invalidPageSize, .unknownMessage, .invalidEvent,
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
       .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed, .attachmentUnavailable,
-      .eventTooLarge, .responseTooLarge, .replyTooLarge, .redirectRefused, .invalidConfiguration,
+      .eventTooLarge, .responseTooLarge, .replyTooLarge, .redirectRefused, .invalidConfiguration, .notResumable,
     ]
   }
 

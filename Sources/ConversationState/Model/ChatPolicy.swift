@@ -48,6 +48,11 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// Seconds apart a server copy of the user's message may be from the local one and still be matched
   /// to it by author and text, for servers that never return the message's ID (default 300).
   public var echoMatchWindow: Double
+  /// Attempts to resume a reply whose stream dropped before giving up on it (default 5; 0 never resumes).
+  /// Only a reply whose stream numbers its events (`StreamingReply.resumePosition`) is resumed, from its
+  /// last position, waiting `reconnectBackoff` before each attempt; the count starts over whenever the
+  /// resumed stream brings a new event. A reply that cannot be resumed ends `truncated` with its text kept.
+  public var replyResumeAttempts: Int
   /// Seconds between polls for new messages while the realtime connection is down (default nil: no
   /// polling; one common protocol polls every second).
   public var pollInterval: Double?
@@ -123,8 +128,10 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     maximumToolCallsPerReply: Int = 128, requestTimeout: Double = 30, idleTimeout: Double = 60,
     maximumEventBytes: Int = 1024 * 1024, maximumAnswerBytes: Int = 8 * 1024 * 1024,
     maximumErrorBodyBytes: Int = 64 * 1024, maximumUnreadBytes: Int = 4 * 1024 * 1024,
-    maximumPartsPerReply: Int = 1024, toolResultDelivery: ToolResultDelivery = .duringReply
+    maximumPartsPerReply: Int = 1024, toolResultDelivery: ToolResultDelivery = .duringReply,
+    replyResumeAttempts: Int = 5
   ) {
+    self.replyResumeAttempts = replyResumeAttempts
     self.maximumPartsPerReply = maximumPartsPerReply
     self.toolResultDelivery = toolResultDelivery
     self.maximumRetryAfter = maximumRetryAfter
@@ -200,6 +207,10 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     if !(maximumRetryAfter.isFinite && maximumRetryAfter >= 0) {
       throw ChatError(
         .invalidConfiguration, "ChatPolicy.maximumRetryAfter must be 0 or more; it is \(maximumRetryAfter).")
+    }
+    if replyResumeAttempts < 0 {
+      throw ChatError(
+        .invalidConfiguration, "ChatPolicy.replyResumeAttempts must be 0 or more; it is \(replyResumeAttempts).")
     }
     // Counts that may be 0 on purpose (no attachments, no app-run tools) are not checked.
     let sizes: [(String, Int)] = [

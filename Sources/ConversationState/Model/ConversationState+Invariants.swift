@@ -123,7 +123,9 @@ extension ConversationState {
     for (requestID, purpose) in requests {
       if requestID.epoch != epoch { violations.append("request \(requestID) of an old epoch is still in flight") }
       if requestID.sequence > requestSequence { violations.append("request \(requestID) is ahead of the counter") }
-      if case .tool(let call, let reply) = purpose, requests[reply] == nil, reply != awaitingRun {
+      if case .tool(let call, let reply) = purpose, requests[reply] == nil, reply != awaitingRun,
+        streamingReply?.requestID != reply || streamingReply?.resumption == nil
+      {
         violations.append("tool call \(call) runs for reply \(reply), which is neither in flight nor waiting")
       }
       if purpose == .history && history.loadingRequest != requestID {
@@ -144,8 +146,12 @@ extension ConversationState {
       if let connection = reply.connection, requests[connection] != .connect {
         violations.append("the streaming reply \(reply.clientID)'s connection \(connection) is not the live one")
       }
-      if requests[reply.requestID] == nil {
+      // Between a drop and its resume, the reply waits with no request (its timer runs).
+      if requests[reply.requestID] == nil, reply.resumption == nil || reply.requestID != streamingReply?.requestID {
         violations.append("the streaming reply's request \(reply.requestID) is not in flight")
+      }
+      if let resumption = reply.resumption, let purpose = requests[reply.requestID], purpose != resumption.purpose {
+        violations.append("the resumed reply's request \(reply.requestID) is a \(purpose), not a \(resumption.purpose)")
       }
     }
     return violations

@@ -60,6 +60,8 @@ public enum TimerID: Hashable, Sendable, Codable {
   case reconnect
   /// Fetch the missed messages again after a failed sync.
   case resync
+  /// Resume the streaming reply whose stream dropped (`ReplyResumption`).
+  case replyResume
   /// The server's `retryAfter` has passed: held sends may go out again.
   case rateLimitOver
   /// Poll for new messages while the realtime connection is down (`ChatPolicy.pollInterval`).

@@ -91,6 +91,12 @@ public struct StreamingReply: Sendable {
     _read { yield fields.value.resumePosition }
     _modify { yield &fields.value.resumePosition }
   }
+  /// Set while the reply's stream has dropped and is being resumed (see `ReplyResumption`): the reply
+  /// keeps its row and what it streamed meanwhile.
+  @inlinable public var resumption: ReplyResumption? {
+    _read { yield fields.value.resumption }
+    _modify { yield &fields.value.resumption }
+  }
   /// How many UTF-8 bytes of `text` are shown, for paced and instant presentation; nil: all of it.
   @inlinable public var presentedUTF8Count: Int? {
     _read { yield fields.value.presentedUTF8Count }
@@ -156,6 +162,7 @@ extension StreamingReply {
     @usableFromInline var inputRequests: [InputRequest] = []
     @usableFromInline var continuing: ContinuationSeed?
     @usableFromInline var resumePosition: StreamPosition?
+    @usableFromInline var resumption: ReplyResumption?
     /// The bytes streamed into parts other than text (reasoning, tool input), counted as they stream
     /// (derived from the parts: not encoded).
     @usableFromInline var partUTF8Count = 0
@@ -165,7 +172,7 @@ extension StreamingReply {
 
     private enum CodingKeys: String, CodingKey {
       case requestID, clientID, toolCalls, agent, startedAt, replacing, serverID, connection, presentedUTF8Count
-      case resumePosition
+      case resumePosition, resumption
     }
   }
 }

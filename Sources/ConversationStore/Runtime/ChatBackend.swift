@@ -57,6 +57,15 @@ public protocol ChatBackend: Sendable {
   /// leaves the answer `failed`.
   func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
     -> AsyncThrowingStream<ReplyEvent, any Error>
+  /// Streams the rest of a reply whose stream dropped, from `cursor` (the position of the last event the
+  /// device applied). Called only for a reply whose events came `positioned`, after
+  /// `ChatPolicy.reconnectBackoff`, at most `ChatPolicy.replyResumeAttempts` times in a row, and after a
+  /// relaunch for the reply that was streaming then. Its events continue the same reply: yield them
+  /// `positioned` as the first stream did; any at or before the cursor are dropped, so a server that
+  /// replays from the start shows nothing twice. Throw `NOT_RESUMABLE` when the server has no such stream
+  /// (it ended, or was never kept): the reply then ends `truncated` with what it had. The default fails
+  /// with `unsupported`, which ends it the same way.
+  func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error>
   /// A page of messages older than `cursor` (the newest page when nil).
   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage
   /// The messages after `after` (all when nil), to catch up after a reconnect.
@@ -207,6 +216,10 @@ extension ChatBackend {
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("continuing runs")) }
+  }
+  /// By default, a stream that fails at once with an `unsupported` error.
+  public func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("resuming replies")) }
   }
   /// By default, throws an `unsupported` error.
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {

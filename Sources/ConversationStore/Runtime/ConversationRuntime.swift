@@ -98,6 +98,8 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       requests.run(requestID) {
         await Self.stream(backend.continueRun(continuation, in: conversationID), requestID, into: store)
       }
+    case .resumeReply(let requestID, let cursor):
+      requests.run(requestID) { await Self.stream(backend.resumeReply(from: cursor), requestID, into: store) }
     case .cancel(let requestID):
       requests.cancel(requestID)
     case .fetchHistory(let requestID, let conversationID, let cursor, let limit):

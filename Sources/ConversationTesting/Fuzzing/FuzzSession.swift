@@ -464,7 +464,7 @@ struct FuzzSession {
     case 1: return .disconnect
     case 2: return .connectionLost(liveOrStaleConnection(), anyError(), at: now, jitter: jitter())
     case 3: return .timerFired(.reconnect, at: now)
-    case 4: return .timerFired(pick([TimerID.resync, .rateLimitOver, .poll, .pace])!, at: now)
+    case 4: return .timerFired(pick([TimerID.resync, .rateLimitOver, .poll, .pace, .replyResume])!, at: now)
     default: return .timerFired(.typingExpiry(pick(["ana", "bo"])!), at: now)
     }
   }

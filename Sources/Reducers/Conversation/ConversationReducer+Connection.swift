@@ -6,9 +6,10 @@ import Foundation
 /// from that request, and closing it is `.cancel` of that request.
 extension ConversationReducer {
   func connect(_ state: inout ConversationState) -> [ConversationEffect] {
-    guard ConnectionRules.needsOpening(state.connection) else { return [] }
+    let resumed = resumeRelaunchedReply(&state)
+    guard ConnectionRules.needsOpening(state.connection) else { return resumed }
     state.failedConnectionAttempts = 0
-    return [.cancelTimer(.reconnect)] + openConnection(&state)
+    return resumed + [.cancelTimer(.reconnect)] + openConnection(&state)
   }
 
   /// The request of the connection that is currently wanted, if any.

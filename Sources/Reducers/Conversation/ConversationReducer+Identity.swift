@@ -94,9 +94,16 @@ extension ConversationReducer {
     for message in state.messages.outgoing where message.delivery == .sending {
       failOutgoing(message.clientID, stopped, &state)
     }
+    let stoppedStreaming = ChatError(.incompleteStream, "The app stopped while this reply was streaming.")
     for reply in state.liveReplies {
       state.requests[reply.requestID] = nil
-      interrupt(reply, ChatError(.incompleteStream, "The app stopped while this reply was streaming."), &state)
+      // A reply whose stream can be resumed picks up from its stored cursor, as after a dropped connection.
+      if reply.requestID == state.streamingReply?.requestID, resumesAfterRelaunch(reply) {
+        state.streamingReply?.resumption?.failedAttempts = 0
+        state.streamingReply?.resumption?.droppedBy = stoppedStreaming
+        continue
+      }
+      interrupt(reply, stoppedStreaming, &state)
     }
     if case .creating(let draft, _) = state.escalation { state.escalation = .failed(draft, stopped) }
     state.requests = [:]
@@ -115,7 +122,8 @@ extension ConversationReducer {
     // A refresh that was in flight died with the run; the next authorization failure asks again.
     if state.credentials == .refreshing || state.credentials == .refreshed { state.credentials = .valid }
     state.userError = nil
-    return []
+    // At once: nothing has failed yet. (`connect` starts it too, for a host that drops these effects.)
+    return state.streamingReply?.resumption == nil ? [] : [.startTimer(.replyResume, seconds: 0)]
   }
 
   /// Cancel effects for every request in flight and every timer, in a stable order. The connection's

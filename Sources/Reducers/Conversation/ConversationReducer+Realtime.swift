@@ -157,6 +157,8 @@ extension ConversationReducer {
     case .resync:
       guard state.connection == .syncing else { return [] }
       return startSync(&state)
+    case .replyResume:
+      return resumeReply(&state)
     case .rateLimitOver:
       guard state.retryableAt != nil else { return [] }
       state.retryableAt = nil

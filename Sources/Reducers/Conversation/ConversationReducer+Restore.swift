@@ -24,6 +24,18 @@ extension ConversationReducer {
     merged.isUserTyping = state.isUserTyping
     merged.streamingReply = state.streamingReply
     merged.agentActivity = state.agentActivity
+    var effects: [ConversationEffect] = []
+    if let stored = stored.streamingReply, resumesAfterRelaunch(stored) {
+      if state.streamingReply == nil {
+        // The reply that streamed when the app stopped resumes from its stored cursor.
+        merged.streamingReply = stored
+        effects = resumeRelaunchedReply(&merged)
+      } else {
+        // A reply of this run streams already: the stored one ends with what it had.
+        interrupt(stored, droppedError(stored, stored.resumption?.droppedBy ?? Self.newerReply), &merged)
+        merged.streamingReply = state.streamingReply
+      }
+    }
     merged.outboxRecording.formUnion(state.outboxRecording)
     merged.acceptedRatings.merge(state.acceptedRatings) { _, now in now }
     // What the user or the server said since the store opened is newer than the stored copy.
@@ -44,6 +56,6 @@ extension ConversationReducer {
     }
     for message in state.messages.outgoing { merged.messages.appendOutgoing(message) }
     state = merged
-    return []
+    return effects
   }
 }

@@ -7,6 +7,12 @@ extension ConversationReducer {
     _ requestID: RequestID, _ error: ChatError, at: Date?, jitter: Double, _ state: inout ConversationState
   ) -> [ConversationEffect] {
     guard let purpose = state.requests.removeValue(forKey: requestID) else { return [] }
+    // A reply that will be resumed keeps its app tools running: the server's run goes on without us.
+    if let reply = state.streamingReply, reply.requestID == requestID,
+      let resuming = resumeAfterDrop(reply, purpose, error, jitter: jitter, &state)
+    {
+      return resuming
+    }
     var effects = cancelTools(of: requestID, &state) + followServerStatus(error, &state)
     if error.isAuthorizationFailure && purpose != .credentials {
       if case .send(let clientID) = purpose, state.streamingReply?.requestID != requestID {
@@ -27,8 +33,9 @@ extension ConversationReducer {
     switch purpose {
     case .send(let clientID):
       if let reply = state.streamingReply, reply.requestID == requestID {
-        interrupt(reply, error, &state)
-        state.userError = error
+        let ended = droppedError(reply, error)
+        interrupt(reply, ended, &state)
+        state.userError = ended
         return dispatchPendingMessages(&state)
       }
       if error.code == .conversationChanged, state.messages[clientID: clientID]?.delivery == .sending,
@@ -45,7 +52,11 @@ extension ConversationReducer {
       return holdForRateLimit(error, at: at, &state) + dispatchPendingMessages(&state)
 
     case .regenerate:
-      if let reply = state.streamingReply, reply.requestID == requestID { endNewestReply(&state) }
+      var error = error
+      if let reply = state.streamingReply, reply.requestID == requestID {
+        error = droppedError(reply, error)
+        endNewestReply(&state)
+      }
       state.agentActivity = .idle
       state.userError = error
       return holdForRateLimit(error, at: at, &state)
@@ -105,7 +116,9 @@ extension ConversationReducer {
       return []
 
     case .continuation(let answer):
+      var error = error
       if let reply = state.streamingReply, reply.requestID == requestID {
+        error = droppedError(reply, error)
         interrupt(reply, error, &state)
       } else {
         endContinued(answer, error, &state)

@@ -20,6 +20,7 @@ extension ConversationReducer {
     default: return []
     }
     guard state.streamingReply?.requestID != requestID else { return [] }
+    var effects: [ConversationEffect] = []
     if let previous = state.streamingReply {
       // A reply whose stream is still open goes on beside the new one (a second run, a reply over the
       // realtime connection); one whose request is over, or a regeneration (it replaces what follows its
@@ -33,6 +34,10 @@ extension ConversationReducer {
         }
         state.overlappingReplies.append(previous)
       } else {
+        if previous.resumption != nil {
+          // It waited to resume: its wait and the app's tools it kept running end with it.
+          effects = [.cancelTimer(.replyResume)] + cancelTools(of: previous.requestID, &state)
+        }
         interrupt(previous, Self.newerReply, &state)
       }
     }
@@ -48,7 +53,7 @@ extension ConversationReducer {
     }
     state.streamingReply = reply
     state.agentActivity = .thinking
-    return []
+    return effects
   }
 
   /// Many SSE servers send no start frame: the first delta of a send's or regeneration's stream starts its
@@ -207,9 +212,16 @@ extension ConversationReducer {
   func streamClosed(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard let purpose = state.requests[requestID], purpose.streamsReply else { return [] }
     state.requests[requestID] = nil
+    var error = ChatError(.incompleteStream, "The reply stopped before it was finished.")
+    // A clean end carries no random value: the wait is the longest of its attempt's (jitter 1).
+    if let reply = state.streamingReply, reply.requestID == requestID,
+      let resuming = resumeAfterDrop(reply, purpose, error, jitter: 1, &state)
+    {
+      return resuming
+    }
     let tools = cancelTools(of: requestID, &state)
-    let error = ChatError(.incompleteStream, "The reply stopped before it was finished.")
     if let reply = state.streamingReply, reply.requestID == requestID {
+      error = droppedError(reply, error)
       interrupt(reply, error, &state)
       state.userError = error
     } else if case .send(let clientID) = purpose {
@@ -229,6 +241,7 @@ extension ConversationReducer {
     var effects: [ConversationEffect] = []
     for reply in state.liveReplies {
       state.requests[reply.requestID] = nil
+      if reply.resumption != nil { effects.append(.cancelTimer(.replyResume)) }
       interrupt(reply, ChatError(.cancelled, "Stopped."), &state)
       effects += [.cancel(reply.requestID)] + cancelTools(of: reply.requestID, &state)
     }

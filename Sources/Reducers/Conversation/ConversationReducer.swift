@@ -173,7 +173,14 @@ public struct ConversationReducer: Reducer {
       return []
     }
     let effects = reduce(into: &state, action: event)
-    if state.isStreamingReply(of: requestID) { state.streamingReply?.resumePosition = position }
+    if state.isStreamingReply(of: requestID) {
+      state.streamingReply?.resumePosition = position
+      // A new event on a live stream (not the end that dropped it): the resumed stream works, and a later
+      // drop starts its attempts over.
+      if state.streamingReply?.resumption != nil, state.requests[requestID] != nil {
+        state.streamingReply?.resumption = nil
+      }
+    }
     return effects
   }
 

@@ -55,7 +55,7 @@ final class AnsweringServer: Sendable {
               payload.text, id: "s-\(payload.clientID)", role: .user, at: 1, clientID: payload.clientID)
             reply.yield(.accepted(message, conversationID: payload.conversationID ?? "c-new"))
             reply.finish()
-          case .regenerate(_, _, _, let reply): reply.finish()
+          case .regenerate(_, _, _, let reply), .resume(_, let reply): reply.finish()
           case .history(_, _, _, let answer):
             answer.resume(returning: HistoryPage(messages: [], nextCursor: nil, hasMore: false))
           case .messagesAfter(_, _, let answer): answer.resume(returning: [])

@@ -60,7 +60,7 @@ struct MigrationTests {
     state.streamingReply = StreamingReply(
       requestID: RequestID(epoch: IdentityEpoch(), sequence: 4), clientID: "reply-r4", text: StreamedText("Half an a"),
       startedAt: .story(2))
-    let header = try #require(state.streamingReply.map(ReplyHeader.init))
+    let header = try #require(state.streamingReply.map { ReplyHeader($0) })
     #expect(!String(decoding: JSONBlob.encode(header), as: UTF8.self).contains("parts"), "a format-2 header")
     let records =
       [ConversationRecord.meta(ConversationMeta(state))] + state.messages.map(ConversationRecord.message)
