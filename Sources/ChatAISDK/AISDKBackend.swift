@@ -141,7 +141,7 @@ public final class AISDKBackend: CompanionBackend {
     let path =
       conversation.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? conversation.rawValue
     return stream(
-      .get("\(path)/stream"), original, in: conversation, numbering: EventNumbering(resumingAfter: cursor.position))
+      .get("\(path)/stream"), original, in: conversation, numbering: .counting(resumingAfter: cursor.position))
   }
 
   private func request(
@@ -159,7 +159,7 @@ public final class AISDKBackend: CompanionBackend {
     latest.withLock { $0[conversation] = request }
     return stream(
       .post("", body: JSONValue.object(fields).encoded(), key: key), request, in: conversation,
-      numbering: EventNumbering())
+      numbering: .counting())
   }
 
   /// A reply's stream: the first, or a resume's replay (`numbering` then skips what was applied).

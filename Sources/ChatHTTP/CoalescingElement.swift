@@ -1,3 +1,4 @@
+package import ConversationState
 public import ConversationStore
 
 /// Elements of a stream whose runs of text deltas can be merged when they arrive together: bytes that piled
@@ -10,8 +11,8 @@ package protocol CoalescingElement: Sendable {
   /// This delta with its text replaced by `text`.
   func replacingDeltaText(with text: String) -> Self
 
-  /// This element at event number `count` of its stream (`EventNumbering`).
-  func positioned(at count: UInt64) -> Self
+  /// This element at `position` of its stream (`EventNumbering`).
+  func positioned(_ position: StreamPosition) -> Self
 }
 
 extension CoalescingElement {
@@ -52,7 +53,7 @@ extension ReplyEvent: CoalescingElement {
     }
   }
 
-  package func positioned(at count: UInt64) -> ReplyEvent { .positioned(.sequence(count), self) }
+  package func positioned(_ position: StreamPosition) -> ReplyEvent { .positioned(position, self) }
 
   package func replacingDeltaText(with text: String) -> ReplyEvent {
     if case .partDelta(let id, _) = self { return .partDelta(id, text) }
@@ -69,8 +70,8 @@ extension RealtimeUpdate: CoalescingElement {
     return text
   }
 
-  /// Realtime events carry their server's own IDs (`Last-Event-ID`), not a count.
-  package func positioned(at count: UInt64) -> RealtimeUpdate { self }
+  /// The realtime stream keeps its own `Last-Event-ID` (`HTTPChatBackend`).
+  package func positioned(_ position: StreamPosition) -> RealtimeUpdate { self }
 
   package func replacingDeltaText(with text: String) -> RealtimeUpdate {
     guard case .event(let conversation, .replyDelta(let reply, _)) = self else { return self }

@@ -1,23 +1,54 @@
 package import ConversationState
 package import ServerSentEvents
 
-/// Numbers the events of a stream whose protocol numbers none but whose server replays a dropped stream
-/// from its start (the AI SDK's resume endpoint), so the replay can be told from what is new.
+/// Gives a reply's events the positions a resume needs (`ReplyEvent.positioned`), per Server-Sent Event;
+/// a batch's last element carries the position of the last event it read, so runs of deltas still merge.
 ///
-/// Counting is by Server-Sent Event, which a replay of the same bytes repeats exactly; a batch's last
-/// element carries the count (`ReplyEvent.positioned(.sequence(count), …)`). On a resumed stream the events
-/// up to the cursor are still mapped, since the protocol's state (which parts are open, the message being
-/// built) depends on them, but what they map to is dropped, before deltas are merged: a merged delta never
-/// mixes text already shown with new text.
+/// - `counting`: for a protocol whose events carry no position but whose server replays a dropped stream
+///   from its start (the AI SDK's resume endpoint). Events are counted from 1, which a replay of the same
+///   bytes repeats exactly; on a replay the events up to the cursor are still mapped, since the protocol's
+///   state (which parts are open, the message being built) depends on them, but what they map to is
+///   dropped, before deltas are merged, so a merged delta never mixes text already shown with new text.
+/// - `eventIDs`: for a server that gives each event an `id:` and resumes after the one sent back as
+///   `Last-Event-ID` (this repository's protocol): the position is the event's ID. An event that brings no
+///   new ID (none of its own, so SSE's last ID carries over, or the same one again) leaves its batch
+///   unpositioned: the store applies it and keeps the last position, since a position it already applied
+///   would make the store drop the event as a replay. An ID over `maximumIDBytes` is not kept either (a
+///   server would refuse a `Last-Event-ID` that long).
 package struct EventNumbering: Sendable {
-  /// Events of this stream so far.
-  package private(set) var count: UInt64 = 0
-  /// Events already applied from an earlier connection, whose elements are dropped.
-  package let skipping: UInt64
+  private enum Mode: Sendable {
+    case counting(skipping: UInt64)
+    case eventIDs
+  }
 
-  /// Numbering for a fresh stream (`skipping` 0), or for a replay of one whose reply applied `position`.
-  package init(resumingAfter position: StreamPosition? = nil) {
-    if case .sequence(let applied) = position { skipping = applied } else { skipping = 0 }
+  /// The longest event ID kept as a position (1 KiB), as for the realtime stream's `Last-Event-ID`.
+  package static let maximumIDBytes = 1024
+
+  private let mode: Mode
+  private var count: UInt64 = 0
+  private var lastID = ""
+  /// Whether an event read since the last `takePosition()` moved the position.
+  private var moved = false
+
+  /// Counting for a fresh stream, or for a replay of one whose reply applied the events through `position`.
+  package static func counting(resumingAfter position: StreamPosition? = nil) -> EventNumbering {
+    guard case .sequence(let applied) = position else { return EventNumbering(mode: .counting(skipping: 0)) }
+    return EventNumbering(mode: .counting(skipping: applied))
+  }
+
+  /// Positions by the events' own IDs.
+  package static let eventIDs = EventNumbering(mode: .eventIDs)
+
+  private init(mode: Mode) { self.mode = mode }
+
+  /// The position for a batch that ends here; nil when no event since the last batch moved it.
+  package mutating func takePosition() -> StreamPosition? {
+    guard moved else { return nil }
+    moved = false
+    switch mode {
+    case .counting: return .sequence(count)
+    case .eventIDs: return .eventID(lastID)
+    }
   }
 
   /// Maps `event` with `map`, its elements appended to `elements` unless it is a replay.
@@ -25,9 +56,20 @@ package struct EventNumbering: Sendable {
     _ event: ServerSentEvent, _ mapper: inout Mapper, _ elements: inout [Element],
     _ map: (inout Mapper, ServerSentEvent, inout [Element]) throws(ChatError) -> Void
   ) throws(ChatError) {
-    count &+= 1
-    guard count <= skipping else { return try map(&mapper, event, &elements) }
-    var replayed: [Element] = []
-    try map(&mapper, event, &replayed)
+    switch mode {
+    case .eventIDs:
+      let id = event.lastEventID
+      if id != lastID, !id.isEmpty, id.utf8.count <= Self.maximumIDBytes {
+        lastID = id
+        moved = true
+      }
+      try map(&mapper, event, &elements)
+    case .counting(let skipping):
+      count &+= 1
+      moved = true
+      guard count <= skipping else { return try map(&mapper, event, &elements) }
+      var replayed: [Element] = []
+      try map(&mapper, event, &replayed)
+    }
   }
 }

@@ -83,7 +83,7 @@ public final class HTTPChatBackend: ChatBackend {
 
   /// The longest realtime event ID that is kept and sent back as `Last-Event-ID` (1 KiB); a longer one is
   /// dropped and the stream resumes without one (its catch-up then fetches what was missed).
-  public static let maximumLastEventIDBytes = 1024
+  public static let maximumLastEventIDBytes = EventNumbering.maximumIDBytes
 
   /// The event ID the realtime stream resumes after; empty before the first event.
   public var realtimeLastEventID: String { lastEventID.withLock { $0 } }
@@ -112,8 +112,28 @@ public final class HTTPChatBackend: ChatBackend {
       ReplyStreamMapper(regeneratingIn: conversation, at: now()))
   }
 
-  private func reply(_ endpoint: Endpoint, _ start: ReplyStreamMapper) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    transport.eventStream(endpoint, start, opened: nil) { mapper, event, elements throws(ChatError) in
+  /// Resumes a reply through `GET conversations/{id}/replies/{message_id}/stream` with the ID of the last
+  /// frame the store applied as `Last-Event-ID`: the server sends the frames after it, then the rest live.
+  /// A cursor without the reply's server ID or an event ID (a reply whose first frame never came) fails
+  /// with `NOT_RESUMABLE` at once, and so does a `204` (the server keeps no such stream).
+  public func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    guard let reply = cursor.replyID, case .eventID(let lastID) = cursor.position else {
+      let error = ChatError(.notResumable, "The reply has no server ID or frame ID to resume from.")
+      return AsyncThrowingStream { $0.finish(throwing: error) }
+    }
+    var endpoint = Endpoint.get("conversations/\(cursor.conversationID.rawValue)/replies/\(reply.rawValue)/stream")
+    endpoint.lastEventID = lastID
+    let nothing = ChatError(.notResumable, "The server keeps no stream of reply \(reply.rawValue) (204).")
+    return self.reply(
+      endpoint, ReplyStreamMapper(resuming: reply, in: cursor.conversationID, at: now()), noContent: nothing)
+  }
+
+  /// A reply's stream; its frames are positioned by their SSE IDs, which a resume sends back.
+  private func reply(_ endpoint: Endpoint, _ start: ReplyStreamMapper, noContent: ChatError? = nil)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    transport.eventStream(endpoint, start, opened: nil, numbering: .eventIDs, noContent: noContent) {
+      mapper, event, elements throws(ChatError) in
       elements += try mapper.map(event)
     } end: { mapper throws(ChatError) in
       try mapper.finish()

@@ -131,11 +131,8 @@ package final class HTTPTransport: Sendable {
   /// the elements the body's end stands for, or throws what its end means (a reply cut off); `failed` says
   /// what a transport failure of the body (a dropped connection, a timeout) means to the protocol.
   ///
-  /// `numbering`, for a protocol whose events carry no position of their own but whose server replays a
-  /// dropped stream from its start (the AI SDK's resume endpoint): events are counted from 1, the last
-  /// element of each batch is `positioned` at the count so far (so runs of deltas still merge), and the
-  /// events up to its `skipping` count are mapped (the mapper's state needs them) with their elements
-  /// dropped. `noContent` is the error a `204` answer stands for (nothing to resume), when it is not one.
+  /// `numbering` positions a reply's events for a resume (`EventNumbering`). `noContent` is the error a
+  /// `204` answer stands for (nothing to resume), when it is not a success.
   package func eventStream<Mapper: Sendable, Element: CoalescingElement>(
     _ endpoint: Endpoint, _ mapper: Mapper, opened: Element?, numbering: EventNumbering? = nil,
     noContent: ChatError? = nil,
@@ -206,11 +203,11 @@ package final class HTTPTransport: Sendable {
           } catch {
             failure = error
           }
-          read = failure.map { .failing($0) } ?? .reading(exchange, decoder, mapper, numbering)
           var batch = Element.coalesced(elements)
-          if let count = numbering?.count, let last = batch.indices.last {
-            batch[last] = batch[last].positioned(at: count)
+          if let last = batch.indices.last, let position = numbering?.takePosition() {
+            batch[last] = batch[last].positioned(position)
           }
+          read = failure.map { .failing($0) } ?? .reading(exchange, decoder, mapper, numbering)
           return batch
         }
       case .failing(let error):

@@ -28,6 +28,9 @@ public struct ReplyStreamMapper: Sendable {
   private var replyID: ServerMessageID?
   private var agent: AgentInfo?
   private var text = ""
+  /// Whether this stream continues a reply whose start came on an earlier connection: its text so far is
+  /// the store's, not this mapper's.
+  private var isResumed = false
   private let receivedAt: Date
 
   /// A mapper for the reply to `payload`; `receivedAt` (the device's clock) stands in for times the server
@@ -43,6 +46,18 @@ public struct ReplyStreamMapper: Sendable {
   /// A mapper for a regenerated reply in `conversation`.
   public init(regeneratingIn conversation: ConversationID, at receivedAt: Date) {
     conversationID = conversation
+    self.receivedAt = receivedAt
+  }
+
+  /// A mapper for the rest of `reply` in `conversation`, resumed after its connection dropped
+  /// (`HTTPChatBackend.resumeReply(from:)`): the reply has started and its question was accepted on the
+  /// first connection, so the frames after the cursor only go on with it. A finish that carries no text
+  /// leaves the text the store streamed.
+  public init(resuming reply: ServerMessageID, in conversation: ConversationID, at receivedAt: Date) {
+    conversationID = conversation
+    replyID = reply
+    hasStarted = true
+    isResumed = true
     self.receivedAt = receivedAt
   }
 
@@ -140,7 +155,7 @@ public struct ReplyStreamMapper: Sendable {
     if let wire = frame.message {
       message = try wire.message()
       if message.role == .user { message.role = .assistant }
-      if message.text.isEmpty { message.text = text }
+      if message.text.isEmpty, !isResumed { message.text = text }
     } else {
       message = reply(id: frame.messageId.map(ServerMessageID.init(rawValue:)) ?? replyID, createdAt: nil)
     }
@@ -189,7 +204,8 @@ public struct ReplyStreamMapper: Sendable {
 
   private func reply(id: ServerMessageID?, createdAt: Date?) -> Message {
     Message(
-      clientID: ClientMessageID("srv-\(id?.rawValue ?? "reply")"), serverID: id, role: .assistant, text: text,
+      clientID: ClientMessageID("srv-\(id?.rawValue ?? "reply")"), serverID: id, role: .assistant,
+      text: isResumed ? "" : text,
       createdAt: createdAt ?? receivedAt, delivery: .sent, reply: .completed, agent: agent)
   }
 

@@ -5,11 +5,11 @@ import ConversationTesting
 import Foundation
 import Testing
 
-/// Collects a reply stream; the error it ended with, if any.
+/// Collects a reply stream, without the events' positions; the error it ended with, if any.
 func collect(_ stream: AsyncThrowingStream<ReplyEvent, any Error>) async -> (events: [ReplyEvent], error: ChatError?) {
   var events: [ReplyEvent] = []
   do {
-    for try await event in stream { events.append(event) }
+    for try await event in stream { events.append(event.unpositioned) }
     return (events, nil)
   } catch {
     return (events, error as? ChatError ?? ChatError(.network, "\(error)"))
@@ -39,8 +39,10 @@ struct ReferenceServerTests {
     var error: ChatError?
     do {
       for try await event in backend.send(payload) {
-        events.append(event)
-        if case .delta = event, heldAtFirstDelta == nil, case .accepted(_, let conversation)? = events.first {
+        events.append(event.unpositioned)
+        if case .delta = event.unpositioned, heldAtFirstDelta == nil,
+          case .accepted(_, let conversation)? = events.first
+        {
           heldAtFirstDelta = try await server.messages(in: conversation)
           try await server.faults(["delay_ms": 1])
         }

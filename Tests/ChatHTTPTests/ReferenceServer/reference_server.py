@@ -127,6 +127,8 @@ class Faults:
         self.keepalive_s = config.keepalive_s
         self.tool_timeout_s = config.tool_timeout_s
         self.drop_reply_after_frames = None
+        self.detach_reply_after_frames = None
+        self.drop_resume_after_frames = None
         self.malformed_next_reply_frame = False
         self.rate_limit_remaining = 0
         self.rate_limit_retry_after = 1
@@ -210,6 +212,28 @@ class Reply:
         self.committed = None  # the stored Message once a stream finished it
 
 
+class ReplyLog:
+    """The frames one reply stream wrote, with their IDs, so a client whose connection dropped can resume.
+
+    A reply goes on after its connection drops only under `detach_reply_after_frames`; a stream the client
+    closed or a `drop_reply_after_frames` cut abandons the reply, and its log answers every resume with 204.
+    """
+
+    def __init__(self, epoch, conversation_id):
+        self.epoch = epoch
+        self.conversation_id = conversation_id
+        self.frames = []  # (event ID, the frame's bytes with its id: line)
+        self.finished = False
+        self.abandoned = False
+
+    def index_after(self, event_id):
+        """The index of the first frame after `event_id`; None when no frame has that ID."""
+        for index, (frame_id, _) in enumerate(self.frames):
+            if frame_id == event_id:
+                return index + 1
+        return None
+
+
 class ChatState:
     """Everything the server knows, behind one lock. `cond` wakes realtime streams and tool-call waits."""
 
@@ -239,6 +263,7 @@ class ChatState:
         self.send_replies = {}  # client_id -> Reply (or None for an outbox send not answered yet)
         self.send_messages = {}  # client_id -> (conversation_id, user message id)
         self.regenerate_replies = {}  # Idempotency-Key -> Reply
+        self.reply_logs = {}  # assistant message ID -> ReplyLog of its latest stream
         self.response_cache = {}  # (path, Idempotency-Key) -> (status, body)
         self.tool_calls = {}  # tool_call_id -> {"conversation_id", "tool_name", "input"}
         self.tool_results = {}  # tool_call_id -> {"conversation_id", "result" | "error", "at"}
@@ -380,23 +405,51 @@ class ReplyStream:
             # One-shot faults belong to the next reply stream, whichever it is.
             self.drop_after = faults.drop_reply_after_frames
             faults.drop_reply_after_frames = None
+            self.detach_after = faults.detach_reply_after_frames
+            faults.detach_reply_after_frames = None
             self.malformed = faults.malformed_next_reply_frame
             faults.malformed_next_reply_frame = False
             conversation = state.conversations.get(reply.conversation_id)
             taken_over = conversation is not None and conversation.status == "taken_over"
             self.role, self.agent = ("human_agent", HUMAN_AGENT) if taken_over else ("assistant", AGENT)
             self.committed = reply.committed
+            self.log = ReplyLog(reply.epoch, reply.conversation_id)
+            state.reply_logs[reply.assistant_id] = self.log
+        # False once `detach_reply_after_frames` cut the connection: the reply goes on into its log only.
+        self.attached = True
 
     # Frame writing ---------------------------------------------------------------------------------
 
     def _write(self, payload):
-        self.handler.write_chunk(payload)
+        if self.attached:
+            self.handler.write_chunk(payload)
 
-    def _event(self, name, data):
-        self._write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data, ensure_ascii=False))).encode("utf-8"))
+    def _logged(self, text, last=False):
+        """Writes a data frame with the next ID (`<assistant message ID>.<n>`) and keeps it for a resume."""
+        with self.state.lock:
+            event_id = "%s.%d" % (self.reply.assistant_id, len(self.log.frames) + 1)
+            payload = ("id: %s\n%s" % (event_id, text)).encode("utf-8")
+            self.log.frames.append((event_id, payload))
+            self.log.finished = last
+            self.state.cond.notify_all()
+        self._write(payload)
 
-    def _frame(self, data):
-        self._write(("data: %s\n\n" % json.dumps(data, ensure_ascii=False)).encode("utf-8"))
+    def _event(self, name, data, last=False):
+        self._logged("event: %s\ndata: %s\n\n" % (name, json.dumps(data, ensure_ascii=False)), last)
+
+    def _frame(self, data, last=False):
+        self._logged("data: %s\n\n" % json.dumps(data, ensure_ascii=False), last)
+
+    def abandon(self):
+        """The reply ends here (a cut, the client went away): a resume gets 204 from now on."""
+        with self.state.lock:
+            self.log.abandoned = True
+            self.state.cond.notify_all()
+
+    def _detach(self):
+        """Cuts the connection the way a network drop does, and goes on with the reply."""
+        self.attached = False
+        self.handler.abort_connection()
 
     def _pause(self):
         with self.state.lock:
@@ -435,6 +488,8 @@ class ReplyStream:
                                          {"message_id": self.reply.assistant_id, "delta": piece})
             if self.drop_after is not None and self.text_frames >= self.drop_after:
                 raise StreamCut()
+            if self.attached and self.detach_after is not None and self.text_frames >= self.detach_after:
+                self._detach()
 
     # The reply -------------------------------------------------------------------------------------
 
@@ -468,6 +523,8 @@ class ReplyStream:
             self._write(b": heartbeat comment\n\n")
         if self.drop_after == 0:
             raise StreamCut()  # accepted (first frame), then nothing
+        if self.detach_after == 0:
+            self._detach()
 
         if order:
             self._text(word_chunks(lead))
@@ -483,10 +540,10 @@ class ReplyStream:
             message = self.state.commit(reply, self.text, dict(usage, credits=0.5), self.role, self.agent)
         if self.style == "typed":
             self._event("finish", {"message": message, "user_message_id": reply.user_message_id,
-                                   "finish_reason": "stop", "usage": usage})
+                                   "finish_reason": "stop", "usage": usage}, last=True)
         else:
             self._frame({"message_id": reply.assistant_id, "status": "DONE",
-                         "created_at": message["created_at"], "user_message_id": reply.user_message_id})
+                         "created_at": message["created_at"], "user_message_id": reply.user_message_id}, last=True)
 
     def _tool_call(self, order):
         """Asks the client to run lookupOrder, waits for its result, and returns the text that follows."""
@@ -816,6 +873,8 @@ class Handler(BaseHTTPRequestHandler):
                 routes.append(("GET", self.api_messages, (cid,), False))
             elif rest == ["regenerate"]:
                 routes.append(("POST", self.api_regenerate, (cid,), False))
+            elif len(rest) == 3 and rest[0] == "replies" and rest[2] == "stream":
+                routes.append(("GET", self.api_resume, (cid, rest[1]), False))
             elif len(rest) == 3 and rest[0] == "messages" and rest[2] == "rating":
                 routes.append(("POST", self.api_rating, (cid, rest[1]), True))
             elif rest == ["feedback"]:
@@ -861,13 +920,60 @@ class Handler(BaseHTTPRequestHandler):
         self.start_stream()
         try:
             stream.run()
-            self.end_stream()
+            if stream.attached:
+                self.end_stream()
         except StreamCut:
+            stream.abandon()
             self.abort_connection()
         except OSError:
+            stream.abandon()
             self.close_connection = True  # the client went away (stopped the reply): nothing is stored
             with self.state.lock:
                 self._log_entry["client_closed"] = True  # tests read this in the log
+        return None
+
+    def api_resume(self, conversation_id, message_id):
+        """`GET …/replies/{id}/stream`: the frames after `Last-Event-ID` (all without one), then the live
+        rest until the reply ends. 204 when there is nothing to resume: no such reply stream here, one that
+        was abandoned, or an event ID it never sent."""
+        state = self.state
+        last_id = self.headers.get("Last-Event-ID")
+        with state.lock:
+            state.conversation(conversation_id)
+            log = state.reply_logs.get(message_id)
+            if log is None or log.abandoned or log.epoch != state.epoch or log.conversation_id != conversation_id:
+                return Response(204)
+            start = 0 if last_id is None else log.index_after(last_id)
+            if start is None:
+                return Response(204)
+            drop_after = state.faults.drop_resume_after_frames
+            state.faults.drop_resume_after_frames = None
+        self.start_stream()
+        sent = 0
+        try:
+            while True:
+                with state.lock:
+                    while (start >= len(log.frames) and not log.finished and not log.abandoned
+                           and log.epoch == state.epoch and not state.stopping):
+                        state.cond.wait(1.0)
+                    batch = log.frames[start:]
+                    ended = log.finished
+                    gone = log.abandoned or log.epoch != state.epoch or state.stopping
+                for _, payload in batch:
+                    self.write_chunk(payload)
+                    start += 1
+                    sent += 1
+                    if drop_after is not None and sent >= drop_after:
+                        self.abort_connection()
+                        return None
+                if ended:
+                    self.end_stream()
+                    return None
+                if gone:
+                    self.abort_connection()
+                    return None
+        except OSError:
+            self.close_connection = True
         return None
 
     def api_send(self):
@@ -1316,7 +1422,8 @@ class Handler(BaseHTTPRequestHandler):
     def _apply_faults(self, body):
         state = self.state
         faults = state.faults
-        known = {"delay_ms", "drop_reply_after_frames", "rate_limit_next", "expire_token_after_requests",
+        known = {"delay_ms", "drop_reply_after_frames", "detach_reply_after_frames", "drop_resume_after_frames",
+                 "rate_limit_next", "expire_token_after_requests",
                  "accepted_token", "lose_next_batch_response", "drop_realtime", "malformed_next_reply_frame",
                  "style", "keepalive_s", "tool_timeout_s", "outbox_replies", "realtime_reply_events"}
         unknown = sorted(set(body) - known)
@@ -1341,7 +1448,8 @@ class Handler(BaseHTTPRequestHandler):
                 updates[key] = number(key)
         if "keepalive_s" in updates and updates["keepalive_s"] <= 0:
             raise ApiError(400, "INVALID_REQUEST", "keepalive_s must be > 0.")
-        for key in ("drop_reply_after_frames", "expire_token_after_requests"):
+        for key in ("drop_reply_after_frames", "detach_reply_after_frames", "drop_resume_after_frames",
+                    "expire_token_after_requests"):
             if key in body:
                 updates[key] = None if body[key] is None else int(number(key))
         for key in ("lose_next_batch_response", "malformed_next_reply_frame", "outbox_replies",

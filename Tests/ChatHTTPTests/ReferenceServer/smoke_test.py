@@ -648,6 +648,57 @@ def test_drop_reply(c):
           and not any("status" in f for f in frames), "frames style cut too", frames)
 
 
+def resume(c, conversation_id, message_id, last_event_id=None):
+    extra = {"Accept": "text/event-stream"}
+    if last_event_id is not None:
+        extra["Last-Event-ID"] = last_event_id
+    return c.stream("GET", "/conversations/%s/replies/%s/stream" % (conversation_id, message_id), extra=extra)
+
+
+def test_resume(c):
+    # A detached reply goes on: resuming after the last ID the client saw gives exactly the rest.
+    whole_start, whole, _, whole_blocks = typed_reply(c.send("resume me", "c-r0"))
+    check(all(b["id"] == "%s.%d" % (whole_start["message_id"], i + 1) for i, b in enumerate(whole_blocks)),
+          "every data frame has the ID <message_id>.<n>", [b["id"] for b in whole_blocks[:3]])
+    c.faults(detach_reply_after_frames=3)
+    reader = c.send("resume me", "c-r1", "conv-1")
+    blocks = [b for b in reader.rest() if b["data"] is not None]
+    check(reader.aborted and [b["event"] for b in blocks] == ["start"] + ["text-delta"] * 3, "detached", blocks)
+    message_id = data(blocks[0])["message_id"]
+    seen = "".join(data(b)["delta"] for b in blocks[1:])
+    rest = resume(c, "conv-1", message_id, blocks[-1]["id"])
+    check(rest.response.status == 200, "resume answers 200", rest.response.status)
+    after = [b for b in rest.rest() if b["data"] is not None]
+    check(rest.ended and after[-1]["event"] == "finish", "resume runs to the finish", after[-2:])
+    check(seen + "".join(data(b)["delta"] for b in after if b["event"] == "text-delta") == whole,
+          "no frame lost or doubled")
+    check(int(after[0]["id"].split(".")[1]) == 5, "the first frame after the cursor", after[0]["id"])
+    roles = [m["role"] for m in messages_of(c, "conv-1")]
+    check(roles == ["user", "assistant", "user", "assistant"], "the detached reply was stored once", roles)
+    replay = [b for b in resume(c, "conv-1", message_id).rest() if b["data"] is not None]
+    check([b["id"] for b in replay] == [b["id"] for b in blocks + after], "no Last-Event-ID replays all")
+
+    # Nothing to resume: an unknown ID, an abandoned reply, an unknown reply; an unknown conversation is 404.
+    check(resume(c, "conv-1", message_id, "m-0.9").response.status == 204, "unknown Last-Event-ID: 204")
+    c.faults(drop_reply_after_frames=2)
+    cut = [b for b in c.send("cut", "c-r2", "conv-1").rest() if b["data"] is not None]
+    check(resume(c, "conv-1", data(cut[0])["message_id"], cut[-1]["id"]).response.status == 204, "abandoned: 204")
+    check(resume(c, "conv-1", "m-999").response.status == 204, "unknown reply: 204")
+    check(resume(c, "conv-404", message_id).response.status == 404, "unknown conversation: 404")
+
+    # A resume can drop too (one-shot), and the next one goes on from its last frame.
+    c.faults(detach_reply_after_frames=0, drop_resume_after_frames=2, delay_ms=5)
+    first = [b for b in c.send("twice", "c-r3", "conv-1", query="?style=frames").rest() if b["data"] is not None]
+    message_id = data(first[0])["message_id"]
+    second_reader = resume(c, "conv-1", message_id, first[-1]["id"])
+    second = [b for b in second_reader.rest() if b["data"] is not None]
+    check(second_reader.aborted and len(second) == 2, "the resume dropped after 2 frames", second)
+    third = [b for b in resume(c, "conv-1", message_id, second[-1]["id"]).rest() if b["data"] is not None]
+    check(data(third[-1]).get("status") == "DONE", "the frames style resumes to DONE", third[-1])
+    ids = [b["id"] for b in first + second + third]
+    check(ids == ["%s.%d" % (message_id, i + 1) for i in range(len(ids))], "IDs run on without a gap", ids)
+
+
 def test_malformed_frame(c):
     c.faults(malformed_next_reply_frame=True)
     reader = c.send("break a frame", "c-m")
@@ -869,7 +920,7 @@ def test_process_lifecycle():
 TESTS = [
     test_auth_and_errors, test_send_typed_and_realtime, test_frames_style, test_tool_call, test_history,
     test_list, test_rating_feedback_read_typing, test_tickets, test_outbox, test_lose_batch_response,
-    test_rate_limit, test_token_expiry, test_drop_reply, test_malformed_frame, test_delay, test_realtime,
+    test_rate_limit, test_token_expiry, test_drop_reply, test_resume, test_malformed_frame, test_delay, test_realtime,
     test_second_client_sees_replies, test_regenerate, test_status, test_control_validation_and_reset,
 ]
 
