@@ -37,6 +37,8 @@ import ServerSentEvents
 ///   too), is `RESPONSE_TOO_LARGE`; timeouts (`requestTimeout`, `idleTimeout`, counted on the monotonic
 ///   clock, not the store's `ChatClock`) are `TIMEOUT`. What a read completed before a bad event or a limit
 ///   still reaches the store, then the error.
+/// - Reply frames are positioned by their SSE `id:`s: a reply whose connection drops is resumed after the
+///   last frame applied (`resumeReply(from:)`, `ChatPolicy.replyResumeAttempts`); frames without IDs are not.
 public final class HTTPChatBackend: ChatBackend {
   /// Supplies the bearer token for the next request; nil sends none.
   public typealias TokenProvider = @Sendable () async throws -> String?
