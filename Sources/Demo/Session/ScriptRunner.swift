@@ -97,12 +97,15 @@ struct ScriptRunner {
     }
   }
 
-  /// Lets the session's tasks run until nothing has changed for several rounds in a row.
+  /// Lets the session's tasks run until nothing has changed for several rounds in a row. Each round also waits
+  /// for the client's worker: a conversation's snapshot reaches the list only after its write to disk, which
+  /// on a loaded machine can outlast a few quiet rounds, and a frame drawn then would lack the list's preview.
   private func drain(_ session: DemoSession) async {
     var quietRounds = 0
     var last = fingerprint(session)
     while quietRounds < 5 {
       await letTasksRun()
+      await session.client.settled()
       let now = fingerprint(session)
       quietRounds = now == last ? quietRounds + 1 : 0
       last = now
