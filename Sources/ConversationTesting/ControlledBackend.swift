@@ -150,10 +150,12 @@ public final class ControlledBackend: ChatBackend {
 
 extension Store {
   /// Waits for the first snapshot whose state satisfies `predicate` and returns that state; nil when none
-  /// did within `seconds` of real time (5 by default) or the store closed, so a test fails fast instead of
-  /// hanging until its time limit. In the ThreadSanitizer build (`.ci/run` compiles it with
+  /// did within `seconds` of real time (60 by default) or the store closed, so a test that waits for
+  /// something that never comes fails with a clear expectation instead of hanging. The bound is not a speed
+  /// check: a wait that succeeds returns as soon as the state is there, and on a loaded two-core CI machine
+  /// a 5 s default failed waits that did complete. In the ThreadSanitizer build (`.ci/run` compiles it with
   /// `-DCONVERSATION_STORE_TSAN`), which runs everything several times slower, it waits six times as long.
-  public func state(within seconds: Double = 5, where predicate: @escaping @Sendable (State) -> Bool) async
+  public func state(within seconds: Double = 60, where predicate: @escaping @Sendable (State) -> Bool) async
     -> State?
   {
     let snapshots = snapshots()

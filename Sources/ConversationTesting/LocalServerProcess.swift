@@ -6,7 +6,7 @@ import Foundation
 /// never leaves it running.
 ///
 /// ```swift
-/// let server = try LocalServerProcess(["python3", "reference_server.py", "--port", "0"])
+/// let server = try await LocalServerProcess.start(["python3", "reference_server.py", "--port", "0"])
 /// let base = URL(string: "http://127.0.0.1:\(server.port)/v1")!
 /// ```
 public final class LocalServerProcess: Sendable {
@@ -15,7 +15,14 @@ public final class LocalServerProcess: Sendable {
   private let process: Process
   private let input: Pipe
 
-  /// Runs `command` (looked up on `PATH`) and waits for its `LISTENING <port>` line.
+  /// Runs `command` (looked up on `PATH`) and waits for its `LISTENING <port>` line off Swift's cooperative
+  /// pool (see ``offThePool(_:)``): a Python server takes a moment to start, longer on a loaded machine.
+  public static func start(_ command: [String]) async throws -> LocalServerProcess {
+    try await offThePool { try LocalServerProcess(command) }
+  }
+
+  /// Runs `command` (looked up on `PATH`) and blocks the calling thread until its `LISTENING <port>` line;
+  /// from async code use ``start(_:)``.
   public init(_ command: [String]) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -42,13 +49,19 @@ public final class LocalServerProcess: Sendable {
     self.input = input
   }
 
-  deinit { stop() }
+  /// Ends the server without waiting for it: the last reference often goes away on a cooperative thread, which
+  /// must not block. Foundation reaps the child when it exits.
+  deinit { end() }
 
-  /// Closes the server's stdin and ends it; returns once it has exited.
+  /// Closes the server's stdin and ends it; blocks until it has exited.
   public func stop() {
+    end()
+    process.waitUntilExit()
+  }
+
+  private func end() {
     try? input.fileHandleForWriting.close()
     if process.isRunning { process.terminate() }
-    process.waitUntilExit()
   }
 }
 

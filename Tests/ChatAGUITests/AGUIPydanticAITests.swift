@@ -81,12 +81,10 @@ struct AGUIPydanticAITests {
     process.standardOutput = output
     try process.run()
     // Read and wait off the cooperative pool: the script takes a few seconds of real time.
-    let printed: String = await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-      }
+    let printed = await offThePool {
+      let bytes = output.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return String(decoding: bytes, as: UTF8.self)
     }
     #expect(process.terminationStatus == 0)
     let expected = try String(contentsOf: root.appendingPathComponent("Examples/agui.transcript"), encoding: .utf8)

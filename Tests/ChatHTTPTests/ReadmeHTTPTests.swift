@@ -30,7 +30,7 @@ struct ReadmeHTTPTests {
   @Test("the README's client chats with the reference server, and renews an expired token once")
   func exampleRuns() async throws {
     // Given the server, whose token expires at once and then accepts "t2"
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["expire_token_after_requests": 0])
     let tokens = Tokens {
       try await server.faults(["accepted_token": "t2"])

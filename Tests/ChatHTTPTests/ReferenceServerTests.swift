@@ -28,7 +28,7 @@ struct ReferenceServerTests {
   func streamedReply(style: String) async throws {
     // Given the reference server, a second between frames until the first text is read here (so a busy
     // machine reading late still reads it long before the server is done), then 1 ms
-    let server = try ReferenceServer(["--style", style])
+    let server = try await ReferenceServer.start(["--style", style])
     try await server.faults(["delay_ms": 1000])
     let backend = try server.backend()
 
@@ -67,7 +67,7 @@ struct ReferenceServerTests {
 
   @Test("a store on the backend sends, streams and commits the reply; the realtime echo adds nothing twice")
   func storeConversation() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let store = ChatStore(backend: try server.backend())
     defer { store.close() }
     store.send(.connect)
@@ -87,7 +87,7 @@ struct ReferenceServerTests {
   @Test("stopping a reply closes its connection: the server sees it close and never finishes the reply")
   func stopClosesTheConnection() async throws {
     // Given a reply streaming slowly (about 15 s for the whole of it)
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["delay_ms": 300])
     let store = ChatStore(backend: try server.backend())
     defer { store.close() }
@@ -113,7 +113,7 @@ struct ReferenceServerTests {
   @Test("a ChatClient on the backend: one realtime connection feeds the open conversation and the list")
   func chatClient() async throws {
     // Given a client on the server, in a new conversation with an answer
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let client = ChatClient(backend: try server.backend())
     let chat = client.newConversation()
     chat.sendMessage("Hello")
@@ -135,7 +135,7 @@ struct ReferenceServerTests {
   @Test("a malformed realtime frame is reported as rejected and skipped; the same connection carries the next")
   func malformedRealtimeFrame() async throws {
     // Given a live realtime connection
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let conversation = try await server.conversation()
     let backend = try server.backend()
     let inbox = Inbox()
@@ -167,7 +167,7 @@ struct ReferenceServerTests {
   @Test("a reply dropped mid-way ends as a retryable failure, keeping what streamed; nothing hangs")
   func droppedMidway() async throws {
     // Given a server that cuts the next reply after three frames
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["drop_reply_after_frames": 3])
 
     // When the user sends
@@ -184,7 +184,7 @@ struct ReferenceServerTests {
 
   @Test("a malformed frame ends that reply with INVALID_EVENT")
   func malformedFrame() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["malformed_next_reply_frame": true])
 
     let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello", attachments: [])
@@ -195,7 +195,7 @@ struct ReferenceServerTests {
 
   @Test("429 becomes RATE_LIMITED with Retry-After's seconds; the next call goes through")
   func rateLimited() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let conversation = try await server.conversation(messages: 4)
     try await server.faults(["rate_limit_next": ["count": 1, "retry_after": 2]])
     let backend = try server.backend()
@@ -217,7 +217,7 @@ struct ReferenceServerTests {
 
   @Test("history pages go back with the cursor, oldest first in each page, until there is no more")
   func historyPaging() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let conversation = try await server.conversation(messages: 25)
     let backend = try server.backend()
 
@@ -238,7 +238,7 @@ struct ReferenceServerTests {
   @Test("an expired token: the store asks the host's provider for a fresh one and sends again, once on the server")
   func credentialRefresh() async throws {
     // Given a server that stops accepting the token after two more requests
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let token = StateLock("secret")
     let refreshes = StateLock(0)
     let store = ChatStore(
@@ -265,7 +265,7 @@ struct ReferenceServerTests {
   @Test("the realtime stream resumes after a drop with Last-Event-ID: nothing missed, nothing twice")
   func realtimeResumes() async throws {
     // Given a live realtime stream
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let conversation = try await server.conversation()
     let backend = try server.backend()
     let inbox = Inbox()
@@ -307,7 +307,7 @@ struct ReferenceServerTests {
   @Test("an outbox batch whose response was lost is sent again with the same ID: applied once on the server")
   func lostBatchResponse() async throws {
     // Given a conversation, and a server that will lose the next batch's answer
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let conversation = try await server.conversation(messages: 2)
     let backend = try server.backend()
     try await server.faults(["lose_next_batch_response": true])
@@ -333,7 +333,7 @@ struct ReferenceServerTests {
 
   @Test("a refused outbox operation comes back with its closed reason")
   func refusedOperation() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let batch = OutboxBatch(
       id: "b-2", epoch: 0, firstSequence: 1,
       operations: [
@@ -349,7 +349,7 @@ struct ReferenceServerTests {
 
   @Test("a stream that goes quiet longer than the idle timeout fails with TIMEOUT instead of hanging")
   func idleTimeout() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["delay_ms": 3000])
 
     let payload = SendPayload(conversationID: nil, clientID: "c-1", text: "Hello", attachments: [])
@@ -361,7 +361,7 @@ struct ReferenceServerTests {
 
   @Test("a failed JSON call reports the code in the server's error body, not only its status's")
   func bodyCodeOfJSONCall() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let conversation = try await server.conversation(messages: 2)
 
     do {
@@ -374,7 +374,7 @@ struct ReferenceServerTests {
 
   @Test("a bad token is UNAUTHORIZED and never retryable")
   func badToken() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
 
     do {
       _ = try await server.backend(token: { "wrong" }).conversations(after: nil, limit: 10)

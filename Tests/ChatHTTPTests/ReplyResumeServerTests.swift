@@ -38,7 +38,7 @@ struct ReplyResumeServerTests {
     })
   func detachedAtEveryFrame(style: String, cut: Int) async throws {
     // Given a server that cuts the reply's connection after `cut` text frames and goes on with the reply
-    let server = try ReferenceServer(["--style", style])
+    let server = try await ReferenceServer.start(["--style", style])
     try await server.faults(["detach_reply_after_frames": cut])
     let store = try Self.store(on: server)
     defer { store.close() }
@@ -62,7 +62,7 @@ struct ReplyResumeServerTests {
 
   @Test("a connected store resumes the reply, and the realtime echo of the stored answer adds no second row")
   func resumedWithRealtime() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["detach_reply_after_frames": 10])
     let store = try Self.store(on: server)
     defer { store.close() }
@@ -79,7 +79,7 @@ struct ReplyResumeServerTests {
   @Test("a resume that drops too is resumed again from its own last frame")
   func resumeDropsAgain() async throws {
     // Given a reply detached after 5 frames and a resume that drops after 3 more
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["detach_reply_after_frames": 5, "drop_resume_after_frames": 3])
     let store = try Self.store(on: server)
     defer { store.close() }
@@ -96,7 +96,7 @@ struct ReplyResumeServerTests {
   @Test("a regenerated answer whose connection drops resumes and replaces the old answer")
   func regenerationResumes() async throws {
     // Given an answered question
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     let store = try Self.store(on: server)
     defer { store.close() }
     store.sendMessage("Hi")
@@ -121,7 +121,7 @@ struct ReplyResumeServerTests {
   @Test("a reply the server abandoned answers the resume 204: it ends truncated with its text, after one try")
   func abandonedReply() async throws {
     // Given a server that cuts the reply after 3 frames and gives it up
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["drop_reply_after_frames": 3])
     let store = try Self.store(on: server)
     defer { store.close() }
@@ -138,7 +138,7 @@ struct ReplyResumeServerTests {
 
   @Test("with resuming off, a dropped reply ends at once as before, its text kept; nothing asks to resume")
   func resumingOff() async throws {
-    let server = try ReferenceServer()
+    let server = try await ReferenceServer.start()
     try await server.faults(["detach_reply_after_frames": 3])
     let store = try Self.store(on: server, attempts: 0)
     defer { store.close() }

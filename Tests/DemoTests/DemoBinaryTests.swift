@@ -3,11 +3,16 @@ import Foundation
 import Testing
 
 /// Runs the built `demo` as a user would, from the package root.
-private func runDemo(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+private func runDemo(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
   guard let demo = BuiltProduct.url(named: "demo") else {
     Issue.record("the demo is not built next to the tests; run swift build")
     return (-1, "", "")
   }
+  return try await offThePool { try runDemo(demo, arguments) }
+}
+
+/// Runs `demo` and blocks until it exits: call it off the cooperative pool.
+private func runDemo(_ demo: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
   let process = Process()
   process.executableURL = demo
   process.arguments = arguments
@@ -31,20 +36,20 @@ struct DemoBinaryTests {
   @Test(
     "each example script prints its expected transcript",
     arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes"])
-  func examplesMatch(name: String) throws {
+  func examplesMatch(name: String) async throws {
     let expected = try String(
       contentsOf: packageRoot.appendingPathComponent("Examples/\(name).transcript"), encoding: .utf8)
 
-    let run = try runDemo(["--script", "Examples/\(name).script", "--plain", "--seed", "1"])
+    let run = try await runDemo(["--script", "Examples/\(name).script", "--plain", "--seed", "1"])
 
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.output == expected)
   }
 
   @Test("the same script and seed print the same frames, byte for byte")
-  func framesRepeat() throws {
-    let first = try runDemo(["--script", "Examples/tour.script"])
-    let second = try runDemo(["--script", "Examples/tour.script"])
+  func framesRepeat() async throws {
+    let first = try await runDemo(["--script", "Examples/tour.script"])
+    let second = try await runDemo(["--script", "Examples/tour.script"])
     #expect(first.status == 0)
     #expect(first.output == second.output)
     #expect(first.output.contains("reconnecting in 1 s (attempt 1)"))
@@ -57,35 +62,35 @@ struct DemoBinaryTests {
       (["--nonsense"], Int32(2), "demo: unknown argument \"--nonsense\" (try --help)\n"),
       (["--script", "no/such.script"], Int32(2), "demo: cannot read the script no/such.script\n"),
     ])
-  func badInput(arguments: [String], status: Int32, message: String) throws {
-    let run = try runDemo(arguments)
+  func badInput(arguments: [String], status: Int32, message: String) async throws {
+    let run = try await runDemo(arguments)
     #expect(run.status == status)
     #expect(run.errors == message)
     #expect(run.output.isEmpty)
   }
 
   @Test("a bad script line names its line and exits 1")
-  func badScriptLine() throws {
+  func badScriptLine() async throws {
     let path = NSTemporaryDirectory() + "bad-\(UUID().uuidString).script"
     try "hello\n/teleport".write(toFile: path, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: path) }
 
-    let run = try runDemo(["--script", path])
+    let run = try await runDemo(["--script", path])
 
     #expect(run.status == 1)
     #expect(run.errors == "demo: \(path):2: unknown command /teleport\n")
   }
 
   @Test("a run with a data folder keeps the conversation, and dump shows it without message text")
-  func dataFolderAndDump() throws {
+  func dataFolderAndDump() async throws {
     let folder = NSTemporaryDirectory() + "demo-data-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let script = folder + ".script"
     try "Where is order 1042?\n".write(toFile: script, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: script) }
 
-    #expect(try runDemo(["--script", script, "--plain", "--data-dir", folder]).status == 0)
-    let dump = try runDemo(["dump", "--data-dir", folder])
+    #expect(try await runDemo(["--script", script, "--plain", "--data-dir", folder]).status == 0)
+    let dump = try await runDemo(["dump", "--data-dir", folder])
 
     #expect(dump.status == 0, "\(dump.errors)")
     #expect(dump.output.contains("\"id\" : \"c-welcome\""))

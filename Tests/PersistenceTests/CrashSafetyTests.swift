@@ -299,7 +299,7 @@ private func tearAppend(to path: String, random: inout SplitMix) -> Bool {
 @Suite("Crash safety")
 struct CrashSafetyTests {
   @Test("a writer killed at random moments loses nothing it reported durable, and resumes")
-  func killedWriterLosesNothingDurable() throws {
+  func killedWriterLosesNothingDurable() async throws {
     guard let binary = stressBinary() else {
       Issue.record(
         "persistence-stress is not next to the test bundle (\(CommandLine.arguments[0])); build it with swift build")
@@ -319,7 +319,7 @@ struct CrashSafetyTests {
       // When the writer runs on the root (resuming what the last run left) and is killed at a random moment
       let moment = Moment.random(using: &random)
       let replay = "seed \(seed) (replay: PERSISTENCE_SEED=\(seed)), kill \(round) of \(kills) at \(moment), in \(root)"
-      let run = try runAndKill(binary, root: root, seed: seed, at: moment)
+      let run = try await offThePool { try runAndKill(binary, root: root, seed: seed, at: moment) }
       for line in run.output.split(separator: "\n") { ledger.read(line) }
 
       // Then it was the kill that ended it: the writer found nothing wrong in what it resumed from

@@ -48,15 +48,12 @@ package enum AgentProducers {
   /// it is test-only code on a thread of its own, and nothing else waits on that lock but other starts.
   package static func shared(_ script: String, _ arguments: [String] = []) async throws -> LocalServerProcess {
     let key = ([script] + arguments).joined(separator: " ")
-    let result: Result<LocalServerProcess, any Error> = await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        let result = servers.withLock { servers in
-          if let running = servers[key] { return running }
-          let started = Result { try start(script, arguments) }
-          servers[key] = started
-          return started
-        }
-        continuation.resume(returning: result)
+    let result = await offThePool {
+      servers.withLock { servers in
+        if let running = servers[key] { return running }
+        let started = Result { try start(script, arguments) }
+        servers[key] = started
+        return started
       }
     }
     return try result.get()

@@ -43,7 +43,7 @@ struct BoundedMemoryTests {
       ("fast-deltas", [.replyTooLarge, .responseTooLarge]),  // 10 million deltas, as fast as they go
     ])
   func replyStream(name: String, codes: [ChatError.Code]) async throws {
-    let server = try MisbehavingServer(floodMiBPerSecond: Self.floodRate)
+    let server = try await MisbehavingServer.start(floodMiBPerSecond: Self.floodRate)
     let store = try misbehavingStore(server, name)
     defer { store.close() }
 
@@ -67,7 +67,7 @@ struct BoundedMemoryTests {
       ("gzip-bomb", .responseTooLarge),  // 1 MiB of gzip that inflates to 1 GiB
     ])
   func answer(name: String, code: ChatError.Code) async throws {
-    let server = try MisbehavingServer(floodMiBPerSecond: Self.floodRate)
+    let server = try await MisbehavingServer.start(floodMiBPerSecond: Self.floodRate)
     var conversation = ConversationState()
     conversation.conversationID = "conv-1"
     let store = try misbehavingStore(server, name, state: conversation)

@@ -16,7 +16,7 @@ struct CancellationRaceTests {
   @Test("thousands of calls cancelled around the moment they complete all end, with an answer or a typed error")
   func cancelWhileCompleting() async throws {
     // Given a server that answers at once
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let backend = try server.backend("ok")
     let ended = Tally()
 
@@ -47,7 +47,7 @@ struct CancellationRaceTests {
 
   @Test("reply streams dropped as they finish, and mid-way, end their transfers without a trap")
   func dropStreamsAsTheyFinish() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let backend = try server.backend("ok")
     var finished = 0
     var timedOut = 0

@@ -13,7 +13,7 @@ struct RedirectTests {
     arguments: ["redirect-cross-origin", "redirect-cross-origin-302", "redirect-cross-origin-308"])
   func crossOrigin(name: String) async throws {
     // Given a server whose every answer redirects to another port of this machine
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let backend = try server.backend(name)
 
     // When the app sends a message and loads history
@@ -39,7 +39,7 @@ struct RedirectTests {
 
   @Test("a conversation in a ChatClient whose server redirects elsewhere shows the send failed, off-origin nothing")
   func clientCrossOrigin() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let client = ChatClient(backend: try server.backend("redirect-cross-origin"))
     let chat = client.newConversation()
 
@@ -53,7 +53,7 @@ struct RedirectTests {
 
   @Test("a redirect within the origin is followed, and the call succeeds with the token still on it")
   func sameOrigin() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let backend = try server.backend("redirect-same-origin")
 
     let page = try await backend.history(of: "conv-1", before: nil, limit: 20)
@@ -66,7 +66,7 @@ struct RedirectTests {
 
   @Test("a redirect loop ends after a few redirects with REDIRECT_REFUSED")
   func loop() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     // A timeout long enough that only the redirect limit ends the calls, however loaded the machine
     var policy = MisbehavingServer.policy
     policy.requestTimeout = 60

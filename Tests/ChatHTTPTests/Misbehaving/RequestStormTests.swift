@@ -11,7 +11,7 @@ struct RequestStormTests {
   @Test("a catch-up that returns the same messages with has_more is a stalled sync, retried at the backoff's pace")
   func catchUpWithoutProgress() async throws {
     // Given a conversation both sides have, and a server whose catch-up always repeats it
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let store = try misbehavingStore(server, "catchup-same", state: sharedConversation)
     defer { store.close() }
 
@@ -31,7 +31,7 @@ struct RequestStormTests {
 
   @Test("a history cursor that repeats ends paging with INVALID_RESPONSE after one repeat")
   func repeatedHistoryCursor() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     var state = ConversationState()
     state.conversationID = "conv-1"
     let store = try misbehavingStore(server, "history-cursor-repeat", state: state)
@@ -56,7 +56,7 @@ struct RequestStormTests {
     "a realtime stream that opens and closes at once is reconnected at the backoff's pace, not in a loop",
     arguments: ["realtime-flap", "realtime-flap-html"])
   func flappingRealtime(name: String) async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     var state = ConversationState()
     state.conversationID = "conv-1"
     let store = try misbehavingStore(server, name, state: state)
@@ -81,7 +81,7 @@ struct RequestStormTests {
 
   @Test("a ChatClient's shared connection backs off the same way when the stream opens and closes at once")
   func flappingClientConnection() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     var environment = StoreEnvironment.live
     environment.jitter = { 1 }
     let client = ChatClient(

@@ -16,7 +16,7 @@ struct ServerDurationTests {
     ] as [(String, Double?)])
   func retryAfter(name: String, held: Double?) async throws {
     // Given a server that answers every request with 429 and a Retry-After of this kind
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let store = try misbehavingStore(server, name)
     defer { store.close() }
     let before = Date()

@@ -15,7 +15,7 @@ struct TransportBreakageTests {
       "giant-headers", "giant-header-1mib", "deep-json", "stall-before-head", "empty-200",
     ])
   func page(name: String) async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let backend = try server.backend(
       name, policy: name == "stall-before-head" ? MisbehavingServer.timingOutPolicy : MisbehavingServer.policy)
 
@@ -39,7 +39,7 @@ struct TransportBreakageTests {
       "giant-headers",
     ])
   func reply(name: String) async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let store = try misbehavingStore(
       server, name, policy: name == "stall-before-head" ? MisbehavingServer.timingOutPolicy : MisbehavingServer.policy)
     defer { store.close() }
@@ -67,7 +67,7 @@ struct TransportBreakageTests {
 
   @Test("a realtime event with a 1 MiB ID closes the stream with EVENT_TOO_LARGE, and no such ID is sent back")
   func hugeEventID() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     var state = ConversationState()
     state.conversationID = "conv-1"
     let store = try misbehavingStore(server, "sse-huge-id", state: state)

@@ -14,7 +14,7 @@ struct WrongContentTests {
     "a reply with keep-alive words, CR or split CRLF line ends, or a BOM finishes with its whole text",
     arguments: ["heartbeat-word", "sse-cr-line-ends", "sse-crlf-split", "sse-bom", "ok"])
   func readAsMeant(name: String) async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let (events, error) = try await collect(server.backend(name).send(Self.payload))
 
     #expect(error == nil)
@@ -30,7 +30,7 @@ struct WrongContentTests {
     "an answer of the wrong kind is INVALID_RESPONSE with the status kept, for a send and for a page",
     arguments: ["html-portal", "event-stream-json-call", "not-json"])
   func wrongKind(name: String) async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let backend = try server.backend(name)
 
     let page = await Result(catching: { try await backend.history(of: "conv-1", before: nil, limit: 20) })
@@ -48,7 +48,7 @@ struct WrongContentTests {
 
   @Test("a 200 whose JSON body is an error keeps the server's code, for a page and for a send")
   func errorIn200() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
 
     let page = await Result(catching: {
       try await server.backend("json-error-200").history(of: "conv-1", before: nil, limit: 20)
@@ -62,7 +62,7 @@ struct WrongContentTests {
 
   @Test("a frame that is not JSON, arriving with the deltas before it, ends the reply INVALID_EVENT with those kept")
   func malformedAfterDeltas() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let store = try misbehavingStore(server, "malformed-after-deltas")
     defer { store.close() }
 
@@ -75,7 +75,7 @@ struct WrongContentTests {
 
   @Test("a body dripped a byte at a time fails with TIMEOUT once the request's time is up")
   func drippedAnswer() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     var conversation = ConversationState()
     conversation.conversationID = "conv-1"
     let store = try misbehavingStore(server, "drip", state: conversation, policy: MisbehavingServer.timingOutPolicy)
@@ -89,7 +89,7 @@ struct WrongContentTests {
 
   @Test("a reply stream whose bytes never end a line fails with TIMEOUT after the idle time")
   func drippedStream() async throws {
-    let server = try MisbehavingServer()
+    let server = try await MisbehavingServer.start()
     let (events, error) = try await collect(
       server.backend("drip-stream", policy: MisbehavingServer.timingOutPolicy).send(Self.payload))
 

@@ -19,12 +19,17 @@ final class MisbehavingServer: Sendable {
 
   /// Starts a server whose every request ends within `maximumCaseSeconds` (scaled like the timeouts).
   /// - Parameter floodMiBPerSecond: the most the server sends a second (0: as fast as loopback goes).
-  init(maximumCaseSeconds: Double = 20, dripIntervalSeconds: Double = 0.5, floodMiBPerSecond: Double = 0) throws {
-    process = try LocalServerProcess([
-      "python3", Self.script.path, "--port", "0", "--max-case-s", "\(maximumCaseSeconds * sanitizerSlowdown)",
-      "--drip-interval-s", "\(dripIntervalSeconds)", "--flood-mib-per-s", "\(floodMiBPerSecond)",
-    ])
+  static func start(
+    maximumCaseSeconds: Double = 20, dripIntervalSeconds: Double = 0.5, floodMiBPerSecond: Double = 0
+  ) async throws -> MisbehavingServer {
+    MisbehavingServer(
+      process: try await LocalServerProcess.start([
+        "python3", script.path, "--port", "0", "--max-case-s", "\(maximumCaseSeconds * sanitizerSlowdown)",
+        "--drip-interval-s", "\(dripIntervalSeconds)", "--flood-mib-per-s", "\(floodMiBPerSecond)",
+      ]))
   }
+
+  private init(process: LocalServerProcess) { self.process = process }
 
   var port: Int { process.port }
 

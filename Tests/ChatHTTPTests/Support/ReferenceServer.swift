@@ -17,9 +17,13 @@ final class ReferenceServer: Sendable {
     .appendingPathComponent("ReferenceServer/reference_server.py")
 
   /// Starts a server; `arguments` are its command-line options (`--style frames`, `--delay-ms 5`).
-  init(_ arguments: [String] = []) throws {
-    process = try LocalServerProcess(["python3", Self.script.path, "--port", "0", "--delay-ms", "2"] + arguments)
+  static func start(_ arguments: [String] = []) async throws -> ReferenceServer {
+    ReferenceServer(
+      process: try await LocalServerProcess.start(
+        ["python3", script.path, "--port", "0", "--delay-ms", "2"] + arguments))
   }
+
+  private init(process: LocalServerProcess) { self.process = process }
 
   var port: Int { process.port }
 

@@ -11,24 +11,24 @@ import Testing
 @Suite("demo decode-sse, the binary", .timeLimit(.minutes(1)))
 struct DecodeSSEBinaryTests {
   @Test("an event is printed while the stream is still open, and the closing line when it ends")
-  func printsAsEventsArrive() throws {
+  func printsAsEventsArrive() async throws {
     let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests; run swift build")
-    let run = try DemoProcess(demo, arguments: ["decode-sse"])
-
-    // The first event arrives in pieces, with pauses a slow server or network would make.
-    for piece in ["event: text-delta\n", "data: {\"delta\":\"It ", "ships\"}\r", "\nid: 1\r\n", "\n"] {
-      try run.write(piece)
+    let (first, rest) = try await offThePool {
+      let run = try DemoProcess(demo, arguments: ["decode-sse"])
+      // The first event arrives in pieces, with pauses a slow server or network would make.
+      for piece in ["event: text-delta\n", "data: {\"delta\":\"It ", "ships\"}\r", "\nid: 1\r\n", "\n"] {
+        try run.write(piece)
+        Thread.sleep(forTimeInterval: 0.05)
+      }
+      let first = run.readLine(timeout: 20)
+      // Then the server asks for a slower reconnect, sends one more event and closes the stream mid-block.
+      try run.write("retry: 3000\n\ndata: done\n\n")
       Thread.sleep(forTimeInterval: 0.05)
+      try run.write("data: cut off")
+      return (first, run.finish())
     }
-    let first = run.readLine(timeout: 20)
 
     #expect(first == #"{"event": "text-delta", "data": "{\"delta\":\"It ships\"}", "id": "1"}"#)
-    // Then the server asks for a slower reconnect, sends one more event and closes the stream mid-block.
-    try run.write("retry: 3000\n\ndata: done\n\n")
-    Thread.sleep(forTimeInterval: 0.05)
-    try run.write("data: cut off")
-    let rest = run.finish()
-
     #expect(rest.status == 0, "\(rest.errors)")
     #expect(
       rest.lines == [#"{"event": "message", "data": "done", "id": "1"}"#, #"{"retry": [3000], "lastEventId": "1"}"#])
@@ -36,12 +36,13 @@ struct DecodeSSEBinaryTests {
   }
 
   @Test("the README's example prints what the README says")
-  func readmeExample() throws {
+  func readmeExample() async throws {
     let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests; run swift build")
-    let run = try DemoProcess(demo, arguments: ["decode-sse"])
-
-    try run.write("event: text-delta\ndata: {\"delta\":\"Hi\"}\nid: 1\n\n")
-    let result = run.finish()
+    let result = try await offThePool {
+      let run = try DemoProcess(demo, arguments: ["decode-sse"])
+      try run.write("event: text-delta\ndata: {\"delta\":\"Hi\"}\nid: 1\n\n")
+      return run.finish()
+    }
 
     let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
     let printed = result.lines.joined(separator: "\n")
@@ -51,11 +52,9 @@ struct DecodeSSEBinaryTests {
   }
 
   @Test("an argument after decode-sse is one line on stderr and exit status 2")
-  func badArgument() throws {
+  func badArgument() async throws {
     let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests; run swift build")
-    let run = try DemoProcess(demo, arguments: ["decode-sse", "--seed", "1"])
-
-    let result = run.finish()
+    let result = try await offThePool { try DemoProcess(demo, arguments: ["decode-sse", "--seed", "1"]).finish() }
 
     #expect(result.status == 2)
     #expect(
@@ -68,7 +67,8 @@ struct DecodeSSEBinaryTests {
 private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
   .deletingLastPathComponent().deletingLastPathComponent()
 
-/// The demo running with pipes on stdin, stdout and stderr, its output read a line at a time as it comes.
+/// The demo running with pipes on stdin, stdout and stderr, its output read a line at a time as it comes. Its
+/// reads and waits block: use it off the cooperative pool.
 private final class DemoProcess {
   private let process = Process()
   private let input = Pipe()
