@@ -143,9 +143,13 @@ public final class ChatClient: Sendable {
   /// The IDs of the conversation stores open now (for diagnostics and tests).
   public var openConversationIDs: Set<ConversationID> { core.withLock { Set($0.state.conversations.keys) } }
 
-  /// Returns once every effect and storage write handed to the client's worker so far is done (tests,
-  /// and hosts that want the disk up to date before they go on).
+  /// Returns once the state every open conversation has now is written and reported to the list, and every
+  /// effect and storage write handed to the client's worker so far is done (tests, and hosts that want the
+  /// disk and the list up to date before they go on). It does not wait for backends: a reply still
+  /// streaming goes on.
   public func settled() async {
+    let open = core.withLock { $0.stores.values.map { ($0.store, $0.follower) } }
+    for (store, follower) in open { await follower.caughtUp(with: store) }
     await worker.run {}
     await worker.run {}
   }

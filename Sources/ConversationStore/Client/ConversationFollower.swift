@@ -14,6 +14,15 @@ final class ConversationFollower: Sendable {
   /// Whether the client has still to read the conversation's file and put it in the slot (once).
   let awaitsFile: StateLock<Bool>
   private let task: StateLock<Task<Void, Never>?>
+  private let progress: StateLock<Progress>
+
+  /// The last snapshot written and reported, and who waits for a later one (`caughtUp(with:)`).
+  private struct Progress: Sendable {
+    var version: UInt64 = 0
+    var state: ConversationState?
+    var isFinished = false
+    var waiters: [(version: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+  }
 
   init(
     store: ChatStore, awaitsFile: Bool, list: ConversationListStore, clock: any ChatClock,
@@ -23,6 +32,8 @@ final class ConversationFollower: Sendable {
     self.file = StateLock(nil)
     self.awaitsFile = StateLock(awaitsFile)
     self.task = StateLock(nil)
+    let progress = StateLock(Progress())
+    self.progress = progress
     let slot = self.file
     let snapshots = store.snapshots()
     let task = Task {
@@ -46,6 +57,13 @@ final class ConversationFollower: Sendable {
           Self.report(from: previous, to: state, changes: snapshot.changes, to: list, at: clock.now(), onCreated)
         }
         previous = state
+        let due = progress.withLock { progress in
+          (progress.version, progress.state) = (snapshot.version, state)
+          let due = progress.waiters.filter { $0.version <= snapshot.version }
+          progress.waiters.removeAll { $0.version <= snapshot.version }
+          return due
+        }
+        for waiter in due { waiter.continuation.resume() }
       }
       await worker.run {
         do throws(PersistenceError) {
@@ -54,8 +72,32 @@ final class ConversationFollower: Sendable {
           onStorageError(error)
         }
       }
+      let waiting = progress.withLock { progress in
+        progress.isFinished = true
+        defer { progress.waiters.removeAll() }
+        return progress.waiters
+      }
+      for waiter in waiting { waiter.continuation.resume() }
     }
     self.task.withLock { $0 = task }
+  }
+
+  /// Returns once the state `store` has now was written and reported to the list, or the store closed and
+  /// its last snapshot was handled. A state equal to the last one handled is caught up already: actions
+  /// that change nothing move the version but bring no snapshot.
+  func caughtUp(with store: ChatStore) async {
+    let (version, state) = (store.version, store.state)
+    // nil: caught up; .some(nil): nothing handled yet. The states are compared outside the lock.
+    let handled: ConversationState?? = progress.withLock { $0.isFinished || $0.version >= version ? nil : $0.state }
+    guard case .some(let last) = handled, last != state else { return }
+    await withCheckedContinuation { continuation in
+      let done = progress.withLock { progress in
+        guard !progress.isFinished, progress.version < version else { return true }
+        progress.waiters.append((version, continuation))
+        return false
+      }
+      if done { continuation.resume() }
+    }
   }
 
   /// Waits until the store closed and the last snapshot was written.
