@@ -50,6 +50,17 @@ extension ConversationReducer {
     return [.resumeReply(requestID, cursor)]
   }
 
+  /// The resumed stream works (it brought something new, or its end): the reply waits no more, and the drop
+  /// it showed in `backgroundError` is over (a lost connection's code, or the first drop's error). Any other
+  /// background error stays.
+  func resumed(_ state: inout ConversationState) {
+    guard let resumption = state.streamingReply?.resumption else { return }
+    state.streamingReply?.resumption = nil
+    if let shown = state.backgroundError, shown == resumption.droppedBy || Self.droppedCodes.contains(shown.code) {
+      state.backgroundError = nil
+    }
+  }
+
   /// Resumes the reply a relaunch left waiting (no attempt has failed yet), at once; a reply waiting out
   /// its backoff after a failed attempt waits on.
   func resumeRelaunchedReply(_ state: inout ConversationState) -> [ConversationEffect] {

@@ -159,6 +159,7 @@ extension ConversationReducer {
     guard let purpose = state.requests[requestID], purpose.streamsReply else { return [] }
     state.requests[requestID] = nil
     let reply = state.streamingReply?.requestID == requestID ? state.streamingReply : nil
+    if reply != nil { resumed(&state) }
     let outcome = reply.map(outcome(of:)) ?? .completed
     // A run that waits leaves its tools running for the answer; any other's are moot.
     let effects = outcome.isAwaiting ? [] : cancelTools(of: requestID, &state)

@@ -177,9 +177,7 @@ public struct ConversationReducer: Reducer {
       state.streamingReply?.resumePosition = position
       // A new event on a live stream (not the end that dropped it): the resumed stream works, and a later
       // drop starts its attempts over.
-      if state.streamingReply?.resumption != nil, state.requests[requestID] != nil {
-        state.streamingReply?.resumption = nil
-      }
+      if state.requests[requestID] != nil { resumed(&state) }
     }
     return effects
   }

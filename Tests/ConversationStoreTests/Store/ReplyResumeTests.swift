@@ -103,6 +103,7 @@ struct ReplyResumeTests {
     let waiting = harness.store.state
     #expect(waiting.streamingReply?.resumption?.failedAttempts == 1)
     #expect(waiting.messages.count == 1)
+    #expect(waiting.backgroundError?.code == .network, "the drop shows while the reply waits")
 
     // And when the server answers (replaying from the start, or from the cursor), the answer is the same
     let from = replay == .fromStart ? 0 : dropAfter
@@ -116,6 +117,7 @@ struct ReplyResumeTests {
     #expect(answer.reply == .completed)
     #expect(answer.clientID == expected.clientID)
     #expect(state.streamingReply == nil)
+    #expect(state.backgroundError == nil, "the drop is over once the resumed stream brought something new")
     #expect(state.invariantViolations() == [])
   }
 
