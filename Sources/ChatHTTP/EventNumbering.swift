@@ -15,10 +15,15 @@ package import ServerSentEvents
 ///   unpositioned: the store applies it and keeps the last position, since a position it already applied
 ///   would make the store drop the event as a replay. An ID over `maximumIDBytes` is not kept either (a
 ///   server would refuse a `Last-Event-ID` that long).
+/// - `sequenceNumbers`: for a protocol whose events number themselves (the Responses API's
+///   `sequence_number`), read by the mapper (`SequenceNumberedMapper`). On a replay from the start, events
+///   numbered up to the cursor are mapped and dropped as in `counting`; an event without a number belongs to
+///   the numbered one before it, and leaves its batch unpositioned as in `eventIDs`.
 package struct EventNumbering: Sendable {
   private enum Mode: Sendable {
     case counting(skipping: UInt64)
     case eventIDs
+    case sequenceNumbers(skippingThrough: UInt64?)
   }
 
   /// The longest event ID kept as a position (1 KiB), as for the realtime stream's `Last-Event-ID`.
@@ -27,6 +32,8 @@ package struct EventNumbering: Sendable {
   private let mode: Mode
   private var count: UInt64 = 0
   private var lastID = ""
+  /// Whether a numbered event was read (`sequenceNumbers`, whose first number may be 0).
+  private var numbered = false
   /// Whether an event read since the last `takePosition()` moved the position.
   private var moved = false
 
@@ -39,6 +46,15 @@ package struct EventNumbering: Sendable {
   /// Positions by the events' own IDs.
   package static let eventIDs = EventNumbering(mode: .eventIDs)
 
+  /// Positions by the numbers the mapper reads from the events, for a fresh stream or for a replay of one
+  /// whose reply applied the events through `position`.
+  package static func sequenceNumbers(resumingAfter position: StreamPosition? = nil) -> EventNumbering {
+    guard case .sequence(let applied) = position else {
+      return EventNumbering(mode: .sequenceNumbers(skippingThrough: nil))
+    }
+    return EventNumbering(mode: .sequenceNumbers(skippingThrough: applied))
+  }
+
   private init(mode: Mode) { self.mode = mode }
 
   /// The position for a batch that ends here; nil when no event since the last batch moved it.
@@ -46,7 +62,7 @@ package struct EventNumbering: Sendable {
     guard moved else { return nil }
     moved = false
     switch mode {
-    case .counting: return .sequence(count)
+    case .counting, .sequenceNumbers: return .sequence(count)
     case .eventIDs: return .eventID(lastID)
     }
   }
@@ -70,6 +86,22 @@ package struct EventNumbering: Sendable {
       guard count <= skipping else { return try map(&mapper, event, &elements) }
       var replayed: [Element] = []
       try map(&mapper, event, &replayed)
+    case .sequenceNumbers(let skipping):
+      var mapped: [Element] = []
+      try map(&mapper, event, &mapped)
+      // Only this mode's mappers are asked, so the cast costs nothing on the other protocols' streams.
+      if let number = (mapper as? any SequenceNumberedMapper)?.streamSequenceNumber, number != count || !numbered {
+        (count, numbered, moved) = (number, true, true)
+      }
+      if let skipping, numbered, count <= skipping { return }
+      elements += mapped
     }
   }
+}
+
+/// A mapper whose protocol numbers its events (the Responses API's `sequence_number`), for
+/// `EventNumbering.sequenceNumbers`.
+package protocol SequenceNumberedMapper {
+  /// The number of the last event mapped that had one; nil before the first.
+  var streamSequenceNumber: UInt64? { get }
 }

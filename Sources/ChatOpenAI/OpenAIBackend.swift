@@ -31,6 +31,10 @@ import ServerSentEvents
 ///   `INCOMPLETE_STREAM` and the answer `truncated`, with its text kept.
 /// - What the API does not carry (history pages, the conversation list, ratings…) goes to `companion`.
 /// - A host that restarts restores each conversation's transcript with `restore(_:for:)`.
+/// - Resuming: a Responses request the host makes a background response (`body: ["background": true]`, which
+///   OpenAI also needs `store` for) numbers its events by `sequence_number`, and a reply whose connection
+///   drops is resumed (`resumeReply(from:)`). Chat Completions, and Responses without `background`, cannot
+///   be resumed: a dropped reply ends `truncated` with its text.
 public final class OpenAIBackend: CompanionBackend {
   /// The limits and timeouts applied to what the server sends.
   public var policy: ChatPolicy { transport.policy }
@@ -46,6 +50,18 @@ public final class OpenAIBackend: CompanionBackend {
   private let body: [String: JSONValue]
   private let makeID: @Sendable () -> String
   private let transcripts = StateLock<[ConversationID: OpenAITranscript]>([:])
+  /// Each conversation's latest request, to map its stream again when it is resumed.
+  private let latest = StateLock<[ConversationID: ReplyRequest]>([:])
+
+  /// What a reply's stream is mapped from.
+  private struct ReplyRequest: Sendable {
+    var key: String
+    var transcript: OpenAITranscript
+    var userMessage: Message?
+  }
+
+  /// Whether replies are background responses, which can be resumed.
+  public var isResumable: Bool { api == .responses && body["background"] == true }
 
   /// A backend for the server at `baseURL` (its API root, such as `https://api.openai.com/v1`; `https`, or
   /// `http` to this machine only).
@@ -136,6 +152,37 @@ public final class OpenAIBackend: CompanionBackend {
     return request(in: conversation, transcript: transcript)
   }
 
+  /// Resumes a background response (see the type's notes) through `GET responses/{id}?stream=true`, the
+  /// reply's server ID being the response's ID. It asks for the whole stream again rather than
+  /// `starting_after` the cursor: the events after it refer to output items (a message, a function call)
+  /// that opened before it, which the mapper must have read. The events through the cursor are mapped again
+  /// and dropped (`EventNumbering.sequenceNumbers`), so nothing shows twice.
+  ///
+  /// `NOT_RESUMABLE` at once when replies are not background responses, or the reply has no response ID or
+  /// no sequence number yet. A response the server no longer has is its 404. After a relaunch this object
+  /// has no record of the request; it maps the stream from the transcript `restore(_:for:)` gave it.
+  public func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    guard isResumable else {
+      return Self.failing(
+        ChatError(
+          .notResumable, "Only a background response (Responses API, background: true) can be resumed."))
+    }
+    guard let response = cursor.replyID, case .sequence = cursor.position else {
+      return Self.failing(ChatError(.notResumable, "The reply has no response ID or sequence number to resume from."))
+    }
+    let conversation = cursor.conversationID
+    let request =
+      latest.withLock { $0[conversation] }
+      ?? ReplyRequest(key: makeID(), transcript: transcript(for: conversation) ?? OpenAITranscript(), userMessage: nil)
+    let path = response.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? response.rawValue
+    let mapper = ResponsesMapper(
+      key: request.key, conversationID: conversation, transcript: request.transcript,
+      userMessage: request.userMessage, receivedAt: transport.now())
+    return stream(
+      .get("responses/\(path)", query: ["stream": "true"]), mapper, for: conversation,
+      numbering: .sequenceNumbers(resumingAfter: cursor.position))
+  }
+
   private func request(in conversation: ConversationID, transcript: OpenAITranscript, userMessage: Message? = nil)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
@@ -153,21 +200,30 @@ public final class OpenAIBackend: CompanionBackend {
       let mapper = ChatCompletionsMapper(
         key: key, conversationID: conversation, transcript: transcript, userMessage: userMessage,
         receivedAt: receivedAt)
-      return stream("chat/completions", fields, key: key, mapper, for: conversation)
+      return stream(
+        .post("chat/completions", body: JSONValue.object(fields).encoded(), key: key), mapper, for: conversation)
     case .responses:
       fields["input"] = .array(transcript.items)
       if let instructions { fields["instructions"] = .string(instructions) }
       let mapper = ResponsesMapper(
         key: key, conversationID: conversation, transcript: transcript, userMessage: userMessage,
         receivedAt: receivedAt)
-      return stream("responses", fields, key: key, mapper, for: conversation)
+      guard isResumable else {
+        return stream(.post("responses", body: JSONValue.object(fields).encoded(), key: key), mapper, for: conversation)
+      }
+      latest.withLock {
+        $0[conversation] = ReplyRequest(key: key, transcript: transcript, userMessage: userMessage)
+      }
+      return stream(
+        .post("responses", body: JSONValue.object(fields).encoded(), key: key), mapper, for: conversation,
+        numbering: .sequenceNumbers())
     }
   }
 
   private func stream<Mapper: OpenAIStreamMapper>(
-    _ path: String, _ fields: [String: JSONValue], key: String, _ mapper: Mapper, for conversation: ConversationID
+    _ endpoint: Endpoint, _ mapper: Mapper, for conversation: ConversationID, numbering: EventNumbering? = nil
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    transport.eventStream(.post(path, body: JSONValue.object(fields).encoded(), key: key), mapper, opened: nil) {
+    transport.eventStream(endpoint, mapper, opened: nil, numbering: numbering) {
       mapper, event, events throws(ChatError) in
       do throws(ChatError) {
         try mapper.map(event, into: &events)

@@ -17,8 +17,8 @@ public import ServerSentEvents
 ///   `response.failed` and `error` fail it (`PROVIDER_ERROR`); a body that ends before any of them, or a
 ///   dropped connection, is `INCOMPLETE_STREAM` (`truncated`). Event types this client does not know (web
 ///   search, audio…) are skipped.
-/// - `lastSequenceNumber` is where the stream got to: a background response resumes after it
-///   (`starting_after`).
+/// - `lastSequenceNumber` is where the stream got to; it positions the events of a background response
+///   for a resume (`OpenAIBackend.resumeReply(from:)`).
 public struct ResponsesMapper: OpenAIStreamMapper {
   private enum Ending: Sendable {
     case completed
@@ -166,4 +166,9 @@ public struct ResponsesMapper: OpenAIStreamMapper {
     guard !items.isEmpty else { return }
     transcript.set(items, for: reply.replyID ?? reply.key)
   }
+}
+
+extension ResponsesMapper: SequenceNumberedMapper {
+  /// `lastSequenceNumber`, when it is one (a negative number positions nothing).
+  package var streamSequenceNumber: UInt64? { lastSequenceNumber.flatMap { $0 >= 0 ? UInt64($0) : nil } }
 }
