@@ -122,8 +122,7 @@ extension JSONFields<ChatError> {
 
   /// The JSON object one event's data holds; anything else is `INVALID_EVENT` naming `what` it should be.
   package static func object(parsing data: String, what: String) throws(ChatError) -> [String: JSONValue] {
-    guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(data.utf8)), case .object(let object) = value
-    else {
+    guard case .object(let object) = JSONByteScanner.value(of: data) else {
       throw ChatError(.invalidEvent, "\(what) is not a JSON object: \(data.prefix(120))")
     }
     return object
