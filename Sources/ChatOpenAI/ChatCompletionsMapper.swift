@@ -42,6 +42,19 @@ public struct ChatCompletionsMapper: OpenAIStreamMapper {
   /// Appends the store events one Server-Sent Event stands for to `events`.
   public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
     guard !done else { throw ChatError(.invalidEvent, "A Chat Completions frame came after [DONE].") }
+    if reply.begun {
+      // The hottest chunk, answer text, is read from the event's bytes without a JSON tree; the first chunk
+      // (which names the answer) and anything else take the general path.
+      var fast: String?
+      event.withSentDataBytes { bytes in
+        var scanner = JSONByteScanner(bytes: bytes)
+        fast = scanner.completionContent()
+      }
+      if let fast {
+        streamText(fast, into: &events)
+        return
+      }
+    }
     if event.data == "[DONE]" {
       done = true
       return
@@ -75,9 +88,7 @@ public struct ChatCompletionsMapper: OpenAIStreamMapper {
       reply.stream(reasoning, in: "reasoning", as: .reasoning, into: &events)
     }
     for key in ["content", "refusal"] {
-      guard let text = try delta.optionalString(key), !text.isEmpty else { continue }
-      if reply.isOpen("reasoning") { reply.end("reasoning", into: &events) }
-      reply.stream(text, in: "text", as: .text, into: &events)
+      if let text = try delta.optionalString(key) { streamText(text, into: &events) }
     }
     for fragment in try delta.optionalArray("tool_calls") ?? [] {
       guard case .object(let object) = fragment else {
@@ -97,6 +108,13 @@ public struct ChatCompletionsMapper: OpenAIStreamMapper {
         reply.appendArguments(arguments, toCall: id, into: &events)
       }
     }
+  }
+
+  /// Answer text: it ends the reasoning streaming before it.
+  private mutating func streamText(_ text: String, into events: inout [ReplyEvent]) {
+    guard !text.isEmpty else { return }
+    if reply.isOpen("reasoning") { reply.end("reasoning", into: &events) }
+    reply.stream(text, in: "text", as: .text, into: &events)
   }
 
   /// The store events the body's end stands for, or the error it ends the reply with.
