@@ -152,9 +152,11 @@ public struct AISDKReplyMapper: Sendable {
       guard let (index, part) = open[id] else {
         throw ChatError(.invalidEvent, "A delta for part \(id), which is not open.")
       }
-      parts[index] = Self.setting(
-        parts[index], "text", .string((parts[index].field("text")?.stringValue ?? "") + delta))
-      if !delta.isEmpty { events.append(.partDelta(part, delta)) }
+      // This part streams now: its next deltas take the hot path, and its text gathers apart until its end.
+      if isHot, hotID != id { flushHot() }
+      (isHot, hotID, hotIndex, hotPart) = (true, id, index, part)
+      hotText += delta
+      events.appendDelta(delta, to: part)
     case .textEnd(let id, let metadata), .reasoningEnd(let id, let metadata):
       guard let (index, part) = open.removeValue(forKey: id) else {
         throw ChatError(.invalidEvent, "The end of part \(id), which is not open.")
