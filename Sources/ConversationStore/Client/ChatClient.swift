@@ -143,15 +143,18 @@ public final class ChatClient: Sendable {
   /// The IDs of the conversation stores open now (for diagnostics and tests).
   public var openConversationIDs: Set<ConversationID> { core.withLock { Set($0.state.conversations.keys) } }
 
-  /// Returns once the state every open conversation has now is written and reported to the list, and every
-  /// effect and storage write handed to the client's worker so far is done (tests, and hosts that want the
-  /// disk and the list up to date before they go on). It does not wait for backends: a reply still
-  /// streaming goes on.
+  /// Returns once every effect and storage write handed to the client's worker so far is done (tests,
+  /// and hosts that want the disk up to date before they go on). A snapshot a conversation's follower has
+  /// not picked up yet is not waited for: poll `isCaughtUp` for that.
   public func settled() async {
-    let open = core.withLock { $0.stores.values.map { ($0.store, $0.follower) } }
-    for (store, follower) in open { await follower.caughtUp(with: store) }
     await worker.run {}
     await worker.run {}
+  }
+
+  /// Whether every open conversation's current state has been written and reported to the list. The demo's
+  /// script runner polls it before it draws a frame; it compares states, so it is not for a hot path.
+  package var isCaughtUp: Bool {
+    core.withLock { $0.stores.values.map { ($0.store, $0.follower) } }.allSatisfy { $1.isCaughtUp(with: $0) }
   }
 
   /// Applies `action` to the client's state now and hands its effects to the worker, behind those of every

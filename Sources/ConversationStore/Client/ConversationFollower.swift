@@ -16,12 +16,10 @@ final class ConversationFollower: Sendable {
   private let task: StateLock<Task<Void, Never>?>
   private let progress: StateLock<Progress>
 
-  /// The last snapshot written and reported, and who waits for a later one (`caughtUp(with:)`).
+  /// The last snapshot written and reported, and whether the store closed and its last one was handled.
   private struct Progress: Sendable {
-    var version: UInt64 = 0
     var state: ConversationState?
     var isFinished = false
-    var waiters: [(version: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
   }
 
   init(
@@ -57,13 +55,7 @@ final class ConversationFollower: Sendable {
           Self.report(from: previous, to: state, changes: snapshot.changes, to: list, at: clock.now(), onCreated)
         }
         previous = state
-        let due = progress.withLock { progress in
-          (progress.version, progress.state) = (snapshot.version, state)
-          let due = progress.waiters.filter { $0.version <= snapshot.version }
-          progress.waiters.removeAll { $0.version <= snapshot.version }
-          return due
-        }
-        for waiter in due { waiter.continuation.resume() }
+        progress.withLock { $0.state = state }
       }
       await worker.run {
         do throws(PersistenceError) {
@@ -72,32 +64,17 @@ final class ConversationFollower: Sendable {
           onStorageError(error)
         }
       }
-      let waiting = progress.withLock { progress in
-        progress.isFinished = true
-        defer { progress.waiters.removeAll() }
-        return progress.waiters
-      }
-      for waiter in waiting { waiter.continuation.resume() }
+      progress.withLock { $0.isFinished = true }
     }
     self.task.withLock { $0 = task }
   }
 
-  /// Returns once the state `store` has now was written and reported to the list, or the store closed and
-  /// its last snapshot was handled. A state equal to the last one handled is caught up already: actions
-  /// that change nothing move the version but bring no snapshot.
-  func caughtUp(with store: ChatStore) async {
-    let (version, state) = (store.version, store.state)
-    // nil: caught up; .some(nil): nothing handled yet. The states are compared outside the lock.
-    let handled: ConversationState?? = progress.withLock { $0.isFinished || $0.version >= version ? nil : $0.state }
-    guard case .some(let last) = handled, last != state else { return }
-    await withCheckedContinuation { continuation in
-      let done = progress.withLock { progress in
-        guard !progress.isFinished, progress.version < version else { return true }
-        progress.waiters.append((version, continuation))
-        return false
-      }
-      if done { continuation.resume() }
-    }
+  /// Whether the state `store` has now was written and reported to the list (or the store closed and its
+  /// last snapshot was handled). It compares states: a check for tests and the demo, which poll it, not for
+  /// a hot path. Nothing waits on it, so no wakeup can be lost when a state changes and changes back.
+  func isCaughtUp(with store: ChatStore) -> Bool {
+    let (handled, isFinished) = progress.withLock { ($0.state, $0.isFinished) }
+    return isFinished || handled == store.state
   }
 
   /// Waits until the store closed and the last snapshot was written.

@@ -97,9 +97,10 @@ struct ScriptRunner {
     }
   }
 
-  /// Lets the session's tasks run until nothing has changed for several rounds in a row. Each round also waits
-  /// for the client's worker: a conversation's snapshot reaches the list only after its write to disk, which
-  /// on a loaded machine can outlast a few quiet rounds, and a frame drawn then would lack the list's preview.
+  /// Lets the session's tasks run until nothing has changed for several rounds in a row and every open
+  /// conversation's follower has caught up: a conversation's snapshot reaches the list only after its write
+  /// to disk, which on a loaded machine can outlast a few quiet rounds, and a frame drawn then would lack the
+  /// list's new preview.
   private func drain(_ session: DemoSession) async {
     var quietRounds = 0
     var last = fingerprint(session)
@@ -107,7 +108,7 @@ struct ScriptRunner {
       await letTasksRun()
       await session.client.settled()
       let now = fingerprint(session)
-      quietRounds = now == last ? quietRounds + 1 : 0
+      quietRounds = now == last && session.client.isCaughtUp ? quietRounds + 1 : 0
       last = now
     }
   }
