@@ -9,43 +9,34 @@ extension JSONByteScanner {
     var isText: Bool?
     var id: String?
     var delta: String?
-    skipSpace()
-    guard take(UInt8(ascii: "{")) else { return nil }
-    skipSpace()
-    guard !take(UInt8(ascii: "}")) else { return nil }
-    while true {
-      guard let key = rawString() else { return nil }
-      skipSpace()
-      guard take(UInt8(ascii: ":")) else { return nil }
-      skipSpace()
+    let read = readMembers { scanner, key in
       switch key.count {
       case 4 where Self.equals(key, "type"):
-        guard let type = rawString() else { return nil }
+        guard let type = scanner.rawString() else { return false }
         if Self.equals(type, "text-delta") {
           isText = true
         } else if Self.equals(type, "reasoning-delta") {
           isText = false
         } else {
-          return nil
+          return false
         }
       case 2 where Self.equals(key, "id"):
-        if let knownID, takeKnown(knownID) {
+        if let knownID, scanner.takeKnown(knownID) {
           id = knownID
         } else {
-          guard let value = string() else { return nil }
+          guard let value = scanner.string() else { return false }
           id = value
         }
       case 5 where Self.equals(key, "delta"):
-        guard let value = string() else { return nil }
+        guard let value = scanner.string() else { return false }
         delta = value
       default:
         // Fields the general path reads into the chunk are its to read; others are skipped there too.
-        guard !Self.equals(key, "providerMetadata"), skipValue() else { return nil }
+        return !Self.equals(key, "providerMetadata") && scanner.skipValue()
       }
-      if endOfMember() { break }
-      if index > bytes.count { return nil }
+      return true
     }
-    guard isAtEnd(), let isText, let id, let delta else { return nil }
+    guard read, isAtEnd(), let isText, let id, let delta else { return nil }
     return (isText, id, delta)
   }
 }

@@ -59,6 +59,26 @@ package struct JSONByteScanner {
     }
   }
 
+  /// Reads the object at `index` member by member: `member` is given each key (as its bytes) with `index` at
+  /// its value, reads or skips the value, and returns false to give up. False for an object that is empty,
+  /// not well formed, or has a key with an escape: the fast paths leave all of those to the general path.
+  @inlinable package mutating func readMembers(
+    _ member: (inout JSONByteScanner, UnsafeBufferPointer<UInt8>) -> Bool
+  ) -> Bool {
+    skipSpace()
+    guard take(UInt8(ascii: "{")) else { return false }
+    while true {
+      skipSpace()
+      guard let key = rawString() else { return false }
+      skipSpace()
+      guard take(UInt8(ascii: ":")) else { return false }
+      skipSpace()
+      guard member(&self, key) else { return false }
+      if endOfMember() { return true }
+      if index > bytes.count { return false }
+    }
+  }
+
   /// After a member's value: true at the object's end, false after a comma; `index` past the end when
   /// neither follows (the caller gives up).
   @inlinable package mutating func endOfMember() -> Bool {

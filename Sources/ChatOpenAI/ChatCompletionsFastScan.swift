@@ -10,85 +10,59 @@ extension JSONByteScanner {
   /// `logprobs`) are skipped; those it reads are taken only as the general path would take them here.
   mutating func completionContent() -> String? {
     var content: String?
-    skipSpace()
-    guard take(UInt8(ascii: "{")) else { return nil }
-    skipSpace()
-    guard !take(UInt8(ascii: "}")) else { return nil }
-    while true {
-      guard let key = rawString() else { return nil }
-      skipSpace()
-      guard take(UInt8(ascii: ":")) else { return nil }
-      skipSpace()
+    let read = readMembers { scanner, key in
       if Self.equals(key, "choices") {
         // A repeated key is the general path's: which value counts is its decoder's rule.
-        guard content == nil, take(UInt8(ascii: "[")), let text = completionChoiceContent() else { return nil }
-        skipSpace()
-        guard take(UInt8(ascii: "]")) else { return nil }
+        guard content == nil, scanner.take(UInt8(ascii: "[")), let text = scanner.completionChoiceContent() else {
+          return false
+        }
+        scanner.skipSpace()
         content = text
-      } else if Self.equals(key, "id") {
-        // The general path reads it as a string (only the first chunk's names the answer).
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), string() != nil else { return nil }
-      } else if Self.equals(key, "usage") || Self.equals(key, "error") {
-        guard take(literal: "null") else { return nil }
-      } else {
-        guard skipValue() else { return nil }
+        return scanner.take(UInt8(ascii: "]"))
       }
-      if endOfMember() { break }
-      if index > bytes.count { return nil }
+      if Self.equals(key, "id") {
+        // The general path reads it as a string (only the first chunk's names the answer).
+        return scanner.index < scanner.bytes.count && scanner.bytes[scanner.index] == UInt8(ascii: "\"")
+          && scanner.string() != nil
+      }
+      if Self.equals(key, "usage") || Self.equals(key, "error") { return scanner.take(literal: "null") }
+      return scanner.skipValue()
     }
-    guard isAtEnd() else { return nil }
+    guard read, isAtEnd() else { return nil }
     return content
   }
 
   /// The one choice's `delta.content`, the choice being at index 0 with no finish reason.
   private mutating func completionChoiceContent() -> String? {
     var content: String?
-    skipSpace()
-    guard take(UInt8(ascii: "{")) else { return nil }
-    while true {
-      skipSpace()
-      guard let key = rawString() else { return nil }
-      skipSpace()
-      guard take(UInt8(ascii: ":")) else { return nil }
-      skipSpace()
+    let read = readMembers { scanner, key in
       if Self.equals(key, "delta") {
-        guard content == nil, let text = completionDeltaContent() else { return nil }
+        guard content == nil, let text = scanner.completionDeltaContent() else { return false }
         content = text
-      } else if Self.equals(key, "index") {
-        guard take(UInt8(ascii: "0")), index < bytes.count, !Self.continuesNumber(bytes[index]) else { return nil }
-      } else if Self.equals(key, "finish_reason") {
-        guard take(literal: "null") else { return nil }
-      } else {
-        guard skipValue() else { return nil }
+        return true
       }
-      if endOfMember() { break }
-      if index > bytes.count { return nil }
+      if Self.equals(key, "index") {
+        return scanner.take(UInt8(ascii: "0")) && scanner.index < scanner.bytes.count
+          && !Self.continuesNumber(scanner.bytes[scanner.index])
+      }
+      if Self.equals(key, "finish_reason") { return scanner.take(literal: "null") }
+      return scanner.skipValue()
     }
-    return content
+    return read ? content : nil
   }
 
   /// A delta that holds `content` and perhaps `role`, nothing else.
   private mutating func completionDeltaContent() -> String? {
     var content: String?
-    guard take(UInt8(ascii: "{")) else { return nil }
-    while true {
-      skipSpace()
-      guard let key = rawString() else { return nil }
-      skipSpace()
-      guard take(UInt8(ascii: ":")) else { return nil }
-      skipSpace()
+    let read = readMembers { scanner, key in
       if Self.equals(key, "content") {
-        guard content == nil, let text = string() else { return nil }
+        guard content == nil, let text = scanner.string() else { return false }
         content = text
-      } else if Self.equals(key, "role") {
-        guard string() != nil else { return nil }
-      } else {
-        return nil
+        return true
       }
-      if endOfMember() { break }
-      if index > bytes.count { return nil }
+      return Self.equals(key, "role") && scanner.string() != nil
     }
-    return content
+    return read ? content : nil
   }
 
   private static func continuesNumber(_ byte: UInt8) -> Bool {
