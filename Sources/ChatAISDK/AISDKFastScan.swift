@@ -4,10 +4,10 @@ import Foundation
 extension JSONByteScanner {
   /// A `text-delta` or `reasoning-delta` chunk read from its bytes (its `type`, `id` and `delta`, and any
   /// field the protocol ignores), or nil for the general path: the hottest chunk, read without a JSON tree.
-  /// `knownID` is the part the last delta named: an ID with the same bytes is that string again.
-  mutating func uiMessageDelta(knownID: String?) -> (isText: Bool, id: String, delta: String)? {
+  /// `knownID` is the part the last delta named: an ID with the same bytes is given as nil (no string made).
+  mutating func uiMessageDelta(knownID: String?) -> (isText: Bool, id: String?, delta: String)? {
     var isText: Bool?
-    var id: String?
+    var id: String??
     var delta: String?
     let read = readMembers { scanner, key in
       switch key.count {
@@ -22,7 +22,7 @@ extension JSONByteScanner {
         }
       case 2 where Self.equals(key, "id"):
         if let knownID, scanner.takeKnown(knownID) {
-          id = knownID
+          id = .some(nil)
         } else {
           guard let value = scanner.string() else { return false }
           id = value

@@ -106,21 +106,22 @@ public struct AISDKReplyMapper: Sendable {
   public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
     // The hottest chunk, a text delta, is read from the event's bytes without a String of its data or a
     // JSON tree (the scanner repairs bytes that are not UTF-8 as `data` would).
-    var fast: (isText: Bool, id: String, delta: String)?
+    var fast: (isText: Bool, id: String?, delta: String)?
     let known = isHot ? hotID : nil
     event.withSentDataBytes { bytes in
       var scanner = JSONByteScanner(bytes: bytes)
       fast = scanner.uiMessageDelta(knownID: known)
     }
     if let fast {
-      // More text for the part streaming now: no lookup at all.
-      if isHot, !done, fast.id == hotID {
+      // More text for the part streaming now (the scanner found its ID): no lookup at all.
+      if fast.id == nil, !done {
         hotText += fast.delta
         events.appendDelta(fast.delta, to: hotPart)
         return
       }
+      let id = fast.id ?? hotID
       let chunk: UIMessageChunk =
-        fast.isText ? .textDelta(id: fast.id, delta: fast.delta) : .reasoningDelta(id: fast.id, delta: fast.delta)
+        fast.isText ? .textDelta(id: id, delta: fast.delta) : .reasoningDelta(id: id, delta: fast.delta)
       return try map(chunk, into: &events)
     }
     try map(try UIMessageChunk(json: event.data), into: &events)

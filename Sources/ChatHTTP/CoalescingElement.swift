@@ -84,12 +84,19 @@ extension [ReplyEvent] {
   /// the body with hundreds of deltas then hands the store one (the transport coalesces the rest).
   @inlinable package mutating func appendDelta(_ delta: String, to part: PartID) {
     guard !delta.isEmpty else { return }
-    if case .partDelta(let last, var text)? = self.last, last == part {
-      removeLast()
-      text.append(delta)
-      append(.partDelta(last, text))
-    } else {
-      append(.partDelta(part, delta))
-    }
+    if let last = indices.last, self[last].append(delta, ifTextOf: part) { return }
+    append(.partDelta(part, delta))
+  }
+}
+
+extension ReplyEvent {
+  /// Appends `delta` to this event's text when it is text for `part`, in place: the event gives its text up
+  /// while it grows, so the text is not copied.
+  @inlinable mutating func append(_ delta: String, ifTextOf part: PartID) -> Bool {
+    guard case .partDelta(let id, var text) = self, id == part else { return false }
+    self = .partEnded(id, encryptedValue: nil)
+    text.append(delta)
+    self = .partDelta(id, text)
+    return true
   }
 }

@@ -99,15 +99,18 @@ package struct JSONByteScanner {
 
   /// Moves past the string at `index` when it is `known`, byte for byte (quotes included); else stays.
   @inlinable package mutating func takeKnown(_ known: String) -> Bool {
-    var known = known  // `withUTF8` reads a native string in place
     let length = known.utf8.count
     guard index + length + 2 <= bytes.count, bytes[index + length + 1] == UInt8(ascii: "\""),
       let base = bytes.baseAddress
     else { return false }
     let start = base + index + 1
-    // An escape in the range would make the sent string differ from its bytes: that one is read in full.
+    // Read in place (no copy of the string, so no retain per event); a string without contiguous UTF-8 (a
+    // bridged one) is compared byte by byte. An escape in the range would make the sent string differ from
+    // its bytes: that one is read in full.
     let same =
-      known.withUTF8 { other in other.baseAddress.map { memcmp(start, $0, length) == 0 } ?? (length == 0) }
+      (known.utf8.withContiguousStorageIfAvailable { other in
+        other.baseAddress.map { memcmp(start, $0, length) == 0 } ?? (length == 0)
+      } ?? known.utf8.elementsEqual(UnsafeBufferPointer(start: start, count: length)))
       && memchr(start, Int32(UInt8(ascii: "\\")), length) == nil
     if same { index += length + 2 }
     return same
