@@ -72,18 +72,17 @@ struct ScriptedBackendTests {
     #expect(store.state.messages.last?.reply == .completed)
   }
 
-  @Test("a reply dropped mid-stream is kept, interrupted, with a retryable error")
+  @Test("a reply dropped mid-stream is kept, cut off, with a retryable error that names the drop")
   func droppedMidReply() async throws {
     let (store, clock) = try Self.make(["Partial |answer|<drop>"])
     store.sendMessage("Hi")
     #expect(await clock.run { store.state.isSettled })
     let reply = store.state.messages.last
     #expect(reply?.text == "Partial answer")
-    guard case .failed(let error) = reply?.reply else {
-      Issue.record("expected a failed reply, got \(String(describing: reply?.reply))")
-      return
-    }
-    #expect(error.code == .network)
+    #expect(reply?.reply == .truncated, "a dropped stream is a cut-off answer, never a success")
+    let error = try #require(store.state.userError)
+    #expect(error.code == .incompleteStream)
+    #expect(error.message.contains("dropped"))
     #expect(error.retryable)
   }
 

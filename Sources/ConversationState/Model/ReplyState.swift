@@ -6,8 +6,8 @@
 /// | `awaitingToolResults` | the run ended with app-run calls unanswered; their results continue it | yes, abandoning the wait | cancels the tools: `cancelled` |
 /// | `awaitingInput` | the agent asks the user (an approval, a question); the answers continue it | yes, abandoning the questions | `cancelled` |
 /// | `cancelled` | the user stopped it, or the server says it was stopped on purpose | yes | — |
-/// | `failed` | an error ended it (the run's own, the network's, a limit) | yes | — |
-/// | `truncated` | the stream ended without a terminal event; never shown as success | yes | — |
+/// | `failed` | an error ended it (the run's own, a limit, authorization) | yes | — |
+/// | `truncated` | the stream ended or dropped (network, idle timeout) without a terminal event and was not resumed; never shown as success | yes | — |
 /// | `rejected` | the server broke the protocol's rules (`INVALID_EVENT`) | yes | — |
 ///
 /// Every outcome keeps what streamed. Only the latest answer can be waiting: a newer send abandons the wait,

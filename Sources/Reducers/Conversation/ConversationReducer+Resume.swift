@@ -87,11 +87,16 @@ extension ConversationReducer {
     return policy.replyResumeAttempts > 0 && Self.canResume(resumption.purpose)
   }
 
-  /// What a reply whose stream dropped with `error` ends with: that error, or, after resume attempts,
-  /// `INCOMPLETE_STREAM` (`truncated`, its text kept) saying why it could not be resumed.
+  /// What a reply that stopped with `error` ends with: `INCOMPLETE_STREAM` (`truncated`, its text kept) when
+  /// its stream dropped (one of `droppedCodes`; after resume attempts, saying why it could not be resumed),
+  /// whether or not its protocol can resume, so a cut-off answer reads the same over every backend; any
+  /// other error (the run's own, a limit, authorization) as it is.
   func droppedError(_ reply: StreamingReply, _ error: ChatError) -> ChatError {
-    guard let first = reply.resumption?.droppedBy else { return error }
-    return ChatError(
-      .incompleteStream, "The reply's stream dropped (\(first.message)) and could not be resumed: \(error.message)")
+    if let first = reply.resumption?.droppedBy {
+      return ChatError(
+        .incompleteStream, "The reply's stream dropped (\(first.message)) and could not be resumed: \(error.message)")
+    }
+    guard Self.droppedCodes.contains(error.code), error.code != .incompleteStream else { return error }
+    return ChatError(.incompleteStream, "The reply's stream dropped: \(error.message)")
   }
 }

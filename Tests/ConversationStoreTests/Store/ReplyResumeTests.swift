@@ -232,7 +232,7 @@ struct ReplyResumeTests {
     #expect(harness.clock.pendingCount == 0)
   }
 
-  @Test("a reply whose stream numbers no events is not resumed: it ends as before, failed with its text")
+  @Test("a reply whose stream numbers no events is not resumed: it ends cut off, with its text")
   func unnumberedStream() async throws {
     var harness = Harness()
     harness.store.sendMessage("Where is order 42?")
@@ -244,7 +244,9 @@ struct ReplyResumeTests {
     stream.finish(throwing: ChatError(.network, "lost"))
     let state = try #require(await harness.store.state { $0.messages.count == 2 && $0.requests.isEmpty })
     #expect(state.messages.last?.text == "It shipped")
-    #expect(state.messages.last?.reply == .failed(ChatError(.network, "lost")))
+    #expect(state.messages.last?.reply == .truncated)
+    #expect(state.userError?.code == .incompleteStream)
+    #expect(state.userError?.message.contains("lost") == true, "the drop's own message is kept")
     #expect(harness.clock.pendingCount == 0)
   }
 }
