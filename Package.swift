@@ -49,14 +49,18 @@ let package = Package(
       swiftSettings: strictness),
     .testTarget(
       name: "ChatAISDKTests",
-      dependencies: ["ChatAISDK", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents"],
+      dependencies: [
+        "ChatAISDK", "ChatHTTP", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents",
+      ],
       swiftSettings: strictness),
     .target(
       name: "ChatOpenAI", dependencies: ["ConversationState", "ConversationStore", "ChatHTTP", "ServerSentEvents"],
       swiftSettings: strictness),
     .testTarget(
       name: "ChatOpenAITests",
-      dependencies: ["ChatOpenAI", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents"],
+      dependencies: [
+        "ChatOpenAI", "ChatHTTP", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents",
+      ],
       exclude: ["ResponsesServer"], swiftSettings: strictness),
     .testTarget(
       name: "ChatAGUITests",

@@ -2,19 +2,9 @@ public import ConversationState
 public import Foundation
 
 /// A tool the app runs, as AG-UI advertises it to the agent (`RunAgentInput.tools`): the agent calls it,
-/// the run ends with the call pending, and the app's result goes back in the next run.
-public struct AGUITool: Hashable, Sendable {
-  public var name: String
-  public var description: String
-  /// A JSON Schema of the arguments; the agent's arguments are untrusted: check them against it.
-  public var parameters: JSONValue
-
-  public init(name: String, description: String, parameters: JSONValue = ["type": "object", "properties": [:]]) {
-    self.name = name
-    self.description = description
-    self.parameters = parameters
-  }
-}
+/// the run ends with the call pending, and the app's result goes back in the next run. The same value
+/// OpenAI's requests offer (`OpenAITool`).
+public typealias AGUITool = AppTool
 
 /// The body of one AG-UI run request, built from the thread (pure: `runID` and everything else come in).
 ///

@@ -1,4 +1,5 @@
 import ChatAISDK
+import ChatHTTP
 import ConversationState
 import ConversationStore
 import Foundation
@@ -295,11 +296,6 @@ struct AISDKReplyMapperTests {
 extension JSONValue {
   var arrayValue: [JSONValue]? {
     if case .array(let items) = self { return items }
-    return nil
-  }
-
-  func field(_ key: String) -> JSONValue? {
-    if case .object(let fields) = self { return fields[key] }
     return nil
   }
 }

@@ -1,3 +1,4 @@
+import ChatHTTP
 import ChatOpenAI
 import ConversationState
 import ConversationStore
@@ -345,12 +346,5 @@ struct ResponsesStreamTests {
       Self.messageAdded, Self.delta("ok", 2), Self.completed,
     ])
     #expect(skipped.error == nil && skipped.text == "ok")
-  }
-}
-
-extension JSONValue {
-  func field(_ key: String) -> JSONValue? {
-    if case .object(let fields) = self { return fields[key] }
-    return nil
   }
 }
