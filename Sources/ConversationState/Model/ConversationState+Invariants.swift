@@ -68,8 +68,15 @@ extension ConversationState {
     if Set(live.map(\.requestID)).count != live.count { violations.append("two streaming replies share a request") }
     if Set(live.map(\.clientID)).count != live.count { violations.append("two streaming replies share a client ID") }
     var tokens = TokenUsage()
-    for message in messages.prefix(messages.committedCount) { tokens.add(message.usage) }
+    var awaiting = 0
+    for message in messages.prefix(messages.committedCount) {
+      tokens.add(message.usage)
+      if message.reply?.isAwaiting == true { awaiting += 1 }
+    }
     if tokens != tokenUsage { violations.append("tokenUsage is \(tokenUsage) but the replies report \(tokens)") }
+    if awaiting != messages.awaitingCount {
+      violations.append("messages.awaitingCount is \(messages.awaitingCount) but \(awaiting) answers wait")
+    }
     for message in messages where message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
       violations.append("\(message.clientID) is in the conversation with a call whose input is still streaming")
     }

@@ -60,6 +60,8 @@ public struct MessageList: Sendable {
     var serverPositions = PositionIndex<ServerMessageID>()
     /// The committed messages' reported tokens, summed as they come and go.
     var tokenUsage = TokenUsage()
+    /// How many committed messages wait (`ReplyState.isAwaiting`), counted as they come and go.
+    var awaitingCount = 0
     let lineage = Lineage()
   }
 
@@ -68,8 +70,16 @@ public struct MessageList: Sendable {
   /// interrupted reply has none.
   public var tokenUsage: TokenUsage { storage.value.tokenUsage }
 
-  /// Moves the token sum from `old` (or nothing) to `new` (or nothing).
+  /// How many committed messages are answers that wait for the app's tools or the user's answers
+  /// (`ReplyState.isAwaiting`): O(1), kept up to date as messages are committed, replaced and removed. Zero
+  /// almost always; it lets a reducer skip looking for a waiting answer on every send.
+  public var awaitingCount: Int { storage.value.awaitingCount }
+
+  /// Moves the token sum and the awaiting count from `old` (or nothing) to `new` (or nothing).
   private mutating func account(from old: Message?, to new: Message?) {
+    let wasAwaiting = old?.reply?.isAwaiting == true
+    let isAwaiting = new?.reply?.isAwaiting == true
+    if wasAwaiting != isAwaiting { storage.value.awaitingCount += isAwaiting ? 1 : -1 }
     guard old?.usage != nil || new?.usage != nil else { return }
     storage.value.tokenUsage.remove(old?.usage)
     storage.value.tokenUsage.add(new?.usage)

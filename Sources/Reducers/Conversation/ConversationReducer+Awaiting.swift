@@ -101,9 +101,12 @@ extension ConversationReducer {
     return .completed
   }
 
-  /// The latest answer when it waits (`ConversationState.latestAnswer`).
+  /// The latest answer when it waits (`ConversationState.latestAnswer`). Called on every send: when nothing
+  /// waits (nearly always) it does not look, as finding the latest answer walks back past every message
+  /// after it (all of a conversation with people only).
   func awaitingAnswer(_ state: ConversationState) -> Message? {
-    guard let answer = state.latestAnswer, answer.reply?.isAwaiting == true else { return nil }
+    guard state.messages.awaitingCount > 0, let answer = state.latestAnswer, answer.reply?.isAwaiting == true
+    else { return nil }
     return answer
   }
 

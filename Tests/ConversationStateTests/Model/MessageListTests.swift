@@ -12,29 +12,40 @@ struct MessageListTests {
   }
 
   @Test(
-    "random commits, removals and edits keep server order, unique IDs and working indexes",
+    "random commits, removals and edits keep server order, unique IDs, working indexes and the awaiting count",
     arguments: [11, 12, 13] as [UInt64])
   func randomOperations(seed: UInt64) {
     var random = SplitMix64(seed: seed)
     var list = MessageList()
     var model: [Int: Message] = [:]
+    func outcome() -> ReplyState {
+      Int.random(in: 0..<4, using: &random) == 0 ? .awaitingToolResults([ToolCallID("call")]) : .completed
+    }
     for step in 0..<3_000 {
       let id = Int.random(in: 0..<800, using: &random)
       switch Int.random(in: 0..<10, using: &random) {
       case 0..<6:
-        let message = Self.message(id, at: Double(Int.random(in: 0..<1_000, using: &random)))
+        var message = Self.message(id, at: Double(Int.random(in: 0..<1_000, using: &random)))
+        message.reply = outcome()
         list.commit(message)
         model[id] = message
       case 6..<8:
         #expect((list.remove(ClientMessageID("c\(id)")) != nil) == (model.removeValue(forKey: id) != nil))
       default:
-        let found = list.update(ClientMessageID("c\(id)")) { $0.text = "edit \(step)" }
+        let reply = outcome()
+        let found = list.update(ClientMessageID("c\(id)")) {
+          $0.text = "edit \(step)"
+          $0.reply = reply
+        }
         #expect(found == (model[id] != nil))
         model[id]?.text = "edit \(step)"
+        model[id]?.reply = reply
       }
     }
     let expected = model.values.sorted { $0.orderKey < $1.orderKey }
     #expect(Array(list) == expected)
+    #expect(list.awaitingCount == expected.filter { $0.reply?.isAwaiting == true }.count)
+    #expect(list.awaitingCount > 0, "the operations left some answers waiting")
     for message in expected {
       #expect(list[clientID: message.clientID] == message)
       #expect(list[serverID: message.serverID!] == message)
