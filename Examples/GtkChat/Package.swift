@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // A GTK 4 window bound to the library's ChatClient. Its own package, so the library keeps no system dependency.

@@ -49,10 +49,8 @@ extension ClientReducer {
     }
     // `connect` below cancels the reconnect timer.
     effects += [.cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry)]
-    state.connectionRequest = nil
     state.credentialRefresh = nil
-    state.connection = .idle
-    state.failedConnectionAttempts = 0
+    connectionForgotten(&state)
     state.outbox = .idle
     state.outboxFailures = 0
     return effects + connect(&state) + prepareBatch(&state)

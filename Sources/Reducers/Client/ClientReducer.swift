@@ -60,8 +60,7 @@ public struct ClientReducer: Reducer {
       state.conversations = [:]
       state.newConversation = nil
       state.lastUse = [:]
-      state.connection = .closed
-      state.connectionRequest = nil
+      connectionClosed(&state)
       return [.shutDown(handles)]
     case .connectionOpened(let request):
       return connectionOpened(request, &state)

@@ -29,8 +29,7 @@ extension ConversationReducer {
     if state.connection == .syncing { effects.append(.cancelTimer(.resync)) }
     var fresh = ConversationState(epoch: state.epoch, identity: state.identity)
     fresh.requestSequence = state.requestSequence
-    fresh.connection = state.connection == .syncing ? .connected : state.connection
-    fresh.failedConnectionAttempts = state.failedConnectionAttempts
+    keepConnection(of: state, in: &fresh)
     fresh.credentials = state.credentials
     fresh.credentialRenewal = state.credentialRenewal
     fresh.retryableAt = state.retryableAt
@@ -77,13 +76,7 @@ extension ConversationReducer {
     state.credentials = .valid
     state.retryableAt = nil
     state.acceptedRatings = [:]
-    state.failedConnectionAttempts = 0
-    if shouldConnect {
-      state.connection = .idle
-      effects += connect(&state)
-    } else if state.connection == .syncing || state.connection == .connected {
-      state.connection = .closed
-    }
+    effects += restartConnection(connecting: shouldConnect, &state)
     return effects + dispatchPendingMessages(&state)
   }
 
@@ -112,8 +105,7 @@ extension ConversationReducer {
     state.typing = [:]
     state.isUserTyping = false
     state.agentActivity = .idle
-    state.connection = .idle
-    state.failedConnectionAttempts = 0
+    connectionForgotten(&state)
     state.failedSyncAttempts = 0
     state.retryableAt = nil
     state.acceptedRatings = [:]

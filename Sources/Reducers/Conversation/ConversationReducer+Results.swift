@@ -81,10 +81,7 @@ extension ConversationReducer {
       return []
 
     case .connect:
-      // Connection failures carry time and jitter as `connectionLost`; a bare failure closes it.
-      interruptRealtimeReply(&state)
-      state.connection = .closed
-      state.backgroundError = error
+      connectionFailed(error, &state)
       return []
 
     case .ticket:

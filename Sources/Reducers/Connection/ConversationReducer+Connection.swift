@@ -81,6 +81,40 @@ extension ConversationReducer {
     }
   }
 
+  /// A connection request failed without the time and jitter a loss carries (`connectionLost`): it is
+  /// closed, and a reply streaming over it is kept as interrupted.
+  func connectionFailed(_ error: ChatError, _ state: inout ConversationState) {
+    interruptRealtimeReply(&state)
+    state.connection = .closed
+    state.backgroundError = error
+  }
+
+  /// The process that held the connection is gone (a relaunch): nothing is open, and the next connect
+  /// backs off from the base.
+  func connectionForgotten(_ state: inout ConversationState) {
+    state.connection = .idle
+    state.failedConnectionAttempts = 0
+  }
+
+  /// Another person signed in: their connection starts afresh, opened now when `connecting`; otherwise a
+  /// live one is closed (it carried the last person's credential).
+  func restartConnection(connecting: Bool, _ state: inout ConversationState) -> [ConversationEffect] {
+    state.failedConnectionAttempts = 0
+    if connecting {
+      state.connection = .idle
+      return connect(&state)
+    }
+    if state.connection == .syncing || state.connection == .connected { state.connection = .closed }
+    return []
+  }
+
+  /// A cleared conversation keeps its live connection (and its backoff), but not a catch-up of what it
+  /// cleared.
+  func keepConnection(of state: ConversationState, in fresh: inout ConversationState) {
+    fresh.connection = state.connection == .syncing ? .connected : state.connection
+    fresh.failedConnectionAttempts = state.failedConnectionAttempts
+  }
+
   func disconnect(_ state: inout ConversationState) -> [ConversationEffect] {
     if state.connection == .closed || state.connection == .idle { return [] }
     let effects = dropConnectionRequests(except: nil, &state)

@@ -15,6 +15,19 @@ extension ClientReducer {
     return [.cancelTimer(.reconnect), .connectRealtime(request)]
   }
 
+  /// Nothing is open or on its way, and the next connect backs off from the base (another person signed in).
+  func connectionForgotten(_ state: inout ClientState) {
+    state.connectionRequest = nil
+    state.connection = .idle
+    state.failedConnectionAttempts = 0
+  }
+
+  /// The client closed: its connection is closed for good.
+  func connectionClosed(_ state: inout ClientState) {
+    state.connection = .closed
+    state.connectionRequest = nil
+  }
+
   func connectionOpened(_ request: RequestID, _ state: inout ClientState) -> [ClientEffect] {
     guard request == state.connectionRequest, state.connection == .connecting else { return [] }
     state.connection = .connected
