@@ -284,7 +284,10 @@ package final class HTTPTransport: Sendable {
     if !endpoint.lastEventID.isEmpty { request.setValue(endpoint.lastEventID, forHTTPHeaderField: "Last-Event-ID") }
     let token: String?
     do {
-      token = try await self.token()
+      token = try await uncancelledHostCall(self.token)
+    } catch is CancellationError {
+      // The request was cancelled while the provider ran (the provider itself runs on).
+      throw ChatError(.cancelled, "The request was cancelled.")
     } catch {
       throw (error as? ChatError) ?? ChatError(.unauthorized, "No credential: \(error)")
     }

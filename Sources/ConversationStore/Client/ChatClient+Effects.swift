@@ -47,7 +47,9 @@ extension ChatClient {
       }
       requests.run(request) { [weak self] in
         var failure: ChatError?
-        do { try await credentials() } catch { failure = chatError(error) ?? ChatError(.cancelled, "Cancelled.") }
+        do { try await uncancelledHostCall(credentials) } catch {
+          failure = chatError(error) ?? ChatError(.cancelled, "Cancelled.")
+        }
         if Task.isCancelled { return }
         self?.send(.credentialsAnswered(request, failure))
       }

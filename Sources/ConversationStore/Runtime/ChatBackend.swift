@@ -13,6 +13,11 @@ import Foundation
 /// `onTermination` (a stopped reply, a sign-out, `close()`): close the connection there. Results of a
 /// cancelled request are ignored either way.
 ///
+/// On Linux, do not await FoundationNetworking's async `URLSession.data(for:)` (or `bytes`, `download`) in
+/// a method the store may cancel: cancelling a task inside one while its response completes deadlocks the
+/// session (swift-corelibs-foundation#5412; seen here). Use `dataTask` with a completion handler and cancel
+/// that task from another queue, as `HTTPChatBackend` does.
+///
 /// Messages you return: `createdAt` is the server's clock; `serverID` is the server's ID; `clientID` of a
 /// message from the server can be any stable value (`"srv-" + serverID` is a good one): the store keeps the
 /// client ID of a row it already shows (the user's own messages, the streaming reply), so you never need

@@ -13,6 +13,10 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
 
   /// Gets a fresh credential after an authorization failure (the host's token refresh); it throws when
   /// none can be had. Called at most once per failure: the reducer never asks twice in a row.
+  ///
+  /// It is never cancelled: when the request it serves is cancelled (a sign-out, `close()`), the store stops
+  /// waiting and drops its result, and the provider runs on to its own end. (Cancelling it could deadlock a
+  /// provider that awaits `URLSession.data(for:)` on Linux: see `ChatBackend`.)
   public typealias CredentialProvider = @Sendable () async throws -> Void
 
   /// Runs an app-side tool: its JSON arguments in, its JSON result out; throw to report a failure to the
@@ -168,7 +172,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
           guard let provider else {
             throw ChatError(.unauthorized, "The server refused the credential and no credential provider is set.")
           }
-          try await provider()
+          try await uncancelledHostCall(provider)
           return .credentialsRefreshed
         }
       }
