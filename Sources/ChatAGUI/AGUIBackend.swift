@@ -51,6 +51,7 @@ public final class AGUIBackend: CompanionBackend {
   /// A backend for the agent at `endpoint` (`https`, or `http` to this machine only).
   ///
   /// - Parameters:
+  ///   - endpoint: the agent's run URL, posted a `RunAgentInput` for each run.
   ///   - tools: the app's tools, advertised on every run; a call to one is app-run.
   ///   - context: grounding strings sent with every run.
   ///   - forwardedProps: the host's own payload, sent with every run untouched.

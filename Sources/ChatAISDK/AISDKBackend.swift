@@ -49,6 +49,8 @@ public final class AISDKBackend: CompanionBackend {
   /// A backend for the chat route at `endpoint` (`https`, or `http` to this machine only).
   ///
   /// - Parameters:
+  ///   - endpoint: the chat route (`useChat`'s `api`), posted each request; its resume stream is
+  ///     `{endpoint}/{chatId}/stream`.
   ///   - appTools: the names of the tools the app runs itself (`onToolCall` in `useChat`); a call to any
   ///     other tool is the server's.
   ///   - body: the host's own fields, sent with every request (the protocol's own fields win).

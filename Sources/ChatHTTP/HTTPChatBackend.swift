@@ -40,7 +40,9 @@ import ServerSentEvents
 /// - Reply frames are positioned by their SSE `id:`s: a reply whose connection drops is resumed after the
 ///   last frame applied (`resumeReply(from:)`, `ChatPolicy.replyResumeAttempts`); frames without IDs are not.
 public final class HTTPChatBackend: ChatBackend {
-  /// Supplies the bearer token for the next request; nil sends none.
+  /// Supplies the bearer token for the next request; nil sends none. Called before every request, in a
+  /// task of its own that the request's cancellation does not reach (see
+  /// `ConversationRuntime.CredentialProvider`): keep it fast, a read of what the host's login stored.
   public typealias TokenProvider = @Sendable () async throws -> String?
 
   private let transport: HTTPTransport
@@ -53,11 +55,15 @@ public final class HTTPChatBackend: ChatBackend {
   /// A backend for the server at `baseURL` (for example `https://chat.example.com/v1`).
   ///
   /// - Parameters:
+  ///   - baseURL: the API root every path of `Docs/HTTP-PROTOCOL.md` is under; `https`, or `http` to this
+  ///     machine only.
   ///   - policy: the transport's timeouts and limits (`requestTimeout`, `idleTimeout`, `maximumEventBytes`,
   ///     `maximumAnswerBytes`, `maximumErrorBodyBytes`, `maximumUnreadBytes`, `maximumRetryAfter`); the
   ///     store's own policy is separate, pass the same value to both to keep them in step.
   ///   - now: the device's clock, for times the server leaves out of a frame and to turn a `Retry-After`
   ///     date into a wait.
+  ///   - token: the bearer token for each request, sent to `baseURL`'s origin only; asked again once after
+  ///     an authorization failure.
   /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work (`ChatPolicy.validate()`).
   public init(
     baseURL: URL, policy: ChatPolicy = ChatPolicy(), now: @escaping @Sendable () -> Date = { Date() },

@@ -67,6 +67,7 @@ public final class OpenAIBackend: CompanionBackend {
   /// `http` to this machine only).
   ///
   /// - Parameters:
+  ///   - baseURL: the API root; requests go to `chat/completions` or `responses` under it.
   ///   - api: Chat Completions or Responses.
   ///   - model: the model to ask.
   ///   - instructions: the system prompt (`system` message; Responses `instructions`).

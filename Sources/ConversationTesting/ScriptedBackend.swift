@@ -38,11 +38,14 @@ public final class ScriptedBackend: ChatBackend {
   private let script: StateLock<Script>
 
   /// - Parameters:
+  ///   - clock: the clock its pieces wait on: a `TestClock` in a test, `SystemChatClock()` in a demo.
   ///   - replies: one notation per send, in order (see `ReplyScript`); sends past the last get "OK."
   ///   - interval: seconds between pieces of a reply.
   ///   - historyPages: pages served in order by `history`; an empty last page after them.
   ///   - historyDelay: how long each history page takes (a slow page).
+  ///   - conversationPages: pages of the conversation list served in order; an empty last page after them.
   ///   - realtimeFailure: when set, the realtime connection fails with it instead of opening.
+  ///   - agent: who answers (nil: an unnamed assistant).
   public init(
     clock: any ChatClock, replies: [String] = [], interval: Double = 0.05, historyPages: [HistoryPage] = [],
     historyDelay: Double = 0, conversationPages: [ConversationPage] = [], realtimeFailure: ChatError? = nil,

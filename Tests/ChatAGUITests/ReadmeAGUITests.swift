@@ -19,9 +19,11 @@ func agentChat(agent: URL) throws -> ChatStore {
 
 @Suite("README: an AG-UI agent")
 struct ReadmeAGUITests {
-  @Test("the README shows the AG-UI example as this file compiles it")
+  @Test("the article shows the AG-UI example as this file compiles it")
   func shown() throws {
-    #expect(try ReadmeExcerpt(marker: "README-AGUI", in: #filePath).isShown(in: "README.md"))
+    #expect(
+      try ReadmeExcerpt(marker: "README-AGUI", in: #filePath).isShown(
+        in: "Sources/ConversationStore/ConversationStore.docc/BackendsAndProtocols.md"))
   }
 
   @Test(

@@ -20,9 +20,11 @@ func routeChat(route: URL) throws -> ChatStore {
 
 @Suite("README: an AI SDK chat route")
 struct ReadmeAISDKTests {
-  @Test("the README shows the AI SDK example as this file compiles it")
+  @Test("the article shows the AI SDK example as this file compiles it")
   func shown() throws {
-    #expect(try ReadmeExcerpt(marker: "README-AISDK", in: #filePath).isShown(in: "README.md"))
+    #expect(
+      try ReadmeExcerpt(marker: "README-AISDK", in: #filePath).isShown(
+        in: "Sources/ConversationStore/ConversationStore.docc/BackendsAndProtocols.md"))
   }
 
   @Test(

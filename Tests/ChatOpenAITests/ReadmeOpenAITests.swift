@@ -21,9 +21,11 @@ func modelChat(server: URL) throws -> ChatStore {
 
 @Suite("README: an OpenAI-compatible server")
 struct ReadmeOpenAITests {
-  @Test("the README shows the OpenAI example as this file compiles it")
+  @Test("the article shows the OpenAI example as this file compiles it")
   func shown() throws {
-    #expect(try ReadmeExcerpt(marker: "README-OPENAI", in: #filePath).isShown(in: "README.md"))
+    #expect(
+      try ReadmeExcerpt(marker: "README-OPENAI", in: #filePath).isShown(
+        in: "Sources/ConversationStore/ConversationStore.docc/BackendsAndProtocols.md"))
   }
 
   @Test(

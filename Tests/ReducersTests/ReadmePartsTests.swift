@@ -46,8 +46,10 @@ struct ReadmePartsTests {
     #expect(!lines.joined().contains("secret"))
   }
 
-  @Test("the README shows the transcript example verbatim")
+  @Test("the article shows the transcript example verbatim")
   func readmeShowsIt() throws {
-    #expect(try ReadmeExcerpt(marker: "README-PARTS", in: #filePath).isShown(in: "README.md"))
+    #expect(
+      try ReadmeExcerpt(marker: "README-PARTS", in: #filePath).isShown(
+        in: "Sources/ConversationStore/ConversationStore.docc/AgentReplies.md"))
   }
 }

@@ -35,7 +35,7 @@ struct DecodeSSEBinaryTests {
     #expect(rest.errors.isEmpty)
   }
 
-  @Test("the README's example prints what the README says")
+  @Test("the terminal demo article's example prints what the article says")
   func readmeExample() async throws {
     let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests; run swift build")
     let result = try await offThePool {
@@ -44,11 +44,13 @@ struct DecodeSSEBinaryTests {
       return run.finish()
     }
 
-    let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let readme = try String(
+      contentsOf: packageRoot.appendingPathComponent(
+        "Sources/ConversationStore/ConversationStore.docc/TheTerminalDemo.md"), encoding: .utf8)
     let printed = result.lines.joined(separator: "\n")
     #expect(
       readme.contains("```\n\(printed)\n```"),
-      "README.md should show this output of its decode-sse example:\n\(printed)")
+      "The terminal demo article should show this output of its decode-sse example:\n\(printed)")
   }
 
   @Test("an argument after decode-sse is one line on stderr and exit status 2")

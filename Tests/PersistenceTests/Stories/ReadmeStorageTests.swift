@@ -54,8 +54,10 @@ struct ReadmeStorageTests {
     await second.persisting.value
   }
 
-  @Test("the README shows the storage example verbatim")
+  @Test("the article shows the storage example verbatim")
   func readmeShowsIt() throws {
-    #expect(try ReadmeExcerpt(marker: "README-STORAGE", in: #filePath).isShown(in: "README.md"))
+    #expect(
+      try ReadmeExcerpt(marker: "README-STORAGE", in: #filePath).isShown(
+        in: "Sources/ConversationStore/ConversationStore.docc/StorageAndOutbox.md"))
   }
 }
