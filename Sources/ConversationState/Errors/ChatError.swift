@@ -109,7 +109,8 @@ extension ChatError {
     public static let agentUnavailable: Code = "AGENT_UNAVAILABLE"
     /// The AI model provider behind the agent failed; transient.
     public static let providerError: Code = "PROVIDER_ERROR"
-    /// A reply stream ended before the server finished it; transient, and the partial reply is kept as interrupted.
+    /// A reply stream ended or dropped before the server finished it; transient, and the partial reply is kept,
+    /// `truncated`.
     public static let incompleteStream: Code = "INCOMPLETE_STREAM"
     /// The server has no stream to resume for a reply (it ended, or it was never kept): the reply ends
     /// with what it had.
@@ -174,7 +175,7 @@ extension ChatError {
     public static let responseTooLarge: Code = "RESPONSE_TOO_LARGE"
     /// A reply's text and reasoning reached `ChatPolicy.maximumReplyBytes`, or it carried more than
     /// `ChatPolicy.maximumToolCallsPerReply` tool calls or `ChatPolicy.maximumPartsPerReply` parts: it ends
-    /// as interrupted with what arrived kept.
+    /// `failed` with what arrived kept.
     public static let replyTooLarge: Code = "REPLY_TOO_LARGE"
     /// The server redirected a request to another origin (scheme, host or port), or from HTTPS to HTTP;
     /// nothing was sent there.

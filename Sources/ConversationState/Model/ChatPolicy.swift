@@ -76,8 +76,8 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// until then its loss counts as one more failed attempt, so a server that accepts and drops at once is
   /// retried at the pace of `reconnectBackoff`, never in a loop.
   public var healthyConnectionAfter: Double
-  /// UTF-8 bytes a reply's text, reasoning and streamed tool input together may reach (default 4 MiB). The delta that would pass it ends the reply as
-  /// interrupted with `REPLY_TOO_LARGE`, keeping the text that arrived before it, and closes its stream.
+  /// UTF-8 bytes a reply's text, reasoning and streamed tool input together may reach (default 4 MiB). The delta that would pass it ends the reply
+  /// `failed` with `REPLY_TOO_LARGE`, keeping the text that arrived before it, and closes its stream.
   public var maximumReplyBytes: Int
   /// Tool calls, run by the server or by the app, that one reply may carry (default 128); the next one
   /// ends the reply like `maximumReplyBytes` does.

@@ -3,15 +3,16 @@ public import Foundation
 /// The realtime connection.
 ///
 /// ```
-/// idle -> connecting -> connected            (first connect)
+/// idle -> connecting -> connected            (first connect, nothing confirmed to catch up from)
+/// idle -> connecting -> syncing -> connected (a conversation with a confirmed message: catch up first)
 /// connected -> reconnecting(1) -> connecting -> syncing -> connected
 /// any -> closed                              (disconnect, or an authorization failure: never retried)
 /// ```
 public enum ConnectionState: Hashable, Sendable, Codable {
   /// Never connected. Moves to `connecting`.
   case idle
-  /// A connect request is in flight. Moves to `connected` (first time), `syncing` (after a loss) or
-  /// `reconnecting`.
+  /// A connect request is in flight. Moves to `syncing` (there is a confirmed message to catch up from),
+  /// `connected` (nothing to catch up from) or `reconnecting`.
   case connecting
   /// Live. Moves to `reconnecting` when the connection drops, `closed` on disconnect.
   case connected

@@ -1,6 +1,7 @@
 /// Where history loading is: the cursor to the next older page and whether one exists.
 ///
-/// `hasMoreHistory` turns false only when the server says so; a failed load leaves it as it was.
+/// `hasMoreHistory` turns false when the server says so, or when it sends a next cursor it sent before
+/// (paging would loop: the load fails `INVALID_RESPONSE`); a failed load leaves it as it was.
 public struct HistoryPaging: Hashable, Sendable, Codable {
   /// Messages per page when the caller does not say.
   public static let defaultPageSize = 20

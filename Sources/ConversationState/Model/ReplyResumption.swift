@@ -5,7 +5,7 @@
 /// While it is set the reply keeps its row, its text and its parts; the store waits
 /// `ChatPolicy.reconnectBackoff` before each attempt (`ConversationEffect.resumeReply`). A reply that cannot
 /// be resumed (the attempts are spent, the backend cannot resume, the server no longer has the stream) is
-/// committed `interrupted` by `droppedBy`, with everything it streamed kept.
+/// committed `truncated` (`INCOMPLETE_STREAM`, naming `droppedBy`), with everything it streamed kept.
 public struct ReplyResumption: Hashable, Sendable, Codable {
   /// What the reply's stream was: a send, a regeneration or a continuation run. The resumed stream is
   /// settled as that request would have been (a regeneration replaces its answer only once it finishes).

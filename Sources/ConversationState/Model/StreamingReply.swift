@@ -3,8 +3,9 @@ public import Foundation
 /// The assistant reply being streamed, kept apart from the committed messages so a text delta costs
 /// O(delta) and never touches the message list (see `StreamedText`).
 ///
-/// It is shown after the messages. `finish` turns it into the server's message; an error or a stream
-/// that ends without finishing commits it as an `interrupted` message with its partial text.
+/// It is shown after the messages. `finish` turns it into the server's message; an error commits it with its
+/// partial text as `failed` (or `rejected`, `cancelled`), and a stream that ends or drops without finishing
+/// as `truncated` (see `ReplyState`).
 ///
 /// A copy is two references: the text, and every other field behind one more. A plain delta changes only
 /// the text, which appends in place even while a snapshot shares it (see `StreamedText`), so streaming with

@@ -140,8 +140,11 @@ final class DemoSession: Sendable {
   }
 
   func close() async {
-    interface.withLock { $0.watcher?.cancel() }
-    listWatcher.withLock { $0?.cancel() }
+    // Taken out under the locks, cancelled after: nothing is cancelled while a lock is held.
+    let watcher = interface.withLock { $0.watcher }
+    let list = listWatcher.withLock { $0 }
+    watcher?.cancel()
+    list?.cancel()
     await client.close()
     redrawSignal.finish()
   }
@@ -159,19 +162,20 @@ final class DemoSession: Sendable {
   private func open(_ store: ChatStore) {
     let snapshots = store.snapshots()
     let signal = redrawSignal
-    interface.withLock { interface in
-      interface.watcher?.cancel()
-      interface.open = store
-      interface.watcher = Task {
-        for await snapshot in snapshots {
-          signal.yield()
-          // The open conversation is on screen: what arrives in it is read.
-          if snapshot.state.unreadCount > 0, let last = snapshot.state.messages.lastCommitted?.serverID {
-            store.send(.markRead(upTo: last))
-          }
+    let watcher = Task {
+      for await snapshot in snapshots {
+        signal.yield()
+        // The open conversation is on screen: what arrives in it is read.
+        if snapshot.state.unreadCount > 0, let last = snapshot.state.messages.lastCommitted?.serverID {
+          store.send(.markRead(upTo: last))
         }
       }
     }
+    let replaced = interface.withLock { interface in
+      defer { (interface.open, interface.watcher) = (store, watcher) }
+      return interface.watcher
+    }
+    replaced?.cancel()  // after the lock: nothing is cancelled while one is held
     if store.state.conversationID != nil && !store.state.history.hasLoadedFirstPage {
       store.send(.loadHistory(pageSize: 20))
     }

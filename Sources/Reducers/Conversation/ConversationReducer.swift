@@ -230,7 +230,7 @@ public struct ConversationReducer: Reducer {
   }
 
   /// Ends a reply that passed one of the policy's size limits (`maximumReplyBytes`,
-  /// `maximumToolCallsPerReply`): it is kept, interrupted, with what arrived before the limit, and its
+  /// `maximumToolCallsPerReply`): it is kept, `failed`, with what arrived before the limit, and its
   /// stream is closed, so what a server sends can never grow the state without bound.
   @inline(never)
   func endOversizedReply(_ reason: String, _ state: inout ConversationState) -> [ConversationEffect] {
