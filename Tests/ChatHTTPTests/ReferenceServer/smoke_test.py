@@ -745,6 +745,11 @@ def test_realtime(c):
 
     c.faults(drop_realtime=True)
     check(rt.next() is None and rt.aborted, "drop_realtime closes the stream abruptly")
+    # The client sees the abort before the server's handler has left its loop and unregistered: poll (8 s
+    # guards a hang only).
+    deadline = time.monotonic() + 8
+    while c.state()["realtime_connections"] != 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
     check(c.state()["realtime_connections"] == 0, "no stream left open")
     c.control("agent_message", {"conversation_id": cid, "text": "four"})  # missed while disconnected
 
