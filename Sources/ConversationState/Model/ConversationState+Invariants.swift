@@ -107,6 +107,9 @@ extension ConversationState {
         }
       }
     }
+    if regenerateAfterReload != nil, history.loadingRequest == nil {
+      violations.append("an answer waits to be regenerated after a reload, but no history load is in flight")
+    }
     if awaitingRun != nil, latestAnswer?.reply?.isAwaiting != true {
       violations.append("awaitingRun is set but the latest answer does not wait")
     }

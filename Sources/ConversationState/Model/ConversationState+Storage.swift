@@ -32,6 +32,7 @@ extension ConversationState {
     @usableFromInline var failedSyncAttempts: Int
     @usableFromInline var acceptedRatings: [ClientMessageID: AcceptedRating]
     @usableFromInline var resentAfterReload: Set<ClientMessageID>
+    @usableFromInline var regenerateAfterReload: ClientMessageID?
     @usableFromInline var serverUnreadCount: Int?
     @usableFromInline var savedReadCursor: ServerMessageID?
     @usableFromInline var outboxRecording: Set<ClientMessageID>
@@ -71,6 +72,7 @@ extension ConversationState {
       failedSyncAttempts = 0
       acceptedRatings = [:]
       resentAfterReload = []
+      regenerateAfterReload = nil
       serverUnreadCount = nil
       savedReadCursor = nil
       outboxRecording = []

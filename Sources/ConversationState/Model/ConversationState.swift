@@ -163,6 +163,13 @@ public struct ConversationState: Sendable {
     _read { yield cold.value.resentAfterReload }
     _modify { yield &cold.value.resentAfterReload }
   }
+  /// The answer to regenerate again once the history reload in flight is in: its regeneration failed with
+  /// `CONVERSATION_CHANGED`, which asks the client to reload the newest page first (once per answer, as
+  /// for a send: `resentAfterReload` holds the answer until the user regenerates it again).
+  @inlinable public var regenerateAfterReload: ClientMessageID? {
+    _read { yield cold.value.regenerateAfterReload }
+    _modify { yield &cold.value.regenerateAfterReload }
+  }
   /// The unread count the server keeps (from a history page), which also covers messages not loaded here.
   @inlinable public var serverUnreadCount: Int? {
     _read { yield cold.value.serverUnreadCount }

@@ -55,6 +55,10 @@ extension ConversationReducer {
       if state.messages[serverID: readUpTo] != nil { _ = moveReadCursor(upTo: readUpTo, &state) }
     }
     credentialsProven(&state)
+    if let answer = state.regenerateAfterReload {
+      state.regenerateAfterReload = nil
+      effects += regenerate(answer, retryingAfterReload: true, &state)
+    }
     return effects + dispatchPendingMessages(&state)
   }
 }

@@ -69,6 +69,7 @@ extension ConversationReducer {
     state.epoch = state.epoch.next
     state.identity = identity
     state.history.loadingRequest = nil
+    state.regenerateAfterReload = nil
     state.history.requestedCursor = nil
     state.typing = [:]
     state.isUserTyping = false
@@ -101,6 +102,7 @@ extension ConversationReducer {
     if case .creating(let draft, _) = state.escalation { state.escalation = .failed(draft, stopped) }
     state.requests = [:]
     state.history.loadingRequest = nil
+    state.regenerateAfterReload = nil
     state.history.requestedCursor = nil
     state.typing = [:]
     state.isUserTyping = false

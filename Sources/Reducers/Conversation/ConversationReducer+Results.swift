@@ -51,11 +51,16 @@ extension ConversationReducer {
       state.userError = error
       return holdForRateLimit(error, at: at, &state) + dispatchPendingMessages(&state)
 
-    case .regenerate:
+    case .regenerate(let answer):
       var error = error
       if let reply = state.streamingReply, reply.requestID == requestID {
         error = droppedError(reply, error)
         endNewestReply(&state)
+      } else if error.code == .conversationChanged, state.resentAfterReload.insert(answer).inserted {
+        // The server's advice, as for a send: reload the newest page, then regenerate again (once).
+        state.agentActivity = .idle
+        state.regenerateAfterReload = answer
+        return reloadHistory(&state)
       }
       state.agentActivity = .idle
       state.userError = error
@@ -64,6 +69,7 @@ extension ConversationReducer {
     case .history:
       state.history.loadingRequest = nil
       state.history.requestedCursor = nil
+      state.regenerateAfterReload = nil  // the reload it waited for failed: that error is the user's now
       state.userError = error
       return dispatchPendingMessages(&state)
 
@@ -124,8 +130,11 @@ extension ConversationReducer {
       return holdForRateLimit(error, at: at, &state)
 
     case .realtimeReply:
-      // Nothing of ours carries such a reply; a failure reported for it ends it as interrupted.
-      if let reply = state.streamingReply, reply.requestID == requestID { interrupt(reply, error, &state) }
+      // Nothing of ours carries such a reply; a failure reported for it ends it as any reply's would (a drop
+      // cuts it off, `truncated`).
+      if let reply = state.streamingReply, reply.requestID == requestID {
+        interrupt(reply, droppedError(reply, error), &state)
+      }
       return []
     }
   }

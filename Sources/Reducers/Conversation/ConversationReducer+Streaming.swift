@@ -250,7 +250,12 @@ extension ConversationReducer {
     return effects
   }
 
-  func regenerate(_ answerID: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
+  /// Regenerates answer `answerID`; `retryingAfterReload` is the one automatic retry after
+  /// `CONVERSATION_CHANGED` (a user's own regeneration gives the answer that one retry again).
+  func regenerate(_ answerID: ClientMessageID, retryingAfterReload: Bool = false, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    if !retryingAfterReload { state.resentAfterReload.remove(answerID) }
     guard state.status == .ongoing else {
       return refuse(.conversationNotOngoing, "Answers can be regenerated only while the AI agent has the chat.", &state)
     }

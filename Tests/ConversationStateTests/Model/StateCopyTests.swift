@@ -98,8 +98,11 @@ struct StateCopyTests {
   func mirrorNamesFields() {
     let state = Self.streaming("Hello")
     let labels = Mirror(reflecting: state).children.compactMap(\.label)
-    #expect(labels.count == 38)
-    #expect(Set(labels).isSuperset(of: ["messages", "streamingReply", "agentActivity", "title", "requests"]))
+    #expect(labels.count == 39)
+    #expect(
+      Set(labels).isSuperset(of: [
+        "messages", "streamingReply", "agentActivity", "title", "requests", "regenerateAfterReload",
+      ]))
     let replyLabels = Mirror(reflecting: state.streamingReply!).children.compactMap(\.label)
     #expect(Set(replyLabels).isSuperset(of: ["text", "clientID", "requestID", "toolCalls"]))
   }

@@ -27,6 +27,55 @@ struct ServerAdviceTests {
     }
   }
 
+  @Test("CONVERSATION_CHANGED on a regeneration: history is reloaded, then it is regenerated again, once")
+  func conversationChangedRegenerates() {
+    // Given an answered question
+    let chat = Chat.existing([.server("Q1", id: "s1", role: .user, at: 1), .server("A1", id: "s2", at: 2)])
+    let regeneration = chat.nextRequestID
+    chat.send(.regenerate("srv-s2"))
+
+    // When the server says the conversation changed
+    let history = chat.nextRequestID
+    let effects = chat.send(.requestFailed(regeneration, ChatError(.conversationChanged, "moved on", status: 409)))
+
+    // Then the newest page is reloaded first, and no error is shown yet
+    #expect(effects == [.fetchHistory(history, "conv-1", cursor: nil, limit: 20)], "reload first, regenerate after")
+    #expect(chat.state.userError == nil)
+    #expect(chat.state.agentActivity == .idle)
+
+    // And once the page is in, the answer is regenerated again
+    let again = chat.nextRequestID
+    let after = chat.send(.historyLoaded(history, HistoryPage(messages: [], nextCursor: nil, hasMore: false)))
+    #expect(after.contains(.regenerate(again, "conv-1", replyTo: "s1", answer: "s2")))
+
+    // And a second CONVERSATION_CHANGED is the user's to see: no loop
+    let reloads = chat.send(.requestFailed(again, ChatError(.conversationChanged, "still moving", status: 409)))
+    #expect(!reloads.contains { if case .fetchHistory = $0 { true } else { false } })
+    #expect(chat.state.userError?.code == .conversationChanged)
+    #expect(chat.texts == ["Q1", "A1"], "the answer is as it was")
+
+    // And the user's own next regeneration gets its one retry again
+    let mine = chat.nextRequestID
+    chat.send(.regenerate("srv-s2"))
+    #expect(
+      chat.send(.requestFailed(mine, ChatError(.conversationChanged, "moved", status: 409))).contains {
+        if case .fetchHistory = $0 { true } else { false }
+      })
+  }
+
+  @Test("a regeneration waiting for its reload is dropped when the reload fails: that error is the user's")
+  func regenerationReloadFails() {
+    let chat = Chat.existing([.server("Q1", id: "s1", role: .user, at: 1), .server("A1", id: "s2", at: 2)])
+    let regeneration = chat.nextRequestID
+    chat.send(.regenerate("srv-s2"))
+    let history = chat.nextRequestID
+    chat.send(.requestFailed(regeneration, ChatError(.conversationChanged, "moved on", status: 409)))
+    chat.send(.requestFailed(history, ChatError(.network, "offline")))
+    #expect(chat.state.regenerateAfterReload == nil)
+    #expect(chat.state.userError?.code == .network)
+    #expect(chat.state.requests.isEmpty, "nothing regenerates later, unasked")
+  }
+
   @Test(
     "errors that say where the conversation stands move its status, so the next send is not tried blindly",
     arguments: [
