@@ -24,7 +24,9 @@ enum Suite {
         ),
         ("page.merge.h1k", { TimelineWorkloads.pageMerge(history: 1_000, pages: 200 / scale) }),
         ("page.merge.h100k", { TimelineWorkloads.pageMerge(history: 100_000, pages: 200 / scale) }),
+        ("send.confirm.h1k", { TimelineWorkloads.sendConfirm(history: 1_000, sends: 5_000 / scale) }),
         ("send.confirm.h100k", { TimelineWorkloads.sendConfirm(history: 100_000, sends: 5_000 / scale) }),
+        ("ref.naive.send.h100k", { NaiveSendWorkload.make(history: 100_000, sends: 200 / scale) }),
         ("fanout.s1", { TimelineWorkloads.fanout(subscribers: 1, deltas: 100_000 / scale) }),
         ("fanout.s8", { TimelineWorkloads.fanout(subscribers: 8, deltas: 100_000 / scale) }),
         ("list.realtime.c10k", { TimelineWorkloads.listRealtime(conversations: 10_000, events: 20_000 / scale) }),
@@ -42,6 +44,7 @@ enum Suite {
         ("hold.parts.h10k", { FrameWorkloads.hold(history: 10_000, deltas: 20_000 / scale, inParts: true) }),
         ("frame.list.noop.c100", { FrameWorkloads.listNoop(conversations: 100, actions: 2_000 / scale) }),
         ("frame.list.noop.c10k", { FrameWorkloads.listNoop(conversations: 10_000, actions: 2_000 / scale) }),
+        ("frame.list.realtime.c100", { FrameWorkloads.listRealtime(conversations: 100, events: 2_000 / scale) }),
         ("frame.list.realtime.c10k", { FrameWorkloads.listRealtime(conversations: 10_000, events: 2_000 / scale) }),
         ("ref.array.delta.h10k", { ReferenceWorkloads.arrayDelta(history: 10_000, deltas: 100_000 / scale) }),
         ("ref.array.send.h100k", { ReferenceWorkloads.arraySend(history: 100_000, sends: 5_000 / scale) }),
@@ -66,14 +69,18 @@ enum Suite {
     }
   }
 
-  /// Measures `workloads` in interleaved rounds, then prints each result to stdout as a JSON line.
+  /// Measures `workloads` in interleaved rounds, then prints each result to stdout as a JSON line, then
+  /// each ratio target's outcome (`{"ratio", "min", "median", "max", "limit", "at_most", "met"}`).
   static func measure(_ workloads: [Workload], runs: Int) async -> [Measurement] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let results = await Harness.measure(workloads, runs: runs)
-    for measurement in results {
-      FileHandle.standardOutput.write(((try? encoder.encode(measurement)) ?? Data()) + Data("\n".utf8))
+    func line(_ value: some Encodable) {
+      FileHandle.standardOutput.write(((try? encoder.encode(value)) ?? Data()) + Data("\n".utf8))
     }
+    for measurement in results { line(measurement) }
+    let byName = Dictionary(results.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    for result in RatioTarget.all.compactMap({ $0.check(byName) }) { line(result) }
     return results
   }
 
@@ -86,12 +93,13 @@ enum Suite {
       table += String(format: "%11.1f %10d %5d\n", result.nsPerOp, result.ops, result.runs)
     }
     let byName = Dictionary(measurements.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    table += "\nratio targets (one run, side by side)\n"
-    for target in RatioTarget.all {
-      guard let (value, met) = target.check(byName) else { continue }
-      let wanted = "\(target.atMost ? "<=" : ">=") \(target.limit)"
-      table += "\(target.numerator) / \(target.denominator)".padding(toLength: 44, withPad: " ", startingAt: 0)
-      table += String(format: "%10.2f  ", value) + "\(wanted)  \(met ? "met" : "MISSED")\n"
+    table += "\nratio targets (each round's ratio, both sides from the same round; judged on the median)\n"
+    table += "ratio".padding(toLength: 48, withPad: " ", startingAt: 0) + "   min  median     max  target\n"
+    for result in RatioTarget.all.compactMap({ $0.check(byName) }) {
+      let wanted = "\(result.atMost ? "<=" : ">=") \(result.limit)"
+      table += result.ratio.padding(toLength: 46, withPad: " ", startingAt: 0)
+      table += String(format: "%7.2f %7.2f %7.2f  ", result.min, result.median, result.max)
+      table += "\(wanted)  \(result.met ? "met" : "MISSED")\n"
     }
     return table
   }

@@ -1,11 +1,31 @@
 import Dispatch
 import Foundation
 
-// swift run -c release benchmarks [--quick] [--filter PREFIX[,PREFIX...]]
-// stdout: one JSON object per workload, {"name", "ns_per_op", "ops", "runs"}: the median of 5 runs after a
-// warm-up. stderr: a table for people, with the ratio targets.
+let usage = """
+  swift run -c release benchmarks [--quick] [--filter PREFIX[,PREFIX...]]
+
+  Runs every workload once to warm up, then 5 rounds; each round runs every selected workload once, in turn.
+  Rounds interleave because the machines are shared and noisy: a slow moment slows every workload of its
+  round alike, so a ratio taken within a round (both sides measured side by side) holds steadier than two
+  medians taken minutes apart. Only ratios are targets; absolute times are for reading.
+
+  stdout: one JSON line per workload, {"name", "ns_per_op", "ops", "runs", "snapshots"?, "unit"?}, where
+  ns_per_op is the median of the 5 rounds, snapshots what its subscriber took in the last round, and unit
+  "bytes" for a size; then one line per ratio target, {"ratio", "min", "median", "max", "limit", "at_most",
+  "met"}, over the rounds' ratios, judged on the median.
+  stderr: the same as tables for people.
+
+    --quick          smaller workloads (a tenth of the operations), for CI
+    --filter LIST    only workloads whose names start with one of the comma-separated prefixes
+    --help           this text
+
+  """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+  print(usage, terminator: "")
+  exit(0)
+}
 let quick = arguments.contains("--quick")
 let filter = arguments.firstIndex(of: "--filter").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 let workloads = Suite.workloads(quick: quick, filter: filter)
