@@ -188,7 +188,8 @@ public final class HTTPChatBackend: ChatBackend {
     return HistoryPage(
       messages: try page.messages.map { try $0.message() }, nextCursor: page.nextCursor.map(PageCursor.init(rawValue:)),
       hasMore: page.hasMore ?? (page.nextCursor != nil), title: page.title,
-      status: page.status.flatMap(ConversationStatus.init(wire:)))
+      status: page.status.flatMap(ConversationStatus.init(wire:)), readUpTo: page.readUpTo.map { ServerMessageID($0) },
+      unreadCount: page.unreadCount, totalCount: page.totalCount)
   }
 
   public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
@@ -208,7 +209,7 @@ public final class HTTPChatBackend: ChatBackend {
     let page = try await transport.call(.get("conversations", query: query), ConversationsBody.self)
     return ConversationPage(
       conversations: page.conversations.map(\.summary), nextCursor: page.nextCursor.map(PageCursor.init(rawValue:)),
-      hasMore: page.hasMore ?? (page.nextCursor != nil))
+      hasMore: page.hasMore ?? (page.nextCursor != nil), totalCount: page.totalCount)
   }
 
   public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {

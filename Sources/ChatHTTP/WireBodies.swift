@@ -180,11 +180,17 @@ struct HistoryBody: Decodable {
   var hasMore: Bool?
   var title: String?
   var status: String?
+  var readUpTo: String?
+  var unreadCount: Int?
+  var totalCount: Int?
 
   private enum CodingKeys: String, CodingKey {
     case messages, title, status
     case nextCursor = "next_cursor"
     case hasMore = "has_more"
+    case readUpTo = "read_up_to"
+    case unreadCount = "unread_count"
+    case totalCount = "total_count"
   }
 }
 
@@ -192,11 +198,13 @@ struct ConversationsBody: Decodable {
   var conversations: [WireConversation]
   var nextCursor: String?
   var hasMore: Bool?
+  var totalCount: Int?
 
   private enum CodingKeys: String, CodingKey {
     case conversations
     case nextCursor = "next_cursor"
     case hasMore = "has_more"
+    case totalCount = "total_count"
   }
 }
 

@@ -126,8 +126,11 @@ struct ReferenceServerTests {
     // Then it arrives in the open conversation, and the list shows it at the top, over one connection
     let arrived = await chat.state(within: 30) { $0.messages.last?.text == "A person here: anything else?" }
     #expect(arrived?.messages.count == 3)
-    let listed = await client.list.state(within: 30) { $0.conversations.first { _ in true }?.id == conversation }
-    #expect(listed?.conversations.first { _ in true }?.lastMessagePreview == "A person here: anything else?")
+    // (The list takes the event after the conversation does: wait for the row to show it.)
+    let listed = await client.list.state(within: 30) {
+      $0.conversations.first { _ in true }?.lastMessagePreview == "A person here: anything else?"
+    }
+    #expect(listed?.conversations.first { _ in true }?.id == conversation)
     #expect(try await server.state()["realtime_connections"] as? Int == 1)
     await client.close()
   }
@@ -233,6 +236,33 @@ struct ReferenceServerTests {
     let all = pages.reversed().flatMap { $0 }
     #expect(Set(all.compactMap(\.serverID)).count == 25)
     #expect(all.map(\.createdAt) == all.map(\.createdAt).sorted())
+  }
+
+  @Test("a history page and a list page bring the server's totals and read state into the stores")
+  func pageTotals() async throws {
+    // Given a conversation of 25 messages on the server, and a store showing it
+    let server = try await ReferenceServer.start()
+    let conversation = try await server.conversation(messages: 25)
+    let backend = try server.backend()
+    let store = ChatStore(ConversationState(conversationID: conversation), backend: backend)
+    defer { store.close() }
+
+    // When its newest page loads
+    store.send(.loadHistory(pageSize: 10))
+    let loaded = try #require(await store.state(within: 30) { $0.history.hasLoadedFirstPage })
+
+    // Then the state counts 25 in all, with 10 loaded, and has the server's unread count
+    #expect(loaded.history.totalCount == 25)
+    #expect(loaded.messages.count == 10)
+    #expect(loaded.serverUnreadCount != nil)
+
+    // And the list's first page counts every conversation the user has
+    let list = ConversationListStore(backend: backend)
+    defer { list.close() }
+    list.send(.load(pageSize: 1))
+    let rows = try #require(await list.state(within: 30) { $0.hasLoaded })
+    #expect(rows.conversations.count == 1)
+    #expect(rows.totalCount == 1)
   }
 
   @Test("an expired token: the store asks the host's provider for a fresh one and sends again, once on the server")

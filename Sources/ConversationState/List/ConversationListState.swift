@@ -28,6 +28,10 @@ public struct ConversationListState: Equatable, Sendable, Codable {
   public var hasMore: Bool
   /// The server's cursor for the next page; `nil` before the first page has loaded.
   public var cursor: PageCursor?
+  /// How many conversations the user has in all, as the last page that said so counted them (for "12 of
+  /// 230" and a scroll bar); nil until one does. The server's count: rows created or deleted since come in
+  /// with the next page that carries it.
+  public var totalCount: Int?
   /// Whether any page has loaded since the list was created or cleared.
   public var hasLoaded: Bool
   /// The last list failure, shown until the user dismisses it or a page loads.
@@ -43,6 +47,7 @@ public struct ConversationListState: Equatable, Sendable, Codable {
     loading = nil
     hasMore = true
     cursor = nil
+    totalCount = nil
     hasLoaded = false
     error = nil
     self.epoch = epoch

@@ -17,6 +17,9 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
   /// The cursor the load in flight asked from (nil for the newest page). A page whose next cursor is this
   /// one again would page in a loop: paging then ends with `INVALID_RESPONSE`.
   public var requestedCursor: PageCursor?
+  /// How many messages the conversation has in all, as the last history page that said so counted them
+  /// (for "12 of 230" and a scroll bar); nil until one does. The server's count, not the loaded one.
+  public var totalCount: Int?
 
   /// Paging state; the defaults describe a conversation whose history has not been asked for yet.
   public init(

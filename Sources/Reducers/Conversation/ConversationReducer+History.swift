@@ -49,6 +49,7 @@ extension ConversationReducer {
     var effects: [ConversationEffect] = []
     if let status = page.status, status != state.status { effects += statusChanged(to: status, &state) }
     if let unread = page.unreadCount { state.serverUnreadCount = max(0, unread) }
+    if let total = page.totalCount { state.history.totalCount = max(0, total) }
     if let readUpTo = page.readUpTo {
       // Read on another device or before a relaunch: the cursor only moves forward, and the server has it.
       state.savedReadCursor = readUpTo

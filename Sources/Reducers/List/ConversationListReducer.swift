@@ -81,6 +81,7 @@ public struct ConversationListReducer: Reducer {
       case .refresh:
         reconcile(with: page, &state)
       }
+      if let total = page.totalCount { state.totalCount = max(0, total) }
       state.hasLoaded = true
       return []
 

@@ -1111,7 +1111,7 @@ class Handler(BaseHTTPRequestHandler):
             page = rows[start:start + limit]
             has_more = start + limit < len(rows)
             return Response(200, {"conversations": page, "next_cursor": page[-1]["id"] if has_more else None,
-                                  "has_more": has_more})
+                                  "has_more": has_more, "total_count": len(rows)})
 
     def api_rating(self, conversation_id, message_id):
         state = self.state

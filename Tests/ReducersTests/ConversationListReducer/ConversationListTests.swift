@@ -64,6 +64,33 @@ struct ConversationListTests {
     #expect(list.send(.loadMore(pageSize: 3)) == [], "nothing after the last page")
   }
 
+  @Test("the list keeps the server's total from the last page that gives one, for \"3 of 41\"")
+  func totalCount() {
+    // Given a first page that says the user has 41 conversations
+    let list = ListStory()
+    let first = list.nextRequestID
+    list.send(.load(pageSize: 3))
+    var counted = page(1...3, cursor: "p2", hasMore: true)
+    counted.totalCount = 41
+    list.send(.pageLoaded(first, counted))
+    #expect(list.state.totalCount == 41)
+    #expect(list.state.conversations.count == 3)
+
+    // When the next page says nothing of the total, the last one stands
+    let second = list.nextRequestID
+    list.send(.loadMore(pageSize: 3))
+    list.send(.pageLoaded(second, page(4...6, cursor: "p3", hasMore: true)))
+    #expect(list.state.totalCount == 41)
+
+    // And a refresh that counts again wins; a negative count reads as none left
+    let refresh = list.nextRequestID
+    list.send(.refresh)
+    var recounted = page(1...3, cursor: "p2", hasMore: true)
+    recounted.totalCount = -2
+    list.send(.pageLoaded(refresh, recounted))
+    #expect(list.state.totalCount == 0)
+  }
+
   @Test("page sizes outside 1…100 are typed errors; the default is 20", arguments: [0, 101, -5])
   func pageSizes(_ size: Int) {
     let list = ListStory()
