@@ -234,7 +234,9 @@ public final class HTTPChatBackend: ChatBackend {
   }
 
   public func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt {
-    let body = TicketBody(conversationId: conversation?.rawValue, subject: draft.subject, body: draft.body)
+    let body = TicketBody(
+      conversationId: conversation?.rawValue, subject: draft.subject, body: draft.body, category: draft.category,
+      priority: draft.priority.rawValue)
     let receipt = try await transport.call(.post("tickets", body: WireJSON.encode(body)), TicketReceiptBody.self)
     return TicketReceipt(ticketID: receipt.ticketId, url: receipt.url.flatMap(URL.init(string:)))
   }

@@ -83,10 +83,12 @@ struct TicketBody: Encodable {
   var conversationId: String?
   var subject: String
   var body: String
+  var category: String?
+  var priority: String
 
   private enum CodingKeys: String, CodingKey {
     case conversationId = "conversation_id"
-    case subject, body
+    case subject, body, category, priority
   }
 }
 

@@ -238,6 +238,33 @@ struct ReferenceServerTests {
     #expect(all.map(\.createdAt) == all.map(\.createdAt).sorted())
   }
 
+  @Test("a ticket carries the category and priority the server's form configures, as the user picked them")
+  func ticketFields() async throws {
+    // Given a conversation on the server
+    let server = try await ReferenceServer.start()
+    let conversation = try await server.conversation(messages: 1)
+    let backend = try server.backend()
+
+    // When the user asks for a ticket with the form's own values
+    let receipt = try await backend.createTicket(
+      TicketDraft(subject: "Refund", category: "billing/refunds", priority: "P2", body: "Charged twice."),
+      from: conversation)
+
+    // Then the server got both as strings, with the rest of the ticket
+    let tickets = try await server.state()["tickets"] as? [[String: Any]] ?? []
+    let ticket = try #require(tickets.first { $0["ticket_id"] as? String == receipt.ticketID })
+    #expect(ticket["category"] as? String == "billing/refunds")
+    #expect(ticket["priority"] as? String == "P2")
+    #expect(ticket["conversation_id"] as? String == conversation.rawValue)
+
+    // And a draft without a category sends none, at the default priority
+    let plain = try await backend.createTicket(TicketDraft(subject: "Help", body: "Where is it?"), from: nil)
+    let second = try await server.state()["tickets"] as? [[String: Any]] ?? []
+    let stored = try #require(second.first { $0["ticket_id"] as? String == plain.ticketID })
+    #expect(stored["category"] is NSNull)
+    #expect(stored["priority"] as? String == "normal")
+  }
+
   @Test("a history page and a list page bring the server's totals and read state into the stores")
   func pageTotals() async throws {
     // Given a conversation of 25 messages on the server, and a store showing it

@@ -2,15 +2,34 @@ public import Foundation
 
 /// A support ticket the user asks for from the conversation.
 public struct TicketDraft: Hashable, Sendable, Codable {
-  /// How urgent the user says the ticket is.
-  public enum Priority: String, Hashable, Sendable, Codable, CaseIterable {
-    /// From least to most urgent; the raw values are what the server receives.
-    case low, normal, high, urgent
+  /// How urgent the user says the ticket is: one of the values the server's ticket form configures,
+  /// sent as it is (`"P2"`, `"blocker"`). `low`, `normal`, `high` and `urgent` are the common ones.
+  ///
+  /// ```swift
+  /// let draft = TicketDraft(subject: "Refund", category: "billing", priority: "P2", body: "Charged twice.")
+  /// ```
+  public struct Priority: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public static let low: Priority = "low"
+    public static let normal: Priority = "normal"
+    public static let high: Priority = "high"
+    public static let urgent: Priority = "urgent"
+
+    /// Encoded as its string, as the closed set of four was.
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(rawValue)
+    }
   }
 
   /// The ticket's one-line title; a ticket needs one, and a `body`.
   public var subject: String
-  /// The support category the user picked, when the form offers one.
+  /// The category the user picked ("typology"), one of the values the server's ticket form configures,
+  /// sent as it is; nil when the form has none.
   public var category: String?
   /// How urgent the user says it is; `normal` unless they chose otherwise.
   public var priority: Priority

@@ -1168,8 +1168,11 @@ class Handler(BaseHTTPRequestHandler):
         state = self.state
         body = self._json_body()
         conversation_id, subject, text = body.get("conversation_id"), body.get("subject"), body.get("body")
+        category, priority = body.get("category"), body.get("priority")
         if not isinstance(subject, str) or not isinstance(text, str):
             raise ApiError(400, "INVALID_REQUEST", "subject and body must be strings.")
+        if category is not None and not isinstance(category, str) or priority is not None and not isinstance(priority, str):
+            raise ApiError(400, "INVALID_REQUEST", "category and priority must be strings when given.")
         if not subject.strip() or not text.strip():
             raise ApiError(400, "EMPTY_MESSAGE", "A ticket needs a subject and a body.")
         with state.lock:
@@ -1178,7 +1181,8 @@ class Handler(BaseHTTPRequestHandler):
             ticket_id = state.next_id("T")
             url = "https://support.example.com/tickets/%s" % ticket_id
             state.tickets.append({"ticket_id": ticket_id, "conversation_id": conversation_id, "subject": subject,
-                                  "body": text, "url": url, "created_at": state.now()})
+                                  "body": text, "category": category, "priority": priority, "url": url,
+                                  "created_at": state.now()})
         return Response(200, {"ticket_id": ticket_id, "url": url})
 
     def api_tool_result(self, conversation_id):
