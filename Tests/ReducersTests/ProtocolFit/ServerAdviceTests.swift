@@ -27,16 +27,21 @@ struct ServerAdviceTests {
     }
   }
 
-  @Test("CONVERSATION_CHANGED on a regeneration: history is reloaded, then it is regenerated again, once")
-  func conversationChangedRegenerates() {
-    // Given an answered question
+  /// An answered question whose regeneration failed with `CONVERSATION_CHANGED`: the chat, the history
+  /// reload's request, and the effects of the failure.
+  static func regenerationHearsConversationChanged() -> (Chat, RequestID, [ConversationEffect]) {
     let chat = Chat.existing([.server("Q1", id: "s1", role: .user, at: 1), .server("A1", id: "s2", at: 2)])
     let regeneration = chat.nextRequestID
     chat.send(.regenerate("srv-s2"))
-
-    // When the server says the conversation changed
     let history = chat.nextRequestID
     let effects = chat.send(.requestFailed(regeneration, ChatError(.conversationChanged, "moved on", status: 409)))
+    return (chat, history, effects)
+  }
+
+  @Test("CONVERSATION_CHANGED on a regeneration: history is reloaded, then it is regenerated again, once")
+  func conversationChangedRegenerates() {
+    // Given an answered question, when its regeneration hears that the conversation changed
+    let (chat, history, effects) = Self.regenerationHearsConversationChanged()
 
     // Then the newest page is reloaded first, and no error is shown yet
     #expect(effects == [.fetchHistory(history, "conv-1", cursor: nil, limit: 20)], "reload first, regenerate after")
@@ -65,11 +70,7 @@ struct ServerAdviceTests {
 
   @Test("a regeneration waiting for its reload is dropped when the reload fails: that error is the user's")
   func regenerationReloadFails() {
-    let chat = Chat.existing([.server("Q1", id: "s1", role: .user, at: 1), .server("A1", id: "s2", at: 2)])
-    let regeneration = chat.nextRequestID
-    chat.send(.regenerate("srv-s2"))
-    let history = chat.nextRequestID
-    chat.send(.requestFailed(regeneration, ChatError(.conversationChanged, "moved on", status: 409)))
+    let (chat, history, _) = Self.regenerationHearsConversationChanged()
     chat.send(.requestFailed(history, ChatError(.network, "offline")))
     #expect(chat.state.regenerateAfterReload == nil)
     #expect(chat.state.userError?.code == .network)
