@@ -8,7 +8,7 @@ import Foundation
 /// | piece | meaning |
 /// |---|---|
 /// | `<finish>` | the server finishes the reply (its message carries the whole text) |
-/// | `<end>` | the stream closes without finishing (the reply is left interrupted) |
+/// | `<end>` | the stream closes without finishing (the reply is left `truncated`) |
 /// | `<drop>` | the connection drops mid-reply (a retryable `NETWORK` error) |
 /// | `<wait 1.5>` | 1.5 more seconds pass before the next piece |
 /// | `<tool NAME>` / `<tool NAME client>` | the agent calls a tool (server-executed unless `client`) |
@@ -38,7 +38,7 @@ public struct ReplyScript: Equatable, Sendable {
     case viaRealtime
     /// The server finishes the reply with a message carrying the whole text.
     case finish
-    /// The stream closes without finishing, leaving the reply interrupted.
+    /// The stream closes without finishing, leaving the reply `truncated`.
     case end
     /// The connection drops mid-reply with a retryable `NETWORK` error.
     case drop

@@ -82,7 +82,8 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case escalate(TicketDraft)
   /// The app started again with this state restored from disk: nothing of the previous run is in flight.
   /// Sending messages become failed (retryable), queued ones stay queued for the outbox, a reply that was
-  /// streaming is kept as interrupted, and every request, load and typing indicator is dropped.
+  /// streaming resumes from its stored cursor when it can and is kept `truncated` otherwise, and every
+  /// request, load and typing indicator is dropped.
   case relaunched
   /// The stored copy of the conversation, read after its store opened (`isRestoring`), as `.relaunched` left
   /// it. It becomes the state with what happened since the store opened on top: messages the user wrote

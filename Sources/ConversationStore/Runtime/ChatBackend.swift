@@ -50,7 +50,7 @@ import Foundation
 public protocol ChatBackend: Sendable {
   /// Sends a message (creating the conversation when `payload.conversationID` is nil) and streams what
   /// follows: `.accepted` first, then the agent's reply. Finish the stream when the reply is over; a stream
-  /// that finishes without `.finished` leaves the reply interrupted.
+  /// that finishes without `.finished` leaves the reply `truncated`, with its text.
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error>
   /// Streams a new answer to the user's message `prompt`, replacing the answer `answer` (its server ID, for
   /// backends that regenerate by answer).

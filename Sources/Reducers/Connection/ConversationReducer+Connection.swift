@@ -82,7 +82,7 @@ extension ConversationReducer {
   }
 
   /// A connection request failed without the time and jitter a loss carries (`connectionLost`): it is
-  /// closed, and a reply streaming over it is kept as interrupted.
+  /// closed, and a reply streaming over it is kept with what it had.
   func connectionFailed(_ error: ChatError, _ state: inout ConversationState) {
     interruptRealtimeReply(&state)
     state.connection = .closed

@@ -209,7 +209,7 @@ extension ConversationReducer {
     return effects + continueIfReady(&state)
   }
 
-  /// A stream closed without a finish: the reply so far is kept as interrupted and may be regenerated.
+  /// A stream closed without a finish: the reply so far is kept, `truncated`, and may be regenerated.
   func streamClosed(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard let purpose = state.requests[requestID], purpose.streamsReply else { return [] }
     state.requests[requestID] = nil
@@ -279,7 +279,7 @@ extension ConversationReducer {
   }
 
   /// Ends a streaming reply that will not finish. A regeneration that fails leaves the conversation as it
-  /// was; a first answer is kept with its partial text as `interrupted`.
+  /// was; a first answer is kept with its partial text, ended by the error (`ReplyState(endedBy:)`).
   /// Commits `reply` as its stream left it, ended by `error`; it stops streaming, whether it was the newest
   /// reply or an older one beside it (which leaves the newest's activity alone).
   func interrupt(_ reply: StreamingReply, _ error: ChatError, _ state: inout ConversationState) {

@@ -15,7 +15,7 @@ func openStoredConversation(
   if let error = file.restoreError { print("storage: \(error)") }  // moved aside; starting clean
   let store = ChatStore(
     file.restored ?? ConversationState(conversationID: id), backend: backend, environment: environment)
-  store.send(.relaunched)  // what was in flight died with the last run: sending fails, a streaming reply is truncated
+  store.send(.relaunched)  // in flight when the app stopped: sending fails, a streaming reply resumes or is cut off
   let persisting = Task {
     for await snapshot in store.snapshots() {
       do {
