@@ -60,11 +60,11 @@ import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, unquote, urlsplit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ChatHTTPTests", "ServerSupport"))
-from local_server import add_common_arguments, serve_until_stopped  # noqa: E402
+from local_server import BackloggedHTTPServer, add_common_arguments, serve_until_stopped  # noqa: E402
 
 REQUESTS = []
 ACTIVE = {}  # (scenario, chat id) -> the chunks of the active stream, for the resume endpoint
@@ -462,7 +462,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_common_arguments(parser)
     args = parser.parse_args()
-    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    server = BackloggedHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
     server.verbose = args.verbose
     serve_until_stopped([server], server.server_address[1], watch_stdin=not args.no_stdin_watch)

@@ -9,6 +9,16 @@ import os
 import signal
 import sys
 import threading
+from http.server import ThreadingHTTPServer
+
+
+class BackloggedHTTPServer(ThreadingHTTPServer):
+    """A threading server whose listen backlog holds a test suite's burst of connections. The default (5)
+    overflows when a suite opens a dozen streams at once on a loaded machine: the kernel drops the SYNs past
+    it, and the client's retries back off for a minute or more (a CI run saw four streams stall past 60 s)."""
+
+    request_queue_size = 128
+    daemon_threads = True
 
 
 def add_common_arguments(parser):

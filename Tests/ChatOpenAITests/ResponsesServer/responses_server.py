@@ -27,6 +27,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+class Server(ThreadingHTTPServer):
+    # A backlog for a suite's burst of connections: the default 5 overflows on a loaded machine, and the
+    # dropped SYNs' retries stall a client for a minute or more.
+    request_queue_size = 128
+
+
 KEPT = {}  # response id -> its events
 REQUESTS = []
 LOCK = threading.Lock()
@@ -165,7 +171,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     arguments = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
+    server = Server(("127.0.0.1", arguments.port), Handler)
     server.daemon_threads = True
     print(f"LISTENING {server.server_address[1]}", flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
