@@ -30,13 +30,19 @@ public struct ReadmeExcerpt: Sendable {
       let end = source.range(of: "// \(marker)-END", range: begin.upperBound..<source.endIndex)
     else { throw MissingMarker(description: "\(sourceFile) has no \(marker)-BEGIN … \(marker)-END block") }
     code = String(source[begin.upperBound..<end.lowerBound])
+    packageRoot = Self.packageRoot(above: sourceFile)
+  }
+
+  /// The nearest directory above `sourceFile` (pass `#filePath`) that holds a `Package.swift`; `/` when none
+  /// does.
+  public static func packageRoot(above sourceFile: String) -> URL {
     var directory = URL(fileURLWithPath: sourceFile).deletingLastPathComponent()
     while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
       directory.path != "/"
     {
       directory = directory.deletingLastPathComponent()
     }
-    packageRoot = directory
+    return directory
   }
 
   /// Whether the Markdown file at `path` (relative to the package root) contains the excerpt verbatim.

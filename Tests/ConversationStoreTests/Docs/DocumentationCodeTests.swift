@@ -1,3 +1,4 @@
+import ConversationTesting
 import Foundation
 import Testing
 
@@ -7,16 +8,7 @@ import Testing
 /// drifts from the other.
 @Suite("Documentation code")
 struct DocumentationCodeTests {
-  /// The package root: the nearest folder above this file that holds a `Package.swift`.
-  static let root: URL = {
-    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path),
-      folder.path != "/"
-    {
-      folder = folder.deletingLastPathComponent()
-    }
-    return folder
-  }()
+  static let root = ReadmeExcerpt.packageRoot(above: #filePath)
 
   /// Every Markdown document a reader meets: the README, `Docs/` and the DocC catalogs.
   static let documents: [String] = {
