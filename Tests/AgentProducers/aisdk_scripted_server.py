@@ -60,11 +60,10 @@ import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, unquote, urlsplit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ChatHTTPTests", "ServerSupport"))
-from local_server import BackloggedHTTPServer, add_common_arguments, serve_until_stopped  # noqa: E402
+from local_server import BackloggedHTTPServer, JSONRequestHandler, add_common_arguments, serve_until_stopped  # noqa: E402,E501
 
 REQUESTS = []
 ACTIVE = {}  # (scenario, chat id) -> the chunks of the active stream, for the resume endpoint
@@ -281,12 +280,9 @@ def drop_point(query, default):
     return count
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JSONRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args):
-        if self.server.verbose:
-            super().log_message(*args)
 
     def record(self, body):
         url = urlsplit(self.path)
@@ -441,14 +437,6 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return False
 
-    def answer(self, status, body):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
 
 def latest_user_text(messages):
     for message in reversed(messages if isinstance(messages, list) else []):
@@ -463,7 +451,6 @@ def main():
     add_common_arguments(parser)
     args = parser.parse_args()
     server = BackloggedHTTPServer((args.host, args.port), Handler)
-    server.daemon_threads = True
     server.verbose = args.verbose
     serve_until_stopped([server], server.server_address[1], watch_stdin=not args.no_stdin_watch)
 

@@ -30,10 +30,9 @@ import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ChatHTTPTests", "ServerSupport"))
-from local_server import BackloggedHTTPServer, add_common_arguments, serve_until_stopped  # noqa: E402
+from local_server import BackloggedHTTPServer, JSONRequestHandler, add_common_arguments, serve_until_stopped  # noqa: E402,E501
 
 from ag_ui.core import (  # noqa: E402
     AssistantMessage,
@@ -166,12 +165,9 @@ def scenario(name, thread, run, tools=()):
     return None, False
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JSONRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args):
-        if self.server.verbose:
-            super().log_message(*args)
 
     def do_GET(self):
         if self.path != "/requests":
@@ -240,21 +236,12 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 entry["closed"] = True
 
-    def answer(self, status, body):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_common_arguments(parser)
     args = parser.parse_args()
     server = BackloggedHTTPServer((args.host, args.port), Handler)
-    server.daemon_threads = True
     server.verbose = args.verbose
     serve_until_stopped([server], server.server_address[1], watch_stdin=not args.no_stdin_watch)
 

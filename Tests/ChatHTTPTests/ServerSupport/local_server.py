@@ -8,8 +8,9 @@ it running (`--no-stdin-watch` for running one by hand in the background).
 import os
 import signal
 import sys
+import json
 import threading
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class BackloggedHTTPServer(ThreadingHTTPServer):
@@ -19,6 +20,23 @@ class BackloggedHTTPServer(ThreadingHTTPServer):
 
     request_queue_size = 128
     daemon_threads = True
+    verbose = False
+
+
+class JSONRequestHandler(BaseHTTPRequestHandler):
+    """A handler that logs only when its server is `verbose`, and answers with a JSON body."""
+
+    def log_message(self, *args):
+        if self.server.verbose:
+            super().log_message(*args)
+
+    def answer(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def add_common_arguments(parser):

@@ -22,16 +22,13 @@ It prints `LISTENING <port>` once it listens, and exits when its stdin closes.
 
 import argparse
 import json
+import os
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
-class Server(ThreadingHTTPServer):
-    # A backlog for a suite's burst of connections: the default 5 overflows on a loaded machine, and the
-    # dropped SYNs' retries stall a client for a minute or more.
-    request_queue_size = 128
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ChatHTTPTests", "ServerSupport"))
+from local_server import BackloggedHTTPServer, JSONRequestHandler, add_common_arguments, serve_until_stopped  # noqa: E402,E501
 
 KEPT = {}  # response id -> its events
 REQUESTS = []
@@ -91,11 +88,8 @@ def count(segment):
     return None if segment == "none" else int(segment)
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JSONRequestHandler):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
 
     def record(self, body):
         url = urlparse(self.path)
@@ -158,25 +152,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
-    def answer(self, status, body):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=0)
-    arguments = parser.parse_args()
-    server = Server(("127.0.0.1", arguments.port), Handler)
-    server.daemon_threads = True
-    print(f"LISTENING {server.server_address[1]}", flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()  # ends when the test process closes our stdin or dies
-    server.shutdown()
+    add_common_arguments(parser)
+    args = parser.parse_args()
+    server = BackloggedHTTPServer((args.host, args.port), Handler)
+    server.verbose = args.verbose
+    serve_until_stopped([server], server.server_address[1], watch_stdin=not args.no_stdin_watch)
 
 
 if __name__ == "__main__":
