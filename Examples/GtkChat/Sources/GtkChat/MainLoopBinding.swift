@@ -45,8 +45,9 @@ final class MainLoopBinding<State: ChangeTracking>: Sendable {
     reader.withLock { $0 = task }
   }
 
-  /// Stops reading; a callback already scheduled still renders the state it finds.
-  func cancel() { reader.withLock { $0?.cancel() } }
+  /// Stops reading; a callback already scheduled still renders the state it finds. (The task is taken out
+  /// under the lock and cancelled after it: nothing is cancelled while a lock is held.)
+  func cancel() { reader.withLock { $0 }?.cancel() }
 
   /// Leaves `state` for the main loop; true when no callback is pending, so the caller schedules one.
   private func offer(_ state: State) -> Bool {
