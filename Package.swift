@@ -33,7 +33,10 @@ let package = Package(
     .target(
       name: "ConversationStore", dependencies: ["ConversationState", "Reducers", "Persistence"],
       swiftSettings: strictness),
-    .target(name: "Persistence", dependencies: ["ConversationState"], swiftSettings: strictness),
+    .target(name: "Persistence", dependencies: ["ConversationState", "CSQLite"], swiftSettings: strictness),
+    // The system's SQLite holds the message archive and its search index (Docs/DESIGN.md says why).
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
     .target(
       name: "ConversationTesting",
       dependencies: ["ConversationState", "Reducers", "ConversationStore", "ConversationFixtures"],

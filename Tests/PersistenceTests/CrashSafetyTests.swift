@@ -246,7 +246,7 @@ private struct Inspection {
     if file.droppedTailBytes > 0 { tornFiles.insert("conversation") }
     if outbox.droppedTailBytes > 0 { tornFiles.insert("outbox") }
 
-    let messages = Array(file.restored?.messages ?? MessageList())
+    let messages = try everyStoredMessage(file)
     let restored = Set(messages.map(\.clientID.rawValue))
     let lost = ledger.kept.subtracting(restored)
     if !lost.isEmpty { problems.append("messages reported durable are gone: \(few(lost))") }

@@ -198,6 +198,9 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// among them (their times made to fit that order), none removed.
   case replyRestated(RequestID, [Message])
   indirect case historyLoaded(RequestID, HistoryPage)
+  /// The answer to `fetchStoredHistory`: stored messages (committed ones, in any order), and whether
+  /// storage holds more before them. Merged like a server page; the server's cursor is left as it is.
+  case storedHistoryLoaded(RequestID, [Message], hasMore: Bool)
   /// Messages missed while disconnected (after the last confirmed one). `hasMore` says the server has
   /// more after these; the store then asks again, from the newest it now has. A page that says "more" but
   /// brings nothing newer is a stalled catch-up (`SYNC_STALLED`), retried after the sync backoff spread by

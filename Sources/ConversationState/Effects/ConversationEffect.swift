@@ -8,6 +8,9 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// Cancel a request in flight; its late results are ignored anyway.
   case cancel(RequestID)
   case fetchHistory(RequestID, ConversationID, cursor: PageCursor?, limit: Int)
+  /// Read up to `limit` stored messages just older than `before` from this device's storage (see
+  /// `HistoryPaging.hasStoredHistory`); answered with `storedHistoryLoaded`, or `requestFailed`.
+  case fetchStoredHistory(RequestID, ConversationID, before: MessageOrderKey, limit: Int)
   /// Fetch the messages after `after` (all, when nil) to catch up after a reconnect.
   case fetchMessagesAfter(RequestID, ConversationID, after: ServerMessageID?)
   case submitRating(RequestID, ConversationID, ServerMessageID, Rating)

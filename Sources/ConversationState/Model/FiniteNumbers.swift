@@ -126,7 +126,8 @@ extension ConversationAction: FiniteNumberChecking {
     case .replyPartAdded(_, let part): return part.hasOnlyFiniteNumbers
     case .toolCallFinished(_, _, let outcome), .toolRan(_, let outcome): return outcome.hasOnlyFiniteNumbers
     case .historyLoaded(_, let page): return page.messages.hasOnlyFiniteNumbers
-    case .syncLoaded(_, let messages, _, _), .replyRestated(_, let messages): return messages.hasOnlyFiniteNumbers
+    case .syncLoaded(_, let messages, _, _), .replyRestated(_, let messages), .storedHistoryLoaded(_, let messages, _):
+      return messages.hasOnlyFiniteNumbers
     case .realtime(_, let event, _, let receivedAt):
       return event.hasOnlyFiniteNumbers && receivedAt.hasOnlyFiniteNumbers
     case .attachmentProgress(_, _, let fraction), .uploadProgressed(_, let fraction): return fraction.isFinite
@@ -155,7 +156,8 @@ extension ConversationAction: FiniteNumberChecking {
       .answerInput:
       return true
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
-      .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .syncLoaded, .realtime, .connectionOpened,
+      .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .storedHistoryLoaded, .syncLoaded, .realtime,
+      .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,

@@ -20,6 +20,18 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
   /// How many messages the conversation has in all, as the last history page that said so counted them
   /// (for "12 of 230" and a scroll bar); nil until one does. The server's count, not the loaded one.
   public var totalCount: Int?
+  /// Whether this device has older messages stored than the oldest one in `messages`: set by the storage
+  /// that restored the conversation (`ConversationFile` opens at the newest page). While it is true,
+  /// `loadHistory` reads the next older page from storage (`fetchStoredHistory`); once storage has no
+  /// more, from the server at `cursor`. Not stored itself: the storage works it out when it opens.
+  public var hasStoredHistory = false
+  /// Whether the load in flight reads from storage rather than the server.
+  public var isLoadingStored = false
+
+  /// The fields a stored copy keeps; `hasStoredHistory` and `isLoadingStored` belong to one run.
+  enum CodingKeys: String, CodingKey {
+    case cursor, hasMoreHistory, loadingRequest, hasLoadedFirstPage, requestedCursor, totalCount
+  }
 
   /// Paging state; the defaults describe a conversation whose history has not been asked for yet.
   public init(

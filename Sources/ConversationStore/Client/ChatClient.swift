@@ -289,17 +289,30 @@ public final class ChatClient: Sendable {
     } else if options.storage != nil {
       initial.isRestoring = true
     }
+    let file = StateLock<ConversationFile?>(nil)
+    let worker = worker
     let runtime = ConversationRuntime<ConversationReducer>(
       backend: shared, credentials: credentials, tools: tools,
       outbox: { [weak self] operation, done in
         guard let self else { return done(ChatError(.storageFailed, "The client is gone.")) }
         self.record(operation, done)
+      },
+      storedHistory: { _, before, limit in
+        // On the worker, behind the writes queued before it: the page is read from what is on disk now.
+        try await worker.run { () -> Result<(messages: [Message], hasMore: Bool), ChatError> in
+          guard let stored = file.withLock({ $0 }) else { return .success(([], false)) }
+          do throws(PersistenceError) {
+            return .success(try stored.storedMessages(before: before, limit: limit))
+          } catch {
+            return .failure(ChatError(.storageFailed, "Stored history could not be read: \(error)"))
+          }
+        }.get()
       })
     let store = ChatStore(
       initialState: initial, reducer: conversationReducer, environment: environment, runtime: runtime)
     let errors = storageErrors
     let follower = ConversationFollower(
-      store: store, awaitsFile: initial.isRestoring, list: list, clock: environment.clock, worker: worker,
+      store: store, file: file, awaitsFile: initial.isRestoring, list: list, clock: environment.clock, worker: worker,
       onStorageError: { errors?.deliver($0) },
       onCreated: { [weak self] id in self?.send(.conversationCreated(handle, id)) })
     return OpenConversation(store: store, follower: follower)

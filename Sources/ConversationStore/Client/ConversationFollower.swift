@@ -23,11 +23,12 @@ final class ConversationFollower: Sendable {
   }
 
   init(
-    store: ChatStore, awaitsFile: Bool, list: ConversationListStore, clock: any ChatClock,
+    store: ChatStore, file: StateLock<ConversationFile?>, awaitsFile: Bool, list: ConversationListStore,
+    clock: any ChatClock,
     worker: ClientWorker, onStorageError: @escaping @Sendable (PersistenceError) -> Void,
     onCreated: @escaping @Sendable (ConversationID) -> Void
   ) {
-    self.file = StateLock(nil)
+    self.file = file
     self.awaitsFile = StateLock(awaitsFile)
     self.task = StateLock(nil)
     let progress = StateLock(Progress())

@@ -31,7 +31,16 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   public typealias OutboxRecorder =
     @Sendable (OutboxOperation, _ done: @escaping @Sendable (ChatError?) -> Void) -> Void
 
+  /// Reads up to `limit` stored messages of a conversation just older than a position in server order,
+  /// oldest first, and whether more are stored before them (`HistoryPaging.hasStoredHistory`). `ChatClient`
+  /// supplies one over its storage; it reads on the client's worker, after the writes queued before it.
+  public typealias StoredHistoryReader =
+    @Sendable (ConversationID, _ before: MessageOrderKey, _ limit: Int) async throws -> (
+      messages: [Message], hasMore: Bool
+    )
+
   private let backend: any ChatBackend
+  private let storedHistory: StoredHistoryReader?
   private let refreshCredentials: CredentialProvider?
   private let tools: [String: ToolHandler]
   private let outbox: OutboxRecorder?
@@ -45,12 +54,14 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// `needsCredentials`.
   ///
   /// `tools` are the app-side tools the agent may call, by name. `outbox` stores what the reducer hands to
-  /// the outbox; without one such a message fails with `UNSUPPORTED`.
+  /// the outbox; without one such a message fails with `UNSUPPORTED`. `storedHistory` reads older pages
+  /// from this device's storage; without one, storage is said to have none and paging goes to the server.
   public init(
     backend: any ChatBackend, credentials: CredentialProvider? = nil, tools: [String: ToolHandler] = [:],
-    outbox: OutboxRecorder? = nil
+    outbox: OutboxRecorder? = nil, storedHistory: StoredHistoryReader? = nil
   ) {
     self.backend = backend
+    self.storedHistory = storedHistory
     refreshCredentials = credentials
     self.tools = tools
     self.outbox = outbox
@@ -117,6 +128,15 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
               .invalidResponse, "The server sent \(page.messages.count) messages for a history page of \(limit).")
           }
           return .historyLoaded(requestID, page)
+        }
+      }
+    case .fetchStoredHistory(let requestID, let conversationID, let before, let limit):
+      let reader = storedHistory
+      requests.run(requestID) {
+        await Self.request(requestID, store) {
+          guard let reader else { return .storedHistoryLoaded(requestID, [], hasMore: false) }
+          let page = try await reader(conversationID, before, limit)
+          return .storedHistoryLoaded(requestID, Array(page.messages.suffix(limit)), hasMore: page.hasMore)
         }
       }
     case .fetchMessagesAfter(let requestID, let conversationID, let after):

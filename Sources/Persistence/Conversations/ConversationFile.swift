@@ -30,6 +30,10 @@ public import Foundation
 public final class ConversationFile: Sendable {
   /// The conversation as stored when this file was opened, nil when there was none (or it was unreadable,
   /// see `restoreError`). It is what the last run wrote: requests, typing and errors are not stored.
+  ///
+  /// It holds the newest committed messages (as many as `ScopeStorage.conversation`'s `window`) and every
+  /// outgoing one, whatever the history's length: opening costs O(window). `history.hasStoredHistory`
+  /// says whether older ones are stored; read them with `storedMessages(before:limit:)`.
   public let restored: ConversationState?
   /// Why the stored conversation could not be read, when it could not: the file was moved aside (never
   /// deleted; `movedAsideTo` says where) and this conversation starts clean.
@@ -40,9 +44,10 @@ public final class ConversationFile: Sendable {
 
   private let writer: StateLock<ConversationWriter>
 
-  init(directory: String, conversationID: ConversationID?, replyWriteInterval: Double, events: StorageEvents)
-    throws(PersistenceError)
-  {
+  init(
+    directory: String, conversationID: ConversationID?, replyWriteInterval: Double, window: Int,
+    events: StorageEvents
+  ) throws(PersistenceError) {
     let path = ConversationWriter.path(in: directory, for: conversationID)
     var restored: ConversationState?
     var restoreError: PersistenceError?
@@ -57,17 +62,42 @@ public final class ConversationFile: Sendable {
       restoreError = reported
     }
     if let loaded {
-      restored = loaded.state
       dropped = loaded.droppedTailBytes
       if dropped > 0 { events.report(.tornTailDropped(file: path, bytes: dropped)) }
+    }
+    let archive = try MessageArchive.open(in: directory, events: events)
+    var writer = ConversationWriter(
+      directory: directory, path: path, replyWriteInterval: replyWriteInterval, events: events,
+      archive: archive.archive, window: window)
+    restored = try writer.resume(from: loaded)
+    if var state = restored, let id = state.conversationID {
+      let oldest = state.messages.first(where: \.isCommitted)?.orderKey
+      state.history.hasStoredHistory = try archive.archive.messages(
+        before: oldest ?? MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), in: id, limit: 0
+      ).hasMore
+      if archive.wasReplaced {
+        // Older history stored here is gone: paging starts again from the server's newest page, and what
+        // is shown is merged with it.
+        state.history.cursor = nil
+        state.history.hasMoreHistory = true
+        state.history.hasLoadedFirstPage = false
+      }
+      restored = state
     }
     self.restored = restored
     self.restoreError = restoreError
     self.droppedTailBytes = dropped
-    var writer = ConversationWriter(
-      directory: directory, path: path, replyWriteInterval: replyWriteInterval, events: events)
-    try writer.resume(from: loaded)
     self.writer = StateLock(writer)
+  }
+
+  /// Up to `limit` stored messages just before `key` in server order, oldest first, and whether more are
+  /// stored before them: the older pages of a conversation opened at its newest
+  /// (`HistoryPaging.hasStoredHistory`). O(limit) whatever the history's length. `ChatClient` calls it for
+  /// `fetchStoredHistory`; a host that runs its own store does the same.
+  public func storedMessages(before key: MessageOrderKey, limit: Int) throws(PersistenceError)
+    -> (messages: [Message], hasMore: Bool)
+  {
+    try writer.withLock { writer throws(PersistenceError) in try writer.storedMessages(before: key, limit: limit) }
   }
 
   /// Writes what changed in `state` since the last call and syncs it to disk; `changes` is the snapshot's

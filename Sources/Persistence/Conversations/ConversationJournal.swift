@@ -10,6 +10,8 @@ enum ConversationJournal {
     var droppedTailBytes: Int
     /// The reply as stored, with how much of its text the file holds.
     var reply: ReplyHeader?
+    /// Messages the journal says are gone, which the archive may still hold after a crash.
+    var removed: [ClientMessageID]
   }
 
   /// The stored conversation, nil when there is no file. Throws for a file that cannot be read as one.
@@ -22,6 +24,7 @@ enum ConversationJournal {
       var messages: [Message] = []
       var positions: [ClientMessageID: Int] = [:]
       var removed = Set<Int>()
+      var removedIDs: [ClientMessageID] = []
       var header: ReplyHeader?
       var text = StreamedText()
       var draft: String?
@@ -44,6 +47,7 @@ enum ConversationJournal {
           }
         case .removed(let clientID):
           if let position = positions.removeValue(forKey: clientID) { removed.insert(position) }
+          removedIDs.append(clientID)
         case .reply(let value, let from, let chunk):
           if from == 0 || header?.clientID != value.clientID { text = StreamedText() }
           guard from == text.utf8Count else { throw .corrupt(path, "record \(index) continues a reply at a gap") }
@@ -78,7 +82,8 @@ enum ConversationJournal {
       state.streamingReply = header.map { $0.reply(text: text) }
       return Loaded(
         state: state, version: contents.version, intactLength: contents.intactLength,
-        droppedTailBytes: raw.count - contents.intactLength, reply: header)
+        droppedTailBytes: raw.count - contents.intactLength, reply: header,
+        removed: removedIDs.filter { positions[$0] == nil })
     }
   }
 }

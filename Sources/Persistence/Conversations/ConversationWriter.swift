@@ -16,6 +16,14 @@ struct ConversationWriter {
   private(set) var path: String
   let replyWriteInterval: Double
   let events: StorageEvents
+  /// Every committed message ever persisted, for paging older history and search (see `MessageArchive`).
+  let archive: MessageArchive
+  /// How many of the newest committed messages the journal keeps (and a reopened conversation shows);
+  /// older ones are in the archive.
+  let window: Int
+  /// Messages read from the archive for the store (older pages), as read: when they come back from the
+  /// store unchanged they are already stored, and are not written again.
+  private var served: [ClientMessageID: Message] = [:]
   private var descriptor: Int32 = -1
   private(set) var fileSize = 0
   /// The size of the file right after its last rewrite: the journal is compacted when it doubles.
@@ -32,13 +40,41 @@ struct ConversationWriter {
   private var latest: ConversationState?
 
   /// Below this a journal is never compacted: rewriting a small file to save a few kilobytes is not worth it.
-  static let compactionFloor = 1 << 20
+  static let compactionFloor = 1 << 18
 
-  init(directory: String, path: String, replyWriteInterval: Double, events: StorageEvents) {
+  init(
+    directory: String, path: String, replyWriteInterval: Double, events: StorageEvents, archive: MessageArchive,
+    window: Int
+  ) {
     self.directory = directory
     self.path = path
     self.replyWriteInterval = replyWriteInterval
     self.events = events
+    self.archive = archive
+    self.window = max(1, window)
+  }
+
+  /// `state` with only the newest `window` committed messages (and every outgoing one): what the journal
+  /// keeps and a reopened conversation shows. A conversation without an ID keeps everything: it has no
+  /// archive rows until the server names it.
+  func windowed(_ state: ConversationState) -> ConversationState {
+    guard state.conversationID != nil else { return state }
+    var committed = 0
+    for message in state.messages where message.isCommitted { committed += 1 }
+    guard committed > window else { return state }
+    var kept: [Message] = []
+    kept.reserveCapacity(window + state.messages.outgoing.count)
+    var skip = committed - window
+    for message in state.messages {
+      if message.isCommitted && skip > 0 {
+        skip -= 1
+        continue
+      }
+      kept.append(message)
+    }
+    var state = state
+    state.messages = MessageList(kept)
+    return state
   }
 
   static func path(in directory: String, for conversationID: ConversationID?) -> String {
@@ -47,12 +83,19 @@ struct ConversationWriter {
   }
 
   /// Continues the file that was loaded: drops a torn tail, and rewrites a file of an older format version.
-  mutating func resume(from loaded: ConversationJournal.Loaded?) throws(PersistenceError) {
-    guard let loaded else { return }
+  /// The journal's messages go into the archive again first (a crash may have come between the two
+  /// writes; the journal's copy is the newer). Returns the state as a reopened conversation shows it.
+  mutating func resume(from loaded: ConversationJournal.Loaded?) throws(PersistenceError) -> ConversationState? {
+    guard let loaded else { return nil }
+    if let id = loaded.state.conversationID {
+      try archive.write(Array(loaded.state.messages), removing: loaded.removed, in: id)
+    }
+    let shown = windowed(loaded.state)
     if loaded.version < ConversationRecord.formatVersion {
       try rewrite(loaded.state, at: Date(timeIntervalSince1970: 0))
+      written = shown
       events.report(.migrated(file: path, from: loaded.version, to: ConversationRecord.formatVersion))
-      return
+      return shown
     }
     if loaded.droppedTailBytes > 0 && truncate(path, off_t(loaded.intactLength)) != 0 {
       throw .io("truncate", path: path)
@@ -60,12 +103,23 @@ struct ConversationWriter {
     try openForAppending()
     fileSize = loaded.intactLength
     compactedSize = loaded.intactLength
-    written = loaded.state
+    written = shown
     meta = ConversationMeta(loaded.state)
     draft = loaded.state.draft
     if let header = loaded.reply, let restored = loaded.state.streamingReply {
       reply = (header, restored.text.utf8Count, restored.streamedUTF8Count, Date(timeIntervalSince1970: 0))
     }
+    return shown
+  }
+
+  /// Up to `limit` archived messages just before `key`, oldest first, remembered as served.
+  mutating func storedMessages(before key: MessageOrderKey, limit: Int) throws(PersistenceError)
+    -> (messages: [Message], hasMore: Bool)
+  {
+    guard let id = (latest ?? written)?.conversationID else { return ([], false) }
+    let page = try archive.messages(before: key, in: id, limit: limit)
+    for message in page.messages { served[message.clientID] = message }
+    return page
   }
 
   mutating func persist(_ state: ConversationState, changes: ChangeSet<ClientMessageID>, at now: Date)
@@ -86,11 +140,18 @@ struct ConversationWriter {
         state.messages.index(of: rhs) ?? Int.max, rhs.rawValue
       )
     }
+    var archived: [Message] = []
+    var unarchived: [ClientMessageID] = []
     for clientID in changed {
       if let message = state.messages[clientID: clientID] {
+        // An older page the archive served, back unchanged: stored already, in the archive only.
+        if let copy = served[clientID], copy == message { continue }
+        served[clientID] = nil
         records.append(.message(message))
+        archived.append(message)
       } else if written.messages.contains(clientID) {
         records.append(.removed(clientID))
+        unarchived.append(clientID)
       }
     }
     let newMeta = ConversationMeta(state)
@@ -98,6 +159,15 @@ struct ConversationWriter {
     if state.draft != draft { records.append(.draft(state.draft)) }
     records += replyRecords(of: state, at: now, force: false)
     try append(records)
+    if let id = state.conversationID {
+      do throws(PersistenceError) {
+        try archive.write(archived, removing: unarchived, in: id)
+      } catch {
+        // The journal has it; the next persist rewrites, which archives everything first.
+        self.written = nil
+        throw error
+      }
+    }
     self.written = state
     meta = newMeta
     draft = state.draft
@@ -152,15 +222,23 @@ struct ConversationWriter {
   /// Writes the whole conversation to a fresh file and renames it over the journal (compaction, the first
   /// write, a migration, or the conversation getting its server ID and so its file name).
   private mutating func rewrite(_ state: ConversationState, at now: Date) throws(PersistenceError) {
+    let previous = written
     written = nil
     close()
+    if let id = state.conversationID {
+      // The journal is about to forget every committed message but the newest `window`: the archive
+      // must hold them, durably, first.
+      let gone = previous?.messages.filter { !state.messages.contains($0.clientID) }.map(\.clientID) ?? []
+      try archive.write(Array(state.messages), removing: gone, in: id)
+      try archive.checkpoint()
+    }
     let newPath = Self.path(in: directory, for: state.conversationID)
     var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: ConversationRecord.formatVersion)
     let newMeta = ConversationMeta(state)
     RecordFile.frame(ConversationRecord.meta(newMeta).encode(), into: &bytes)
     if !state.draft.isEmpty { RecordFile.frame(ConversationRecord.draft(state.draft).encode(), into: &bytes) }
     var writer = ByteWriter(capacity: 512)
-    for message in state.messages {
+    for message in windowed(state).messages {
       writer.bytes.removeAll(keepingCapacity: true)
       writer.byte(2)
       message.encode(into: &writer)

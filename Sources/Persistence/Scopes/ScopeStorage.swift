@@ -16,18 +16,55 @@ public struct ScopeStorage: Sendable {
   /// and reported in `restoreError`, and the conversation starts clean.
   ///
   /// `replyWriteInterval` (seconds of the clock passed to `persist`) spaces the writes of streamed text.
-  public func conversation(_ conversationID: ConversationID?, replyWriteInterval: Double = 0.25)
-    throws(PersistenceError) -> ConversationFile
-  {
+  /// `window` is how many of the newest committed messages the conversation opens with (at least 1): the
+  /// rest stay on disk until `loadHistory` pages them in (`HistoryPaging.hasStoredHistory`). Make it at
+  /// least the page size the UI first shows.
+  public func conversation(
+    _ conversationID: ConversationID?, replyWriteInterval: Double = 0.25, window: Int = Self.defaultWindow
+  ) throws(PersistenceError) -> ConversationFile {
     let directory = "\(directory)/conversations"
     try FileSystem.createDirectory(directory)
     return try ConversationFile(
-      directory: directory, conversationID: conversationID, replyWriteInterval: replyWriteInterval, events: events)
+      directory: directory, conversationID: conversationID, replyWriteInterval: replyWriteInterval,
+      window: window, events: events)
   }
 
-  /// Deletes the stored copy of one conversation (for example when the server says it no longer exists).
+  /// How many of the newest messages a conversation opens with when the caller does not say.
+  public static let defaultWindow = 50
+
+  /// Deletes the stored copy of one conversation (for example when the server says it no longer exists):
+  /// its file and its archived messages.
   public func removeConversation(_ conversationID: ConversationID?) throws(PersistenceError) {
-    try FileSystem.removeTree(ConversationWriter.path(in: "\(directory)/conversations", for: conversationID))
+    let directory = "\(directory)/conversations"
+    try FileSystem.removeTree(ConversationWriter.path(in: directory, for: conversationID))
+    guard let conversationID else { return }
+    var isDirectory = false
+    guard FileSystem.exists("\(directory)/\(MessageArchive.fileName)", isDirectory: &isDirectory) else { return }
+    try MessageArchive(directory: directory).removeConversation(conversationID)
+  }
+
+  /// Searches the stored messages of this scope: all conversations, or only `conversationID`'s. A page of
+  /// up to `limit` results, newest first; pass `page.next` as `after` for the next one.
+  ///
+  /// ```swift
+  /// let page = try scope.search("refund order")   // messages with a word starting "refund" and one "order"
+  /// for result in page.results { print(result.conversationID, result.message.text[result.matches[0]]) }
+  /// ```
+  ///
+  /// What is searched: the text of committed messages (confirmed by the server, or finished replies) that
+  /// were persisted in this scope, kept current as they are written, edited and deleted. See `SearchWords`
+  /// for how the words are read; throws `tooLarge` for too many or too long words. O(matches) through a
+  /// full-text index, never a scan; it reads the disk, so call it off the main thread.
+  public func search(
+    _ words: String, in conversationID: ConversationID? = nil, after cursor: SearchCursor? = nil, limit: Int = 20
+  ) throws(PersistenceError) -> SearchPage {
+    let words = try SearchWords(words)
+    let directory = "\(directory)/conversations"
+    var isDirectory = false
+    guard FileSystem.exists("\(directory)/\(MessageArchive.fileName)", isDirectory: &isDirectory) else {
+      return SearchPage(results: [], next: nil)
+    }
+    return try MessageArchive(directory: directory).search(words, in: conversationID, after: cursor, limit: limit)
   }
 
   /// The stored conversation list (see `ConversationListFile`).

@@ -13,6 +13,12 @@ extension ConversationReducer {
     let firstPage = !more || !state.history.hasLoadedFirstPage
     if !firstPage && !state.history.hasMoreHistory { return [] }
     let requestID = state.beginRequest(.history)
+    if !firstPage, state.history.hasStoredHistory, let oldest = state.messages.first(where: \.isCommitted) {
+      // Local first: what this device stored comes before the server is asked.
+      state.history.loadingRequest = requestID
+      state.history.isLoadingStored = true
+      return [.fetchStoredHistory(requestID, conversationID, before: oldest.orderKey, limit: pageSize)]
+    }
     let cursor = firstPage ? nil : state.history.cursor
     state.history.loadingRequest = requestID
     state.history.requestedCursor = cursor
@@ -27,10 +33,27 @@ extension ConversationReducer {
         policy.historyPageSizes.upperBound), more: false, &state)
   }
 
+  func storedHistoryLoaded(
+    _ requestID: RequestID, _ messages: [Message], hasMore: Bool, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    guard state.requests[requestID] == .history, state.history.isLoadingStored else { return [] }
+    state.requests[requestID] = nil
+    state.history.loadingRequest = nil
+    state.history.isLoadingStored = false
+    // What is already here is newer than its stored copy (a copy is written after each change): kept.
+    let fresh = messages.filter { message in
+      message.isCommitted && !state.messages.contains(message.clientID)
+        && message.serverID.map { state.messages[serverID: $0] == nil } != false
+    }
+    for message in fresh.sorted(by: { $0.orderKey > $1.orderKey }) { commitIncoming(message, &state) }
+    state.history.hasStoredHistory = hasMore
+    return dispatchPendingMessages(&state)
+  }
+
   func historyLoaded(_ requestID: RequestID, _ page: HistoryPage, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
-    guard state.requests[requestID] == .history else { return [] }
+    guard state.requests[requestID] == .history, !state.history.isLoadingStored else { return [] }
     state.requests[requestID] = nil
     state.history.loadingRequest = nil
     let requested = state.history.requestedCursor

@@ -69,6 +69,11 @@ extension ConversationReducer {
     case .history:
       state.history.loadingRequest = nil
       state.history.requestedCursor = nil
+      if state.history.isLoadingStored {
+        // Storage could not be read: the server has the same history, so paging goes on from there.
+        state.history.isLoadingStored = false
+        state.history.hasStoredHistory = false
+      }
       state.regenerateAfterReload = nil  // the reload it waited for failed: that error is the user's now
       state.userError = error
       return dispatchPendingMessages(&state)

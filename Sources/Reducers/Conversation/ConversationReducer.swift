@@ -133,6 +133,8 @@ public struct ConversationReducer: Reducer {
       return replyFinished(requestID, message, userMessageID: userMessageID, &state)
     case .replyEnded(let requestID): return streamClosed(requestID, &state)
     case .historyLoaded(let requestID, let page): return historyLoaded(requestID, page, &state)
+    case .storedHistoryLoaded(let requestID, let messages, let hasMore):
+      return storedHistoryLoaded(requestID, messages, hasMore: hasMore, &state)
     case .replyRestated(let requestID, let messages): return replyRestated(requestID, messages, &state)
     case .syncLoaded(let requestID, let messages, let hasMore, let jitter):
       return syncLoaded(requestID, messages, hasMore: hasMore, jitter: jitter ?? 1, &state)

@@ -58,12 +58,18 @@ struct ConversationFileTests {
     state.messages.commit(.server("one more", id: "s-new", at: 5_000))
     try file.persist(state, changes: state.changes(since: old), at: .story(1))
 
-    // Then the file grew by about one record, and it reads back whole
+    // Then the file grew by about one record, and it reads back whole: the newest page at once, the rest
+    // from the archive
     #expect(file.fileSize > before)
     #expect(file.fileSize - before < 200)
-    let restored = try #require(try root.scope().conversation("conv-1").restored)
-    #expect(restored.messages.committedCount == 2_001)
+    let reopened = try root.scope().conversation("conv-1")
+    let restored = try #require(reopened.restored)
+    #expect(restored.messages.committedCount == ScopeStorage.defaultWindow)
     #expect(restored.messages.lastCommitted?.text == "one more")
+    #expect(restored.history.hasStoredHistory)
+    let older = try reopened.storedMessages(before: try #require(restored.messages.first?.orderKey), limit: 5_000)
+    #expect(older.messages.count == 2_001 - ScopeStorage.defaultWindow && !older.hasMore)
+    #expect(older.messages.map(\.text) == (0..<1_951).map { "message \($0)" })
   }
 
   @Test("streamed text is written at most once per interval, and whole when the reply ends")

@@ -1,0 +1,207 @@
+import ConversationState
+
+/// A scope's committed messages, every one ever stored, in an SQLite database beside the conversation
+/// journals: what lets a conversation open at its newest page and page older history from disk, and what
+/// the search reads.
+///
+/// The journal (`ConversationFile`) stays the truth for what it holds (the newest messages, outgoing ones,
+/// the reply, the meta and draft). Each persist writes the journal first and the archive second, so after a
+/// crash the archive can only lag; opening a conversation writes the journal's messages into the archive
+/// again (`reconcile`). The journal forgets a message (compaction keeps the newest `window`) only after a
+/// checkpoint made the archive durable, so nothing is ever only in a log that a power cut could lose.
+///
+/// Order is server order, `Message.orderKey`: server time, then the tie-break ID.
+final class MessageArchive: Sendable {
+  let database: SQLiteDatabase
+
+  /// The archive format; a newer one is refused with `unsupportedVersion`.
+  static let formatVersion: Int64 = 1
+  static let fileName = "messages.sqlite"
+
+  init(directory: String) throws(PersistenceError) {
+    database = try SQLiteDatabase(path: "\(directory)/\(Self.fileName)")
+    try migrate()
+  }
+
+  /// The archive in `directory`; one that cannot be read (damaged, or of a newer format) is moved aside,
+  /// reported, and replaced by an empty one (`wasReplaced`: the conversations then page their older
+  /// history from the server again).
+  static func open(in directory: String, events: StorageEvents) throws(PersistenceError)
+    -> (archive: MessageArchive, wasReplaced: Bool)
+  {
+    do throws(PersistenceError) {
+      return (try MessageArchive(directory: directory), false)
+    } catch  where error.isUnreadableContent {
+      let path = "\(directory)/\(fileName)"
+      _ = try FileSystem.moveAside(path)
+      for suffix in ["-wal", "-shm"] {
+        var isDirectory = false
+        if FileSystem.exists(path + suffix, isDirectory: &isDirectory) { _ = try FileSystem.moveAside(path + suffix) }
+      }
+      events.report(.movedAside(kind: error.kind, file: path))
+      return (try MessageArchive(directory: directory), true)
+    }
+  }
+
+  private func migrate() throws(PersistenceError) {
+    let version = try database.statement("PRAGMA user_version")
+    defer { version.reset() }
+    let found = try version.step() ? version.int64(0) : 0
+    guard found <= Self.formatVersion else {
+      throw PersistenceError(
+        .unsupportedVersion, path: database.path,
+        detail: "archive format \(found), newest known \(Self.formatVersion)")
+    }
+    guard found < Self.formatVersion else { return }
+    try database.transaction { () throws(PersistenceError) in
+      for sql in Self.schema { try database.execute(sql) }
+      try database.execute("PRAGMA user_version = \(Self.formatVersion)")
+    }
+  }
+
+  /// Messages by conversation and client ID, ordered by server order; the text index follows every row
+  /// through triggers, in the same transaction, so it can never disagree with the messages.
+  static let schema = [
+    """
+    CREATE TABLE message(
+      id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, client_id TEXT NOT NULL,
+      created_at REAL NOT NULL, tie_break TEXT NOT NULL, body BLOB NOT NULL, text TEXT NOT NULL,
+      UNIQUE(conversation, client_id))
+    """,
+    "CREATE INDEX message_order ON message(conversation, created_at, tie_break)",
+    "CREATE INDEX message_time ON message(created_at, id)",
+    // unicode61 folds case and, with remove_diacritics 2, accents: "cafe" finds "Café".
+    """
+    CREATE VIRTUAL TABLE message_text USING fts5(
+      text, content='message', content_rowid='id', tokenize='unicode61 remove_diacritics 2')
+    """,
+    """
+    CREATE TRIGGER message_inserted AFTER INSERT ON message BEGIN
+      INSERT INTO message_text(rowid, text) VALUES (new.id, new.text);
+    END
+    """,
+    """
+    CREATE TRIGGER message_deleted AFTER DELETE ON message BEGIN
+      INSERT INTO message_text(message_text, rowid, text) VALUES ('delete', old.id, old.text);
+    END
+    """,
+    """
+    CREATE TRIGGER message_updated AFTER UPDATE OF text ON message BEGIN
+      INSERT INTO message_text(message_text, rowid, text) VALUES ('delete', old.id, old.text);
+      INSERT INTO message_text(rowid, text) VALUES (new.id, new.text);
+    END
+    """,
+  ]
+
+  // MARK: - Writing
+
+  /// Stores `messages` (committed ones; others are skipped) and deletes `removed`, in one transaction. A
+  /// message stored before is replaced, and a row whose bytes are unchanged is not written at all.
+  func write(_ messages: [Message], removing removed: [ClientMessageID], in conversation: ConversationID)
+    throws(PersistenceError)
+  {
+    let committed = messages.filter(\.isCommitted)
+    guard !committed.isEmpty || !removed.isEmpty else { return }
+    try database.transaction { () throws(PersistenceError) in
+      let upsert = try database.statement(
+        """
+        INSERT INTO message(conversation, client_id, created_at, tie_break, body, text)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        ON CONFLICT(conversation, client_id) DO UPDATE SET
+          created_at = excluded.created_at, tie_break = excluded.tie_break, body = excluded.body,
+          text = excluded.text
+        WHERE body != excluded.body
+        """)
+      defer { upsert.reset() }
+      var writer = ByteWriter(capacity: 512)
+      for message in committed {
+        writer.bytes.removeAll(keepingCapacity: true)
+        message.encode(into: &writer)
+        let key = message.orderKey
+        upsert.reset()
+        upsert.bind(1, conversation.rawValue)
+        upsert.bind(2, message.clientID.rawValue)
+        upsert.bind(3, key.createdAt.timeIntervalSinceReferenceDate)
+        upsert.bind(4, key.tieBreak)
+        upsert.bind(5, writer.bytes)
+        upsert.bind(6, message.text)
+        try upsert.run()
+      }
+      let delete = try database.statement("DELETE FROM message WHERE conversation = ?1 AND client_id = ?2")
+      defer { delete.reset() }
+      for clientID in removed {
+        delete.reset()
+        delete.bind(1, conversation.rawValue)
+        delete.bind(2, clientID.rawValue)
+        try delete.run()
+      }
+    }
+  }
+
+  /// Deletes every stored message of `conversation`.
+  func removeConversation(_ conversation: ConversationID) throws(PersistenceError) {
+    let delete = try database.statement("DELETE FROM message WHERE conversation = ?1")
+    defer { delete.reset() }
+    delete.bind(1, conversation.rawValue)
+    try delete.run()
+  }
+
+  /// Makes every write so far durable against a power cut (see the type's comment).
+  func checkpoint() throws(PersistenceError) { try database.checkpoint() }
+
+  // MARK: - Reading
+
+  /// Up to `limit` messages just before `key` in server order, oldest first, and whether more are stored
+  /// before them. O(limit · log n): one index range.
+  func messages(before key: MessageOrderKey, in conversation: ConversationID, limit: Int)
+    throws(PersistenceError) -> (messages: [Message], hasMore: Bool)
+  {
+    let select = try database.statement(
+      """
+      SELECT body FROM message WHERE conversation = ?1 AND (created_at, tie_break) < (?2, ?3)
+      ORDER BY created_at DESC, tie_break DESC LIMIT ?4
+      """)
+    // Reset when done, or the statement would hold its read transaction open (and block checkpoints).
+    defer { select.reset() }
+    select.bind(1, conversation.rawValue)
+    select.bind(2, key.createdAt.timeIntervalSinceReferenceDate)
+    select.bind(3, key.tieBreak)
+    select.bind(4, Int64(max(0, limit)) + 1)
+    var messages: [Message] = []
+    messages.reserveCapacity(limit)
+    while try select.step() {
+      guard messages.count < limit else { return (messages.reversed(), true) }
+      messages.append(try Self.message(select, column: 0, path: database.path))
+    }
+    return (messages.reversed(), false)
+  }
+
+  /// The newest `limit` messages of `conversation`, oldest first, and whether more are stored before them.
+  func newest(in conversation: ConversationID, limit: Int) throws(PersistenceError)
+    -> (messages: [Message], hasMore: Bool)
+  {
+    try messages(
+      before: MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), in: conversation, limit: limit)
+  }
+
+  /// How many messages of `conversation` are stored (diagnostics, tests, `demo dump`).
+  func count(in conversation: ConversationID) throws(PersistenceError) -> Int {
+    let select = try database.statement("SELECT count(*) FROM message WHERE conversation = ?1")
+    defer { select.reset() }
+    select.bind(1, conversation.rawValue)
+    return try select.step() ? Int(select.int64(0)) : 0
+  }
+
+  static func message(_ statement: SQLiteDatabase.Statement, column: Int32, path: String)
+    throws(PersistenceError) -> Message
+  {
+    try statement.withBlob(column) { (raw) throws(PersistenceError) -> Message in
+      var reader = ByteReader(raw)
+      do {
+        return try Message(from: &reader)
+      } catch {
+        throw .corrupt(path, "a stored message does not decode")
+      }
+    }
+  }
+}
