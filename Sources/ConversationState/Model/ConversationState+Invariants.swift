@@ -142,6 +142,9 @@ extension ConversationState {
         violations.append("history request \(requestID) is in flight but history.loadingRequest is not it")
       }
     }
+    if history.isLoadingStored, history.loadingRequest == nil {
+      violations.append("a stored history page is being read, but no history load is in flight")
+    }
     if let loading = history.loadingRequest, requests[loading] != .history {
       violations.append("history.loadingRequest \(loading) is not an in-flight history request")
     }

@@ -23,14 +23,14 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
   /// Whether this device has older messages stored than the oldest one in `messages`: set by the storage
   /// that restored the conversation (`ConversationFile` opens at the newest page). While it is true,
   /// `loadHistory` reads the next older page from storage (`fetchStoredHistory`); once storage has no
-  /// more, from the server at `cursor`. Not stored itself: the storage works it out when it opens.
+  /// more, from the server at `cursor`. Storage works it out again each time it opens a conversation.
   public var hasStoredHistory = false
   /// Whether the load in flight reads from storage rather than the server.
   public var isLoadingStored = false
 
-  /// The fields a stored copy keeps; `hasStoredHistory` and `isLoadingStored` belong to one run.
   enum CodingKeys: String, CodingKey {
     case cursor, hasMoreHistory, loadingRequest, hasLoadedFirstPage, requestedCursor, totalCount
+    case hasStoredHistory, isLoadingStored
   }
 
   /// Paging state; the defaults describe a conversation whose history has not been asked for yet.
@@ -42,6 +42,33 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
     self.hasMoreHistory = hasMoreHistory
     self.loadingRequest = loadingRequest
     self.hasLoadedFirstPage = hasLoadedFirstPage
+  }
+
+  /// Reads what `encode(to:)` wrote; copies and fixtures written before local-first paging have no
+  /// `hasStoredHistory` or `isLoadingStored`, which read as false.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    cursor = try container.decodeIfPresent(PageCursor.self, forKey: .cursor)
+    hasMoreHistory = try container.decode(Bool.self, forKey: .hasMoreHistory)
+    loadingRequest = try container.decodeIfPresent(RequestID.self, forKey: .loadingRequest)
+    hasLoadedFirstPage = try container.decode(Bool.self, forKey: .hasLoadedFirstPage)
+    requestedCursor = try container.decodeIfPresent(PageCursor.self, forKey: .requestedCursor)
+    totalCount = try container.decodeIfPresent(Int.self, forKey: .totalCount)
+    hasStoredHistory = try container.decodeIfPresent(Bool.self, forKey: .hasStoredHistory) ?? false
+    isLoadingStored = try container.decodeIfPresent(Bool.self, forKey: .isLoadingStored) ?? false
+  }
+
+  /// Writes the fields; the two local-first flags only when set, so copies without them read the same.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encodeIfPresent(cursor, forKey: .cursor)
+    try container.encode(hasMoreHistory, forKey: .hasMoreHistory)
+    try container.encodeIfPresent(loadingRequest, forKey: .loadingRequest)
+    try container.encode(hasLoadedFirstPage, forKey: .hasLoadedFirstPage)
+    try container.encodeIfPresent(requestedCursor, forKey: .requestedCursor)
+    try container.encodeIfPresent(totalCount, forKey: .totalCount)
+    if hasStoredHistory { try container.encode(true, forKey: .hasStoredHistory) }
+    if isLoadingStored { try container.encode(true, forKey: .isLoadingStored) }
   }
 
   /// Whether a history page is being loaded, for a spinner above the oldest message.

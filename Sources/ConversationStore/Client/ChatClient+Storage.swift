@@ -86,6 +86,8 @@ extension ChatClient {
     for conversation in open {
       let state = conversation.store.state
       do throws(PersistenceError) {
+        // The older history it pages from disk first, so the account's file opens knowing it is there.
+        if let to = next.scope { try previous.scope?.copyArchivedMessages(of: state.conversationID, to: to) }
         let file = try next.scope?.conversation(state.conversationID)
         try file?.persist(state, changes: .reset, at: now)
         conversation.follower.file.withLock { $0 = file }
@@ -224,6 +226,7 @@ extension ChatClient {
         return
       }
       for conversation in stored.conversations where !skipping.contains(conversation.state.conversationID) {
+        try from.copyArchivedMessages(of: conversation.state.conversationID, to: to)
         let file = try to.conversation(conversation.state.conversationID)
         if file.restored == nil { try file.persist(conversation.state, changes: .reset, at: now) }
         try file.flush(at: now)

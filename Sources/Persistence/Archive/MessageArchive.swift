@@ -146,6 +146,17 @@ final class MessageArchive: Sendable {
     try delete.run()
   }
 
+  /// Writes every stored message of `conversation` into `destination`, a page at a time.
+  func copy(_ conversation: ConversationID, to destination: MessageArchive) throws(PersistenceError) {
+    var key = MessageOrderKey(createdAt: .distantFuture, tieBreak: "")
+    while true {
+      let page = try messages(before: key, in: conversation, limit: 1_000)
+      try destination.write(page.messages, removing: [], in: conversation)
+      guard page.hasMore, let oldest = page.messages.first else { return }
+      key = oldest.orderKey
+    }
+  }
+
   /// Makes every write so far durable against a power cut (see the type's comment).
   func checkpoint() throws(PersistenceError) { try database.checkpoint() }
 

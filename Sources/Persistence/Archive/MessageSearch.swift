@@ -10,6 +10,13 @@ public struct SearchResult: Hashable, Sendable {
   /// Where the searched words start words of `message.text`, in text order (case and accents ignored:
   /// "cafe" marks "Café"). Ranges of `message.text`'s own indices.
   public var matches: [Range<String.Index>]
+
+  /// A result as the search builds it (a test's stand-in can build its own).
+  public init(conversationID: ConversationID, message: Message, matches: [Range<String.Index>]) {
+    self.conversationID = conversationID
+    self.message = message
+    self.matches = matches
+  }
 }
 
 /// A page of search results, newest message first (server time), and where the next page starts.
@@ -18,6 +25,15 @@ public struct SearchPage: Hashable, Sendable {
   public var results: [SearchResult]
   /// Pass it to the next `search` call for the page after this one; nil on the last page.
   public var next: SearchCursor?
+
+  /// A page of `results`; `next` nil for the last one.
+  public init(results: [SearchResult], next: SearchCursor?) {
+    self.results = results
+    self.next = next
+  }
+
+  /// No results.
+  public static let empty = SearchPage(results: [], next: nil)
 
   /// The results grouped by conversation, each group newest first, groups in the order of their newest
   /// result: for a "found in 3 conversations" list.

@@ -43,6 +43,20 @@ public struct ScopeStorage: Sendable {
     try MessageArchive(directory: directory).removeConversation(conversationID)
   }
 
+  /// Copies the archived messages of `conversationID` into `other`'s archive (a guest's conversation going
+  /// on under an account): the older history a conversation pages from disk goes with it. O(history).
+  package func copyArchivedMessages(of conversationID: ConversationID?, to other: ScopeStorage)
+    throws(PersistenceError)
+  {
+    guard let conversationID else { return }
+    let directory = "\(directory)/conversations"
+    var isDirectory = false
+    guard FileSystem.exists("\(directory)/\(MessageArchive.fileName)", isDirectory: &isDirectory) else { return }
+    let destination = "\(other.directory)/conversations"
+    try FileSystem.createDirectory(destination)
+    try MessageArchive(directory: directory).copy(conversationID, to: MessageArchive(directory: destination))
+  }
+
   /// Searches the stored messages of this scope: all conversations, or only `conversationID`'s. A page of
   /// up to `limit` results, newest first; pass `page.next` as `after` for the next one.
   ///
