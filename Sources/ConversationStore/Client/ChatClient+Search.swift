@@ -11,8 +11,9 @@ extension ChatClient {
   /// for (conversation, results) in page.byConversation { print(conversation, results.count) }
   /// ```
   ///
-  /// It runs on the client's storage worker, after every write queued before it, so a message the store
-  /// showed a moment ago is found. What is searched and how words match: `ScopeStorage.search` and
+  /// It runs on the client's storage worker, after every write queued before it. It finds what is written:
+  /// a conversation's follower writes each snapshot to the worker just after the store publishes it, so a
+  /// message that arrived this very instant may be found only by the next search. What is searched and how words match: `ScopeStorage.search` and
   /// `SearchWords`. Without storage (`ChatClientOptions.storage` nil) nothing is stored and every page is
   /// empty. Throws `tooLarge` for too many or too long words, and what reading the disk threw.
   public func search(

@@ -1,0 +1,89 @@
+import ConversationTesting
+import Foundation
+import Testing
+
+@testable import ConversationStore
+
+@Suite("ChatClient local first", .timeLimit(.minutes(1)))
+struct ChatClientLocalFirstTests {
+  /// A conversation of `count` messages stored by an earlier run, whose server cursor is `cursor`.
+  private func storeHistory(_ count: Int, cursor: PageCursor, in root: TemporaryRoot) throws {
+    var state = ConversationState.existing(
+      (0..<count).map { .server("message \($0)", id: "s\($0)", at: Double($0)) }, id: "c1")
+    state.history.cursor = cursor
+    state.history.hasLoadedFirstPage = true
+    let storage = try ChatStorage(root: root.path)
+    try storage.scope(StorageScope(workspace: "acme", userID: "u-1042")).conversation("c1")
+      .persist(state, changes: .reset, at: .story(0))
+  }
+
+  @Test("a long stored conversation opens at its newest page; scrolling up reads the disk, then the server")
+  func scrollsFromDiskThenServer() async throws {
+    // Given 120 messages stored by an earlier run, the server's cursor pointing past the oldest
+    let root = TemporaryRoot()
+    try storeHistory(120, cursor: "before-s0", in: root)
+    var harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1042"), root: root.path)
+
+    // When the app opens it
+    let chat = harness.client.conversation("c1")
+    await harness.client.settled()
+
+    // Then the newest page is shown at once, and older messages are known to be on the device
+    #expect(chat.state.messages.map(\.text) == (70..<120).map { "message \($0)" })
+    #expect(chat.state.history.hasStoredHistory)
+
+    // When the user scrolls up twice
+    chat.send(.loadMoreHistory(pageSize: 50))
+    _ = await chat.state(where: { $0.messages.count == 100 && !$0.history.isLoadingHistory })
+    chat.send(.loadMoreHistory(pageSize: 50))
+    let all = try #require(await chat.state(where: { $0.messages.count == 120 && !$0.history.isLoadingHistory }))
+
+    // Then both pages came from the disk, in order, with nothing asked of the server
+    #expect(all.messages.map(\.text) == (0..<120).map { "message \($0)" })
+    #expect(!all.history.hasStoredHistory)
+
+    // When the user scrolls up once more, the server is asked, from the cursor the earlier run kept
+    chat.send(.loadMoreHistory(pageSize: 50))
+    guard case .history("c1", let cursor, let limit, let answer) = await harness.nextCall() else {
+      Issue.record("expected a history request")
+      return await harness.client.close()
+    }
+    #expect(cursor == "before-s0" && limit == 50)
+    answer.resume(
+      returning: HistoryPage(messages: [.server("the very first", id: "s-1", at: -1)], nextCursor: nil, hasMore: false))
+    let oldest = try #require(await chat.state(where: { $0.messages.count == 121 }))
+    #expect(oldest.messages.first?.text == "the very first")
+    await harness.client.close()
+  }
+
+  @Test("what the user searches is found: stored messages, and one received in this run once it is written")
+  func searchFindsStoredMessages() async throws {
+    // Given a stored conversation, and a message received in this run
+    let root = TemporaryRoot()
+    try storeHistory(10, cursor: "c", in: root)
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1042"), root: root.path)
+    let chat = harness.client.conversation("c1")
+    await harness.client.settled()
+    harness.socket.yield(.event("c1", .messageCreated(.server("Your refund was sent", id: "s-new", at: 500))))
+    _ = await chat.state(where: { $0.messages.count == 11 })
+    // (written by the conversation's follower soon after the store showed it)
+    while !harness.client.isCaughtUp { try await Task.sleep(for: .milliseconds(1)) }
+    await harness.client.settled()
+
+    // When the user searches
+    let refund = try await harness.client.search("REFUND")
+    let older = try await harness.client.search("message 3", in: "c1")
+
+    // Then the new message is found, and the stored ones
+    #expect(refund.results.map(\.message.text) == ["Your refund was sent"])
+    #expect(older.results.map(\.message.text).contains("message 3"))
+    await harness.client.close()
+  }
+
+  @Test("without storage a search finds nothing, and says so without an error")
+  func searchWithoutStorage() async throws {
+    let harness = try await ClientHarness.start()
+    #expect(try await harness.client.search("anything") == .empty)
+    await harness.client.close()
+  }
+}
