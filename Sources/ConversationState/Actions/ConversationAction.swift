@@ -43,6 +43,13 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Load the next older history page. Does nothing while a load is in flight, after the oldest page, or
   /// before the conversation exists.
   case loadMoreHistory(pageSize: Int)
+  /// Drop from memory the oldest committed messages beyond the newest `keepingNewest` (what the user
+  /// scrolled past and left), so a long conversation's memory stays that of its window. They stay stored:
+  /// `loadMoreHistory` reads them again from storage (`HistoryPaging.hasStoredHistory`), or, when nothing
+  /// was stored, starts the server's paging again from its newest page. Send it when the user is back at
+  /// the newest messages. Keeps messages still in use (an answer waiting for the app, one being rated or
+  /// regenerated) and everything after them; does nothing while a history page is loading.
+  case trimHistory(keepingNewest: Int)
   /// Rate an answer up or down, or clear the rating with `.none`. Optimistic; rolled back on failure.
   case rateAnswer(ClientMessageID, Rating)
   /// Rate the conversation through the open feedback moment. Optimistic; rolled back on failure.

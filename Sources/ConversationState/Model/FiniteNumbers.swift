@@ -136,7 +136,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .positioned(_, _, let action): return action.hasOnlyFiniteNumbers
     case .answerInput(_, let answer): return answer.hasOnlyFiniteNumbers
     case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
-    case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
+    case .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .trimHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
@@ -150,7 +150,8 @@ extension ConversationAction: FiniteNumberChecking {
   /// Whether the user (rather than the backend or the runtime) is the source of this action.
   public var isUserIntent: Bool {
     switch self {
-    case .send, .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .rateAnswer, .rateConversation,
+    case .send, .retry, .regenerate, .stopReply, .loadHistory, .loadMoreHistory, .trimHistory, .rateAnswer,
+      .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed,
       .answerInput:

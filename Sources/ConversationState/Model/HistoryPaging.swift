@@ -27,10 +27,13 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
   public var hasStoredHistory = false
   /// Whether the load in flight reads from storage rather than the server.
   public var isLoadingStored = false
+  /// The newest message `trimHistory` dropped from memory in this run, in server order: storage keeps
+  /// what is at or before it (a message gone from `messages` there was trimmed, not deleted).
+  public var trimmedThrough: MessageOrderKey?
 
   enum CodingKeys: String, CodingKey {
     case cursor, hasMoreHistory, loadingRequest, hasLoadedFirstPage, requestedCursor, totalCount
-    case hasStoredHistory, isLoadingStored
+    case hasStoredHistory, isLoadingStored, trimmedThrough
   }
 
   /// Paging state; the defaults describe a conversation whose history has not been asked for yet.
@@ -56,6 +59,7 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
     totalCount = try container.decodeIfPresent(Int.self, forKey: .totalCount)
     hasStoredHistory = try container.decodeIfPresent(Bool.self, forKey: .hasStoredHistory) ?? false
     isLoadingStored = try container.decodeIfPresent(Bool.self, forKey: .isLoadingStored) ?? false
+    trimmedThrough = try container.decodeIfPresent(MessageOrderKey.self, forKey: .trimmedThrough)
   }
 
   /// Writes the fields; the two local-first flags only when set, so copies without them read the same.
@@ -69,6 +73,7 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
     try container.encodeIfPresent(totalCount, forKey: .totalCount)
     if hasStoredHistory { try container.encode(true, forKey: .hasStoredHistory) }
     if isLoadingStored { try container.encode(true, forKey: .isLoadingStored) }
+    try container.encodeIfPresent(trimmedThrough, forKey: .trimmedThrough)
   }
 
   /// Whether a history page is being loaded, for a spinner above the oldest message.

@@ -32,6 +32,9 @@ struct ConversationMeta: Equatable, Codable {
     status = state.status
     history = state.history
     history.loadingRequest = nil
+    history.isLoadingStored = false
+    history.hasStoredHistory = false  // worked out again when the file opens
+    history.trimmedThrough = nil  // this run's
     readCursor = state.readCursor
     savedReadCursor = state.savedReadCursor
     unreadCount = state.unreadCount

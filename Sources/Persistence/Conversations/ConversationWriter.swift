@@ -112,6 +112,12 @@ struct ConversationWriter {
     return shown
   }
 
+  /// Whether `message`, gone from `state`, was only dropped from memory (`trimHistory`): it stays stored.
+  static func wasTrimmed(_ message: Message, in state: ConversationState) -> Bool {
+    guard let trimmed = state.history.trimmedThrough else { return false }
+    return message.isCommitted && message.orderKey <= trimmed
+  }
+
   /// Up to `limit` archived messages just before `key`, oldest first, remembered as served.
   mutating func storedMessages(before key: MessageOrderKey, limit: Int) throws(PersistenceError)
     -> (messages: [Message], hasMore: Bool)
@@ -149,7 +155,11 @@ struct ConversationWriter {
         served[clientID] = nil
         records.append(.message(message))
         archived.append(message)
-      } else if written.messages.contains(clientID) {
+      } else if let old = written.messages[clientID: clientID] {
+        if Self.wasTrimmed(old, in: state) {
+          served[clientID] = nil
+          continue
+        }
         records.append(.removed(clientID))
         unarchived.append(clientID)
       }
@@ -228,7 +238,9 @@ struct ConversationWriter {
     if let id = state.conversationID {
       // The journal is about to forget every committed message but the newest `window`: the archive
       // must hold them, durably, first.
-      let gone = previous?.messages.filter { !state.messages.contains($0.clientID) }.map(\.clientID) ?? []
+      let gone =
+        previous?.messages.filter { !state.messages.contains($0.clientID) && !Self.wasTrimmed($0, in: state) }
+        .map(\.clientID) ?? []
       try archive.write(Array(state.messages), removing: gone, in: id)
       try archive.checkpoint()
     }

@@ -33,6 +33,45 @@ extension ConversationReducer {
         policy.historyPageSizes.upperBound), more: false, &state)
   }
 
+  func trimHistory(keepingNewest: Int, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard keepingNewest >= 1 else {
+      return refuse(
+        .invalidPageSize, "A trimmed history keeps at least 1 message; \(keepingNewest) was asked for.", &state)
+    }
+    guard !state.history.isLoadingHistory else { return [] }
+    var committed = 0
+    for message in state.messages where message.isCommitted { committed += 1 }
+    guard committed > keepingNewest else { return [] }
+    let rated = Set(
+      state.requests.values.compactMap { purpose -> ClientMessageID? in
+        if case .rating(let clientID, _, _) = purpose { return clientID }
+        return nil
+      })
+    var dropped: [ClientMessageID] = []
+    var last: MessageOrderKey?
+    for message in state.messages where message.isCommitted {
+      guard dropped.count < committed - keepingNewest else { break }
+      // In use: kept, and so is everything after it (the window stays one run of messages).
+      if message.reply?.isAwaiting == true || rated.contains(message.clientID)
+        || state.streamingReply?.replacing == message.clientID
+      {
+        break
+      }
+      dropped.append(message.clientID)
+      last = message.orderKey
+    }
+    guard let last else { return [] }
+    for clientID in dropped {
+      // The count is of the loaded messages (the server's own covers the rest): it goes with them.
+      if let gone = state.messages.remove(clientID), ReadCursor.isUnread(gone, against: state.readCursor) {
+        state.unreadCount -= 1
+      }
+    }
+    state.history.trimmedThrough = max(last, state.history.trimmedThrough ?? last)
+    state.history.hasStoredHistory = true
+    return []
+  }
+
   func storedHistoryLoaded(
     _ requestID: RequestID, _ messages: [Message], hasMore: Bool, _ state: inout ConversationState
   ) -> [ConversationEffect] {
@@ -47,6 +86,16 @@ extension ConversationReducer {
     }
     for message in fresh.sorted(by: { $0.orderKey > $1.orderKey }) { commitIncoming(message, &state) }
     state.history.hasStoredHistory = hasMore
+    if fresh.isEmpty, !hasMore, let trimmed = state.history.trimmedThrough,
+      state.messages.first(where: \.isCommitted).map({ $0.orderKey > trimmed }) ?? true
+    {
+      // What was trimmed is not stored here (no storage): the server's paging starts again from its newest
+      // page, whose messages merge with those shown.
+      state.history.trimmedThrough = nil
+      state.history.cursor = nil
+      state.history.hasMoreHistory = true
+      state.history.hasLoadedFirstPage = false
+    }
     return dispatchPendingMessages(&state)
   }
 

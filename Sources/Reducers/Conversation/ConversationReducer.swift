@@ -72,6 +72,7 @@ public struct ConversationReducer: Reducer {
     case .answerInput(let id, let answer): return answerInput(id, answer, &state)
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
     case .loadMoreHistory(let pageSize): return loadHistory(pageSize: pageSize, more: true, &state)
+    case .trimHistory(let keepingNewest): return trimHistory(keepingNewest: keepingNewest, &state)
     case .rateAnswer(let clientID, let rating): return rateAnswer(clientID, rating, &state)
     case .rateConversation(let rating, let comment): return rateConversation(rating, comment, &state)
     case .dismissFeedback:

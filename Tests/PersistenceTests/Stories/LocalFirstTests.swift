@@ -1,6 +1,7 @@
 import ConversationState
 import ConversationTesting
 import Foundation
+import Reducers
 import Testing
 
 @testable import Persistence
@@ -10,7 +11,9 @@ private func history(_ count: Int, id: ConversationID = "conv-1", text: (Int) ->
   -> ConversationState
 {
   .existing(
-    (0..<count).map { .server(text($0), id: "\(id.rawValue)-s\($0)", role: $0 % 2 == 0 ? .user : .assistant, at: Double($0)) },
+    (0..<count).map {
+      .server(text($0), id: "\(id.rawValue)-s\($0)", role: $0 % 2 == 0 ? .user : .assistant, at: Double($0))
+    },
     id: id)
 }
 
@@ -80,6 +83,30 @@ struct LocalFirstTests {
     #expect(everything.count == 199)
     #expect(everything.first { $0.serverID == "conv-1-s1" }?.rating == .up)
     #expect(!everything.contains { $0.serverID == "conv-1-s3" })
+  }
+
+  @Test("messages trimmed from memory stay stored: after a relaunch, and for the next scroll up")
+  func trimmedMessagesStayStored() throws {
+    // Given a reopened conversation the user scrolled up through, 300 messages in memory
+    let root = ScratchRoot()
+    try root.scope().conversation("conv-1").persist(history(300), changes: .reset, at: .story(0))
+    let file = try root.scope().conversation("conv-1", window: 50)
+    var state = try #require(file.restored)
+    let opened = state
+    let older = try file.storedMessages(before: try #require(state.messages.first).orderKey, limit: 250)
+    for message in older.messages { state.messages.commit(message) }
+    try file.persist(state, changes: state.changes(since: opened), at: .story(1))
+
+    // When the user goes back to the newest messages and the app trims what was scrolled past
+    let scrolled = state
+    _ = ConversationReducer().reduce(into: &state, action: .trimHistory(keepingNewest: 40))
+    #expect(state.messages.count == 40 && state.history.hasStoredHistory)
+    try file.persist(state, changes: state.changes(since: scrolled), at: .story(2))
+
+    // Then nothing was deleted: the next scroll up reads them again, and so does a relaunch
+    let again = try file.storedMessages(before: try #require(state.messages.first).orderKey, limit: 500)
+    #expect(again.messages.count == 260 && !again.hasMore)
+    #expect(try everyStoredMessage(root.scope().conversation("conv-1")).count == 300)
   }
 
   @Test("a crash between the journal's write and the archive's loses nothing: opening writes the archive again")
@@ -152,7 +179,9 @@ struct LocalFirstTests {
     let scope = try root.scope()
     try scope.conversation("conv-1", window: .max).persist(history(500), changes: .reset, at: .story(0))
     let directory = scope.directory + "/conversations"
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: "\(directory)/\(MessageArchive.fileName)\(suffix)") }
+    for suffix in ["", "-wal", "-shm"] {
+      try? FileManager.default.removeItem(atPath: "\(directory)/\(MessageArchive.fileName)\(suffix)")
+    }
 
     // When this version opens it
     let file = try scope.conversation("conv-1")
