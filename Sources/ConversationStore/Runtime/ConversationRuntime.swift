@@ -31,13 +31,8 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   public typealias OutboxRecorder =
     @Sendable (OutboxOperation, _ done: @escaping @Sendable (ChatError?) -> Void) -> Void
 
-  /// Reads up to `limit` stored messages of a conversation just older than a position in server order,
-  /// oldest first, and whether more are stored before them (`HistoryPaging.hasStoredHistory`). `ChatClient`
-  /// supplies one over its storage; it reads on the client's worker, after the writes queued before it.
-  public typealias StoredHistoryReader =
-    @Sendable (ConversationID, _ before: MessageOrderKey, _ limit: Int) async throws -> (
-      messages: [Message], hasMore: Bool
-    )
+  /// Reads older pages from this device's storage (see the top-level `StoredHistoryReader`).
+  public typealias StoredHistoryReader = ConversationStore.StoredHistoryReader
 
   private let backend: any ChatBackend
   private let storedHistory: StoredHistoryReader?

@@ -33,11 +33,11 @@ extension Store where R == ConversationReducer {
   public convenience init(
     _ state: ConversationState = ConversationState(), policy: ChatPolicy = ChatPolicy(), backend: any ChatBackend,
     environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil,
-    tools: [String: ConversationRuntime<R>.ToolHandler] = [:]
+    tools: [String: ConversationRuntime<R>.ToolHandler] = [:], storedHistory: StoredHistoryReader? = nil
   ) {
     self.init(
       state, reducer: ConversationReducer(policy: policy), backend: backend, environment: environment,
-      credentials: credentials, tools: tools)
+      credentials: credentials, tools: tools, storedHistory: storedHistory)
   }
 }
 
@@ -45,15 +45,18 @@ extension Store where R: ConversationReducing {
   /// A conversation store running `reducer` (for example a recording wrapper) against `backend`.
   ///
   /// `credentials`, when given, is called for a fresh credential after an authorization failure (once per
-  /// failure) before the state shows `needsCredentials`.
+  /// failure) before the state shows `needsCredentials`. `storedHistory` reads older pages of a
+  /// conversation restored at its newest page (`ConversationFile.historyReader`); without it such pages
+  /// come from the server, from its newest page again.
   public convenience init(
     _ state: ConversationState = ConversationState(), reducer: R, backend: any ChatBackend,
     environment: StoreEnvironment = .live, credentials: ConversationRuntime<R>.CredentialProvider? = nil,
-    tools: [String: ConversationRuntime<R>.ToolHandler] = [:]
+    tools: [String: ConversationRuntime<R>.ToolHandler] = [:], storedHistory: StoredHistoryReader? = nil
   ) {
     self.init(
       initialState: state, reducer: reducer, environment: environment,
-      runtime: ConversationRuntime<R>(backend: backend, credentials: credentials, tools: tools))
+      runtime: ConversationRuntime<R>(
+        backend: backend, credentials: credentials, tools: tools, storedHistory: storedHistory))
   }
 
   /// Sends a message, with a new client ID and the current time from the store's environment.

@@ -86,10 +86,9 @@ extension ConversationReducer {
     }
     for message in fresh.sorted(by: { $0.orderKey > $1.orderKey }) { commitIncoming(message, &state) }
     state.history.hasStoredHistory = hasMore
-    if fresh.isEmpty, !hasMore, let trimmed = state.history.trimmedThrough,
-      state.messages.first(where: \.isCommitted).map({ $0.orderKey > trimmed }) ?? true
-    {
-      // What was trimmed is not stored here (no storage): the server's paging starts again from its newest
+    if fresh.isEmpty, !hasMore {
+      // Storage said it had older messages and gave none (trimmed without storage, a store given no
+      // reader): the stored cursor would skip them, so the server's paging starts again from its newest
       // page, whose messages merge with those shown.
       state.history.trimmedThrough = nil
       state.history.cursor = nil

@@ -14,7 +14,8 @@ func openStoredConversation(
   let file = try storage.scope(StorageScope(workspace: "acme", userID: user)).conversation(id)
   if let error = file.restoreError { print("storage: \(error)") }  // moved aside; starting clean
   let store = ChatStore(
-    file.restored ?? ConversationState(conversationID: id), backend: backend, environment: environment)
+    file.restored ?? ConversationState(conversationID: id), backend: backend, environment: environment,
+    storedHistory: file.historyReader)  // older pages from disk before the server
   store.send(.relaunched)  // in flight when the app stopped: sending fails, a streaming reply resumes or is cut off
   let persisting = Task {
     for await snapshot in store.snapshots() {
