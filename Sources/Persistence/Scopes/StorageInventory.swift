@@ -19,7 +19,10 @@ public struct StorageInventory: Sendable {
   public struct Conversation: Sendable {
     /// The file, relative to the scope.
     public var file: String
+    /// What the journal holds (its newest messages; older ones are in the archive).
     public var state: ConversationState
+    /// How many of its committed messages the scope's message archive holds (0 for one without an ID).
+    public var archivedMessages: Int
   }
 
   /// The installation ID, when one was created.
@@ -63,10 +66,23 @@ extension ChatStorage {
     let conversationsDirectory = "\(directory)/conversations"
     var isDirectory = false
     if FileSystem.exists(conversationsDirectory, isDirectory: &isDirectory), isDirectory {
+      var archive: MessageArchive?
+      if FileSystem.exists("\(conversationsDirectory)/\(MessageArchive.fileName)", isDirectory: &isDirectory) {
+        do {
+          archive = try MessageArchive(directory: conversationsDirectory)
+        } catch {
+          unreadable["conversations/\(MessageArchive.fileName)"] = error.description
+        }
+      }
       for file in try FileSystem.entries(of: conversationsDirectory).sorted() where file.hasSuffix(".conv") {
         do {
           if let loaded = try ConversationJournal.load("\(conversationsDirectory)/\(file)") {
-            conversations.append(StorageInventory.Conversation(file: "conversations/\(file)", state: loaded.state))
+            let archived = try loaded.state.conversationID.map { id throws(PersistenceError) in
+              try archive?.count(in: id) ?? 0
+            }
+            conversations.append(
+              StorageInventory.Conversation(
+                file: "conversations/\(file)", state: loaded.state, archivedMessages: archived ?? 0))
           }
         } catch {
           unreadable["conversations/\(file)"] = error.description
