@@ -18,7 +18,9 @@ mkdir -p "$work" .build/docs
 for module in "${modules[@]}"; do
   graphs="$work/$module-symbols"
   mkdir -p "$graphs"
-  swift symbolgraph-extract -module-name "$module" -I "$bin/Modules" -target "$triple" -output-dir "$graphs" \
+  # -I Sources/CSQLite: Persistence imports the system SQLite through that module map.
+  swift symbolgraph-extract -module-name "$module" -I "$bin/Modules" -I Sources/CSQLite -target "$triple" \
+    -output-dir "$graphs" \
     -minimum-access-level public
   catalog="Sources/$module/$module.docc"
   if [ ! -d "$catalog" ]; then
