@@ -16,8 +16,12 @@ enum StorageWorkloads {
     return scope
   }
 
-  static func file(_ scope: ScopeStorage, _ id: ConversationID) -> ConversationFile {
-    guard let file = try? scope.conversation(id) else { fatalError("cannot open \(id) under \(scope.directory)") }
+  static func file(_ scope: ScopeStorage, _ id: ConversationID, window: Int = ScopeStorage.defaultWindow)
+    -> ConversationFile
+  {
+    guard let file = try? scope.conversation(id, window: window) else {
+      fatalError("cannot open \(id) under \(scope.directory)")
+    }
     return file
   }
 
@@ -44,14 +48,16 @@ enum StorageWorkloads {
     }
   }
 
-  /// Opening a stored `history`-message conversation: reading, checking and decoding the file, and building
-  /// the message list.
+  /// Opening a stored `history`-message conversation whole (a window as large as the history, which is how
+  /// every conversation opened before local-first paging): reading, checking and decoding the file, and
+  /// building the message list.
   static func load(history: Int) -> Workload {
     let scope = scope("load\(history)")
-    try? file(scope, "bench").persist(Conversations.history(history), changes: .reset, at: Conversations.start)
+    try? file(scope, "bench", window: .max).persist(
+      Conversations.history(history), changes: .reset, at: Conversations.start)
     return Workload(name: "load.store.h\(DeltaWorkloads.label(history))") {
       var restored = 0
-      let nanoseconds = Harness.time { restored = file(scope, "bench").restored?.messages.count ?? 0 }
+      let nanoseconds = Harness.time { restored = file(scope, "bench", window: .max).restored?.messages.count ?? 0 }
       precondition(restored == history, "restored \(restored) of \(history) messages")
       return (1, nanoseconds)
     }
