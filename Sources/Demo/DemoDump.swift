@@ -17,6 +17,7 @@ enum DemoDump {
               "id": state.conversationID.map { .string($0.rawValue) } ?? .null,
               "title": state.title.map { .string($0) } ?? .null,
               "messages": .number(Double(state.messages.count)),
+              "archivedMessages": .number(Double(conversation.archivedMessages)),
               "messageIDs": .array(state.messages.map { .string($0.serverID?.rawValue ?? $0.clientID.rawValue) }),
               "draftLength": .number(Double(state.draft.count)),
               "queued": .number(Double(state.messages.outgoing.count)),

@@ -96,4 +96,25 @@ struct DemoBinaryTests {
     #expect(dump.output.contains("\"id\" : \"c-welcome\""))
     #expect(!dump.output.contains("Where is order 1042?"), "a dump carries IDs and counts, not what people wrote")
   }
+
+  @Test("/search finds stored messages, marks the words, and says so when nothing matches")
+  func searchCommand() async throws {
+    // Given a run with a data folder in which the user asked about an order and the agent answered
+    let folder = NSTemporaryDirectory() + "demo-search-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = folder + ".script"
+    try "Where is order 1042?\nwait 5\nwait\n/search ORDER\n/search zebra\n/search\n".write(
+      toFile: script, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: script) }
+
+    // When the user searches
+    let run = try await runDemo(["--script", script, "--plain", "--data-dir", folder])
+
+    // Then the question is found with the word marked, a word nobody wrote finds nothing, and no words is a hint
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.output.contains("Found “ORDER”"), "\(run.output.suffix(2_000))")
+    #expect(run.output.contains("Where is «order» 1042?"))
+    #expect(run.output.contains("No stored message has “zebra”."))
+    #expect(run.output.contains("/search needs words"))
+  }
 }

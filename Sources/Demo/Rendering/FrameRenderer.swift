@@ -66,7 +66,8 @@ enum FrameRenderer {
     if let error = screen.conversation?.userError {
       lines.append(StyledLine("✗ \(MessageLines.reason(error))", .red))
     }
-    if let notice = screen.notice, !notice.isEmpty { lines.append(StyledLine(notice, .yellow)) }
+    // A notice may be several lines (`/search` results), each a row.
+    for line in (screen.notice ?? "").split(separator: "\n") { lines.append(StyledLine(String(line), .yellow)) }
     return lines
   }
 

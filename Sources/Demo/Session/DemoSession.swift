@@ -15,6 +15,8 @@ final class DemoSession: Sendable {
     var watcher: Task<Void, Never>?
     /// Whether reasoning shows whole (`/thoughts`, Ctrl-R) rather than collapsed to a line.
     var showsReasoning = false
+    /// `/search`es still reading the disk.
+    var searches = 0
   }
 
   let client: ChatClient
@@ -183,6 +185,28 @@ final class DemoSession: Sendable {
 
   private func notice(_ text: String) { interface.withLock { $0.notice = text } }
 
+  /// Searches what is stored, off this thread; the results become the notice.
+  private func search(_ words: String) {
+    interface.withLock { $0.searches += 1 }
+    let client = client
+    Task {
+      let text: String
+      do throws(PersistenceError) {
+        text = SearchNotice.text(for: words, try await client.search(words, limit: SearchNotice.shown + 1))
+      } catch {
+        text = error.kind == .tooLarge ? "That search is too long: \(error.detail)." : "Search failed: \(error)"
+      }
+      interface.withLock { ui in
+        ui.searches -= 1
+        ui.notice = text
+      }
+      redrawSignal.yield()
+    }
+  }
+
+  /// How many `/search`es are still reading (a script waits for them before it draws).
+  var searchesInFlight: Int { interface.withLock { $0.searches } }
+
   // swift-format-ignore: a command table reads best as one switch
   private func command(_ name: String, _ argument: String?) -> Bool {
     let store = openStore()
@@ -199,6 +223,12 @@ final class DemoSession: Sendable {
       interface.withLock { $0.selectedRow = number - 1 }
       open(client.conversation(rows[number - 1].id))
     case "older": store?.send(.loadMoreHistory(pageSize: 20))
+    case "search":
+      guard let words = argument, !words.isEmpty else {
+        notice("/search needs words, for example /search refund")
+        return true
+      }
+      search(words)
     case "retry", "discard":
       guard let failed = state?.messages.outgoing.last(where: { if case .failed = $0.delivery { true } else { false } })
       else {
@@ -315,5 +345,5 @@ final class DemoSession: Sendable {
   }
 
   static let help =
-    "Type to chat. /new /open N /older /retry /discard /regen /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail [reply] /cut /break /quit"
+    "Type to chat. /new /open N /older /search WORDS /retry /discard /regen /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail [reply] /cut /break /quit"
 }

@@ -108,7 +108,8 @@ struct ScriptRunner {
       await letTasksRun()
       await session.client.settled()
       let now = fingerprint(session)
-      quietRounds = now == last && session.client.isCaughtUp ? quietRounds + 1 : 0
+      let quiet = now == last && session.client.isCaughtUp && session.searchesInFlight == 0
+      quietRounds = quiet ? quietRounds + 1 : 0
       last = now
     }
   }
