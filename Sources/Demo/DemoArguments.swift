@@ -27,6 +27,8 @@ struct DemoArguments: Equatable {
   var agent: AgentEndpoint?
   /// `--token T`: the bearer token sent to `server`.
   var token = "secret"
+  /// `--long-history N`: open a stored conversation of N messages (written once into the data folder).
+  var longHistory: Int?
 
   struct Invalid: Error, CustomStringConvertible {
     var description: String
@@ -100,6 +102,12 @@ struct DemoArguments: Equatable {
       case "--model": model = try value(after: argument)
       case "--responses": responses = true
       case "--token": token = try value(after: argument)
+      case "--long-history":
+        let text = try value(after: argument)
+        guard let count = Int(text), LongHistory.limit.contains(count) else {
+          throw Invalid(description: "--long-history takes a count from 1 to 1000000, not \"\(text)\"")
+        }
+        longHistory = count
       case "--script": script = try value(after: argument)
       case "--plain": plain = true
       case "--help", "-h": mode = .help
@@ -107,6 +115,12 @@ struct DemoArguments: Equatable {
       }
     }
     if memory && dataDirectory != nil { throw Invalid(description: "--memory and --data-dir exclude each other") }
+    if longHistory != nil && (memory || (script != nil && dataDirectory == nil)) {
+      throw Invalid(description: "--long-history stores a conversation: it needs a data folder (--data-dir DIR)")
+    }
+    if longHistory != nil && (server != nil || agentFlag != nil) {
+      throw Invalid(description: "--long-history goes with the simulated agent")
+    }
     if server != nil && mode != .interactive && mode != .help {
       throw Invalid(description: "--server is for the interactive demo only")
     }
@@ -126,8 +140,9 @@ struct DemoArguments: Equatable {
   }
 
   static let usage = """
-    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--server URL [--token T] | AGENT]
-           demo --script FILE [--plain] [--seed N] [--data-dir DIR] [AGENT]
+    usage: demo [--data-dir DIR | --memory] [--seed N] [--user NAME] [--long-history N]
+                [--server URL [--token T] | AGENT]
+           demo --script FILE [--plain] [--seed N] [--data-dir DIR] [--long-history N] [AGENT]
            demo dump [--data-dir DIR]
            demo decode-sse < STREAM
 
@@ -144,6 +159,8 @@ struct DemoArguments: Equatable {
                       as the bearer token when set), with --model M (default gpt-4o-mini) and --responses
                       for the Responses API instead of Chat Completions
       --token T       the bearer token for --server (default "secret", the reference server's)
+      --long-history N  open a stored conversation of N messages (written once into the data folder): it
+                      opens at its newest page at once, /older pages it from disk, /search finds in it
       --script FILE   run a scripted session and print each frame (80x24); --plain prints a transcript
       dump            print what is stored, as JSON
       decode-sse      decode a text/event-stream on stdin as it arrives (e.g. from curl -N): one JSON line per

@@ -29,7 +29,7 @@ enum InteractiveDemo {
     } else {
       let agent = SimulatedAgent(clock: SystemChatClock(), seed: arguments.seed)
       session = DemoSession(agent: agent, environment: .live, storage: storage, user: arguments.user)
-      session.start(opening: "c-welcome")
+      session.start(opening: LongHistory.opening(arguments.longHistory, in: storage, user: arguments.user))
     }
     TerminalSignals.installRestoringHandlers()
     guard FullScreen.enter() else {

@@ -54,7 +54,8 @@ case .script(let path, let plain):
   }
   let runner = ScriptRunner(
     script: script, plain: plain, seed: arguments.seed, storage: storage(defaultingToMemory: true),
-    agent: arguments.agent, write: { FileHandle.standardOutput.write(Data($0.utf8)) })
+    agent: arguments.agent, longHistory: arguments.longHistory,
+    write: { FileHandle.standardOutput.write(Data($0.utf8)) })
   await runner.run()
 case .interactive:
   guard isatty(STDOUT_FILENO) == 1, isatty(STDIN_FILENO) == 1 else {

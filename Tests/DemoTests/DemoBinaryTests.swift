@@ -117,4 +117,33 @@ struct DemoBinaryTests {
     #expect(run.output.contains("No stored message has “zebra”."))
     #expect(run.output.contains("/search needs words"))
   }
+
+  @Test("--long-history opens a stored conversation of thousands at its newest page, and /search finds old ones")
+  func longHistory() async throws {
+    // Given a data folder, and a script that searches for a message far back
+    let folder = NSTemporaryDirectory() + "demo-long-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = folder + ".script"
+    try "/search answer 1234\n".write(toFile: script, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: script) }
+
+    // When the demo opens a stored conversation of 2,000 messages
+    let run = try await runDemo(["--script", script, "--plain", "--data-dir", folder, "--long-history", "2000"])
+
+    // Then the first frame holds its newest 50 only, and the search finds the one asked for
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.output.contains("== A long conversation"))
+    #expect(run.output.contains("Question 1951 of 2000") && run.output.contains("Answer 2000 of 2000"))
+    #expect(!run.output.contains("Answer 1950 of 2000"))
+    #expect(run.output.contains("Found “answer 1234”") && run.output.contains("«Answer» 1234 of 2000"))
+    // And the folder's dump counts all 2,000 in the archive
+    let dump = try await runDemo(["dump", "--data-dir", folder])
+    #expect(dump.output.contains("\"archivedMessages\" : 2000"), "\(dump.output)")
+  }
+
+  @Test("--long-history needs a data folder")
+  func longHistoryNeedsStorage() async throws {
+    let run = try await runDemo(["--memory", "--long-history", "10"])
+    #expect(run.status != 0 && run.errors.contains("--long-history stores a conversation"))
+  }
 }

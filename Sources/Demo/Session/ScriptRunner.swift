@@ -13,6 +13,8 @@ struct ScriptRunner {
   /// The agent server to run the script against (`--agui`, `--aisdk`, `--openai`), instead of the simulated
   /// agent.
   var agent: AgentEndpoint? = nil
+  /// `--long-history N`: the stored conversation of N messages to open instead of the welcome.
+  var longHistory: Int? = nil
   let write: @Sendable (String) -> Void
 
   /// The size frames are rendered at: the smallest the demo supports.
@@ -37,7 +39,7 @@ struct ScriptRunner {
     } else {
       session = DemoSession(
         agent: SimulatedAgent(clock: clock, seed: seed), environment: environment, storage: storage, user: nil)
-      session.start(opening: "c-welcome")
+      session.start(opening: LongHistory.opening(longHistory, in: storage, user: nil))
     }
     var transcript = Transcript()
     await settle(session, clock)
