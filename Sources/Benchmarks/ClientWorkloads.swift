@@ -9,7 +9,8 @@ import Persistence
 enum ClientWorkloads {
   /// A storage root holding one `history`-message conversation "bench" for user `name`.
   static func storedRoot(_ name: String, history: Int) -> (ChatStorage, ScopeStorage) {
-    let root = StorageWorkloads.root + "-\(name)"
+    // Under the benchmark root, so the cleanup at exit removes it too.
+    let root = StorageWorkloads.root + "/client-\(name)"
     guard let storage = try? ChatStorage(root: root),
       let scope = try? storage.scope(StorageScope(workspace: "bench", userID: name))
     else { fatalError("cannot create benchmark storage under \(root)") }
