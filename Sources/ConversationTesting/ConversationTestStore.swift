@@ -50,7 +50,7 @@ public enum ConversationEffects {
   public static func requestID(of effect: ConversationEffect) -> RequestID? {
     switch effect {
     case .sendMessage(let id, _), .regenerate(let id, _, _, _), .fetchHistory(let id, _, _, _),
-      .fetchStoredHistory(let id, _, _, _),
+      .fetchStoredHistory(let id, _, _, _), .fetchNewerStoredHistory(let id, _, _, _),
       .fetchMessagesAfter(let id, _, _), .submitRating(let id, _, _, _), .submitFeedback(let id, _, _, _),
       .connectRealtime(let id, _), .createTicket(let id, _, _), .submitReadCursor(let id, _, _),
       .refreshCredentials(let id), .runTool(let id, _, _), .submitToolResult(let id, _, _, _, _),

@@ -50,6 +50,19 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// the newest messages. Keeps messages still in use (an answer waiting for the app, one being rated or
   /// regenerated) and everything after them; does nothing while a history page is loading.
   case trimHistory(keepingNewest: Int)
+  /// Drop from memory the newest committed messages beyond the oldest `keepingOldest` (what the user
+  /// scrolled up and away from), so memory stays that of the window while the user reads far back. They
+  /// stay stored: `HistoryPaging.newerGap` marks where, and `loadNewerHistory` pages them back in as the
+  /// user scrolls down. Messages arriving meanwhile join `messages` after the gap. Needs storage (a
+  /// `ChatClient` with storage, or a store given a `StoredHistoryReader`); without it, the first newer
+  /// page finds nothing and the store goes back to the server's newest page. Keeps messages still in use
+  /// and everything before them; does nothing while a history page is loading, or when a message after
+  /// the gap is in use. A page size below 1 is refused with `INVALID_PAGE_SIZE`.
+  case trimNewerHistory(keepingOldest: Int)
+  /// Load the next newer stored page after the loaded window (`HistoryPaging.newerGap`), as the user
+  /// scrolls down towards the newest messages. Does nothing without a gap or while a load is in flight; a
+  /// page size outside the policy's range is refused with `INVALID_PAGE_SIZE`.
+  case loadNewerHistory(pageSize: Int)
   /// Rate an answer up or down, or clear the rating with `.none`. Optimistic; rolled back on failure.
   case rateAnswer(ClientMessageID, Rating)
   /// Rate the conversation through the open feedback moment. Optimistic; rolled back on failure.
@@ -205,7 +218,8 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// among them (their times made to fit that order), none removed.
   case replyRestated(RequestID, [Message])
   indirect case historyLoaded(RequestID, HistoryPage)
-  /// The answer to `fetchStoredHistory`: stored messages (committed ones, in any order), and whether
+  /// The answer to `fetchStoredHistory` or `fetchNewerStoredHistory`: stored messages (committed ones,
+  /// in any order), and whether
   /// storage holds more before them. Merged like a server page; the server's cursor is left as it is.
   case storedHistoryLoaded(RequestID, [Message], hasMore: Bool)
   /// Messages missed while disconnected (after the last confirmed one). `hasMore` says the server has

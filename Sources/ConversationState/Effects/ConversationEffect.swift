@@ -11,6 +11,9 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// Read up to `limit` stored messages just older than `before` from this device's storage (see
   /// `HistoryPaging.hasStoredHistory`); answered with `storedHistoryLoaded`, or `requestFailed`.
   case fetchStoredHistory(RequestID, ConversationID, before: MessageOrderKey, limit: Int)
+  /// Read up to `limit` stored messages just newer than `after` (`HistoryPaging.newerGap`); answered with
+  /// `storedHistoryLoaded` (and whether more are stored after them), or `requestFailed`.
+  case fetchNewerStoredHistory(RequestID, ConversationID, after: MessageOrderKey, limit: Int)
   /// Fetch the messages after `after` (all, when nil) to catch up after a reconnect.
   case fetchMessagesAfter(RequestID, ConversationID, after: ServerMessageID?)
   case submitRating(RequestID, ConversationID, ServerMessageID, Rating)

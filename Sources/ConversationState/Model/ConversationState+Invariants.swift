@@ -145,6 +145,12 @@ extension ConversationState {
     if history.isLoadingStored, history.loadingRequest == nil {
       violations.append("a stored history page is being read, but no history load is in flight")
     }
+    if history.isLoadingNewer, !history.isLoadingStored {
+      violations.append("newer history is being loaded, but not from storage")
+    }
+    if let gap = history.newerGap, gap.after >= gap.through {
+      violations.append("the newer gap starts after \(gap.after) but ends at or before it")
+    }
     if let loading = history.loadingRequest, requests[loading] != .history {
       violations.append("history.loadingRequest \(loading) is not an in-flight history request")
     }

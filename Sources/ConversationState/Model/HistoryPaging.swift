@@ -27,13 +27,20 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
   public var hasStoredHistory = false
   /// Whether the load in flight reads from storage rather than the server.
   public var isLoadingStored = false
-  /// The newest message `trimHistory` dropped from memory in this run, in server order: storage keeps
-  /// what is at or before it (a message gone from `messages` there was trimmed, not deleted).
-  public var trimmedThrough: MessageOrderKey?
+  /// Whether the load in flight reads newer stored messages (`loadNewerHistory`) rather than older ones.
+  public var isLoadingNewer = false
+  /// In this run, messages older than this one (in server order) left memory by `trimHistory`, not by a
+  /// deletion: storage keeps them. Moves down as older pages come back, so a message paged in and then
+  /// deleted is deleted in storage too.
+  public var trimmedBefore: MessageOrderKey?
+  /// Newer messages `trimNewerHistory` dropped from memory while the user reads older ones: storage keeps
+  /// them and `loadNewerHistory` pages them back in. Nil when memory holds everything up to the newest
+  /// message (messages that arrive meanwhile, newer than `StoredGap.through`, join `messages` as usual).
+  public var newerGap: StoredGap?
 
   enum CodingKeys: String, CodingKey {
     case cursor, hasMoreHistory, loadingRequest, hasLoadedFirstPage, requestedCursor, totalCount
-    case hasStoredHistory, isLoadingStored, trimmedThrough
+    case hasStoredHistory, isLoadingStored, isLoadingNewer, trimmedBefore, newerGap
   }
 
   /// Paging state; the defaults describe a conversation whose history has not been asked for yet.
@@ -59,10 +66,12 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
     totalCount = try container.decodeIfPresent(Int.self, forKey: .totalCount)
     hasStoredHistory = try container.decodeIfPresent(Bool.self, forKey: .hasStoredHistory) ?? false
     isLoadingStored = try container.decodeIfPresent(Bool.self, forKey: .isLoadingStored) ?? false
-    trimmedThrough = try container.decodeIfPresent(MessageOrderKey.self, forKey: .trimmedThrough)
+    isLoadingNewer = try container.decodeIfPresent(Bool.self, forKey: .isLoadingNewer) ?? false
+    trimmedBefore = try container.decodeIfPresent(MessageOrderKey.self, forKey: .trimmedBefore)
+    newerGap = try container.decodeIfPresent(StoredGap.self, forKey: .newerGap)
   }
 
-  /// Writes the fields; the two local-first flags only when set, so copies without them read the same.
+  /// Writes the fields; the local-first flags only when set, so copies without them read the same.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encodeIfPresent(cursor, forKey: .cursor)
@@ -73,7 +82,9 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
     try container.encodeIfPresent(totalCount, forKey: .totalCount)
     if hasStoredHistory { try container.encode(true, forKey: .hasStoredHistory) }
     if isLoadingStored { try container.encode(true, forKey: .isLoadingStored) }
-    try container.encodeIfPresent(trimmedThrough, forKey: .trimmedThrough)
+    if isLoadingNewer { try container.encode(true, forKey: .isLoadingNewer) }
+    try container.encodeIfPresent(trimmedBefore, forKey: .trimmedBefore)
+    try container.encodeIfPresent(newerGap, forKey: .newerGap)
   }
 
   /// Whether a history page is being loaded, for a spinner above the oldest message.

@@ -314,6 +314,42 @@ public struct MessageList: Sendable {
     return removed
   }
 
+  /// Removes every message in `clientIDs` (committed or outgoing) in one pass; returns them in display order.
+  ///
+  /// One splice per end of the list instead of one per message: a run at either end (what a trimmed
+  /// window drops) costs O(run · log n); messages scattered through the middle cost one O(n) splice.
+  @discardableResult
+  public mutating func remove(_ clientIDs: Set<ClientMessageID>) -> [Message] {
+    var lowest = Int.max
+    var highest = Int.min
+    for clientID in clientIDs {
+      guard let position = position(of: clientID) else { continue }
+      lowest = Swift.min(lowest, position)
+      highest = Swift.max(highest, position)
+    }
+    var removed: [Message] = []
+    let take = { (messages: inout [Message]) in
+      var kept: [Message] = []
+      kept.reserveCapacity(messages.count)
+      for message in messages {
+        if clientIDs.contains(message.clientID) { removed.append(message) } else { kept.append(message) }
+      }
+      messages = kept
+    }
+    if lowest <= highest {
+      if highest < 0 {
+        spliceOlder(through: highest, take)
+      } else if lowest >= 0 {
+        spliceNewer(from: lowest, take)
+      } else {
+        spliceOlder(through: -1, take)
+        spliceNewer(from: 0, take)
+      }
+    }
+    if outgoing.contains(where: { clientIDs.contains($0.clientID) }) { take(&outgoing) }
+    return removed
+  }
+
   /// Removes the committed message with `clientID` and every committed message after it; returns them
   /// in order. Outgoing messages stay.
   public mutating func removeCommitted(from clientID: ClientMessageID) -> [Message] {

@@ -297,12 +297,12 @@ public final class ChatClient: Sendable {
         guard let self else { return done(ChatError(.storageFailed, "The client is gone.")) }
         self.record(operation, done)
       },
-      storedHistory: { _, before, limit in
+      storedHistory: { _, query, limit in
         // On the worker, behind the writes queued before it: the page is read from what is on disk now.
         try await worker.run { () -> Result<(messages: [Message], hasMore: Bool), ChatError> in
           guard let stored = file.withLock({ $0 }) else { return .success(([], false)) }
           do throws(PersistenceError) {
-            return .success(try stored.storedMessages(before: before, limit: limit))
+            return .success(try stored.storedMessages(query, limit: limit))
           } catch {
             return .failure(ChatError(.storageFailed, "Stored history could not be read: \(error)"))
           }

@@ -126,14 +126,9 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         }
       }
     case .fetchStoredHistory(let requestID, let conversationID, let before, let limit):
-      let reader = storedHistory
-      requests.run(requestID) {
-        await Self.request(requestID, store) {
-          guard let reader else { return .storedHistoryLoaded(requestID, [], hasMore: false) }
-          let page = try await reader(conversationID, before, limit)
-          return .storedHistoryLoaded(requestID, Array(page.messages.suffix(limit)), hasMore: page.hasMore)
-        }
-      }
+      readStored(requestID, conversationID, .before(before), limit: limit, store)
+    case .fetchNewerStoredHistory(let requestID, let conversationID, let after, let limit):
+      readStored(requestID, conversationID, .after(after), limit: limit, store)
     case .fetchMessagesAfter(let requestID, let conversationID, let after):
       requests.run(requestID) {
         await Self.request(requestID, store) {
@@ -280,6 +275,28 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       return action(for: .positioned(position, event), requestID, store)
     case .positioned(let position, let event):
       return .positioned(requestID, position, action(for: event, requestID, store))
+    }
+  }
+
+  /// A stored page, older or newer; a store given no reader has none (the reducer then falls back to the
+  /// server). More than `limit` messages are cut to the `limit` nearest to the position asked from.
+  private func readStored(
+    _ requestID: RequestID, _ conversationID: ConversationID, _ query: StoredHistoryQuery, limit: Int,
+    _ store: StoreSink<R>
+  ) {
+    let reader = storedHistory
+    requests.run(requestID) {
+      await Self.request(requestID, store) {
+        guard let reader else { return .storedHistoryLoaded(requestID, [], hasMore: false) }
+        let page = try await reader(conversationID, query, limit)
+        let messages: [Message]
+        if case .before = query {
+          messages = Array(page.messages.suffix(limit))
+        } else {
+          messages = Array(page.messages.prefix(limit))
+        }
+        return .storedHistoryLoaded(requestID, messages, hasMore: page.hasMore)
+      }
     }
   }
 

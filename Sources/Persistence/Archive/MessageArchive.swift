@@ -187,6 +187,30 @@ final class MessageArchive: Sendable {
     return (messages.reversed(), false)
   }
 
+  /// Up to `limit` messages just after `key` in server order, oldest first, and whether more are stored
+  /// after them. O(limit · log n): one index range.
+  func messages(after key: MessageOrderKey, in conversation: ConversationID, limit: Int)
+    throws(PersistenceError) -> (messages: [Message], hasMore: Bool)
+  {
+    let select = try database.statement(
+      """
+      SELECT body FROM message WHERE conversation = ?1 AND (created_at, tie_break) > (?2, ?3)
+      ORDER BY created_at, tie_break LIMIT ?4
+      """)
+    defer { select.reset() }
+    select.bind(1, conversation.rawValue)
+    select.bind(2, key.createdAt.timeIntervalSinceReferenceDate)
+    select.bind(3, key.tieBreak)
+    select.bind(4, Int64(max(0, limit)) + 1)
+    var messages: [Message] = []
+    messages.reserveCapacity(limit)
+    while try select.step() {
+      guard messages.count < limit else { return (messages, true) }
+      messages.append(try Self.message(select, column: 0, path: database.path))
+    }
+    return (messages, false)
+  }
+
   /// The newest `limit` messages of `conversation`, oldest first, and whether more are stored before them.
   func newest(in conversation: ConversationID, limit: Int) throws(PersistenceError)
     -> (messages: [Message], hasMore: Bool)

@@ -71,6 +71,23 @@ public final class ConversationFile: Sendable {
       archive: archive.archive, window: window)
     restored = try writer.resume(from: loaded)
     if var state = restored, let id = state.conversationID {
+      let newestHere = state.messages.last(where: \.isCommitted)?.orderKey
+      if let newestStored = try archive.archive.newest(in: id, limit: 1).messages.first?.orderKey,
+        newestHere.map({ newestStored > $0 }) ?? true
+      {
+        // The journal was last written while the user read older history (`HistoryPaging.newerGap`): its
+        // window is not the newest one. The archive has the newest.
+        for message in try archive.archive.newest(in: id, limit: window).messages
+        where !state.messages.contains(message.clientID) {
+          state.messages.commit(message)
+        }
+        state = writer.windowed(state)
+      }
+      // The count is of the messages shown (the server's own, `serverUnreadCount`, covers the rest); the
+      // journal's is of the run that wrote it, which may have shown more.
+      var unread = 0
+      for message in state.messages where ReadCursor.isUnread(message, against: state.readCursor) { unread += 1 }
+      state.unreadCount = unread
       let oldest = state.messages.first(where: \.isCommitted)?.orderKey
       state.history.hasStoredHistory = try archive.archive.messages(
         before: oldest ?? MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), in: id, limit: 0
@@ -97,7 +114,20 @@ public final class ConversationFile: Sendable {
   public func storedMessages(before key: MessageOrderKey, limit: Int) throws(PersistenceError)
     -> (messages: [Message], hasMore: Bool)
   {
-    try writer.withLock { writer throws(PersistenceError) in try writer.storedMessages(before: key, limit: limit) }
+    try writer.withLock { writer throws(PersistenceError) in
+      try writer.storedMessages(from: key, newer: false, limit: limit)
+    }
+  }
+
+  /// Up to `limit` stored messages just after `key` in server order, oldest first, and whether more are
+  /// stored after them: the newer pages a window trimmed at its newest end reads back
+  /// (`HistoryPaging.newerGap`). O(limit) whatever the history's length.
+  public func storedMessages(after key: MessageOrderKey, limit: Int) throws(PersistenceError)
+    -> (messages: [Message], hasMore: Bool)
+  {
+    try writer.withLock { writer throws(PersistenceError) in
+      try writer.storedMessages(from: key, newer: true, limit: limit)
+    }
   }
 
   /// Writes what changed in `state` since the last call and syncs it to disk; `changes` is the snapshot's

@@ -34,7 +34,9 @@ struct ConversationMeta: Equatable, Codable {
     history.loadingRequest = nil
     history.isLoadingStored = false
     history.hasStoredHistory = false  // worked out again when the file opens
-    history.trimmedThrough = nil  // this run's
+    history.isLoadingNewer = false
+    history.trimmedBefore = nil  // this run's, like the gap: a reopened conversation shows its newest page
+    history.newerGap = nil
     readCursor = state.readCursor
     savedReadCursor = state.savedReadCursor
     unreadCount = state.unreadCount

@@ -112,18 +112,25 @@ struct ConversationWriter {
     return shown
   }
 
-  /// Whether `message`, gone from `state`, was only dropped from memory (`trimHistory`): it stays stored.
+  /// Whether `message`, gone from `state`, was only dropped from memory (`trimHistory` at the older end,
+  /// `trimNewerHistory` at the newer): it stays stored. Anything else gone was deleted.
   static func wasTrimmed(_ message: Message, in state: ConversationState) -> Bool {
-    guard let trimmed = state.history.trimmedThrough else { return false }
-    return message.isCommitted && message.orderKey <= trimmed
+    guard message.isCommitted else { return false }
+    let key = message.orderKey
+    if let before = state.history.trimmedBefore, key < before { return true }
+    if let gap = state.history.newerGap, key > gap.after, key <= gap.through { return true }
+    return false
   }
 
-  /// Up to `limit` archived messages just before `key`, oldest first, remembered as served.
-  mutating func storedMessages(before key: MessageOrderKey, limit: Int) throws(PersistenceError)
+  /// Up to `limit` archived messages just before (`newer` false) or after `key`, oldest first, remembered
+  /// as served.
+  mutating func storedMessages(from key: MessageOrderKey, newer: Bool, limit: Int) throws(PersistenceError)
     -> (messages: [Message], hasMore: Bool)
   {
     guard let id = (latest ?? written)?.conversationID else { return ([], false) }
-    let page = try archive.messages(before: key, in: id, limit: limit)
+    let page =
+      newer
+      ? try archive.messages(after: key, in: id, limit: limit) : try archive.messages(before: key, in: id, limit: limit)
     for message in page.messages { served[message.clientID] = message }
     return page
   }

@@ -33,45 +33,6 @@ extension ConversationReducer {
         policy.historyPageSizes.upperBound), more: false, &state)
   }
 
-  func trimHistory(keepingNewest: Int, _ state: inout ConversationState) -> [ConversationEffect] {
-    guard keepingNewest >= 1 else {
-      return refuse(
-        .invalidPageSize, "A trimmed history keeps at least 1 message; \(keepingNewest) was asked for.", &state)
-    }
-    guard !state.history.isLoadingHistory else { return [] }
-    var committed = 0
-    for message in state.messages where message.isCommitted { committed += 1 }
-    guard committed > keepingNewest else { return [] }
-    let rated = Set(
-      state.requests.values.compactMap { purpose -> ClientMessageID? in
-        if case .rating(let clientID, _, _) = purpose { return clientID }
-        return nil
-      })
-    var dropped: [ClientMessageID] = []
-    var last: MessageOrderKey?
-    for message in state.messages where message.isCommitted {
-      guard dropped.count < committed - keepingNewest else { break }
-      // In use: kept, and so is everything after it (the window stays one run of messages).
-      if message.reply?.isAwaiting == true || rated.contains(message.clientID)
-        || state.streamingReply?.replacing == message.clientID
-      {
-        break
-      }
-      dropped.append(message.clientID)
-      last = message.orderKey
-    }
-    guard let last else { return [] }
-    for clientID in dropped {
-      // The count is of the loaded messages (the server's own covers the rest): it goes with them.
-      if let gone = state.messages.remove(clientID), ReadCursor.isUnread(gone, against: state.readCursor) {
-        state.unreadCount -= 1
-      }
-    }
-    state.history.trimmedThrough = max(last, state.history.trimmedThrough ?? last)
-    state.history.hasStoredHistory = true
-    return []
-  }
-
   func storedHistoryLoaded(
     _ requestID: RequestID, _ messages: [Message], hasMore: Bool, _ state: inout ConversationState
   ) -> [ConversationEffect] {
@@ -79,18 +40,18 @@ extension ConversationReducer {
     state.requests[requestID] = nil
     state.history.loadingRequest = nil
     state.history.isLoadingStored = false
-    // What is already here is newer than its stored copy (a copy is written after each change): kept.
-    let fresh = messages.filter { message in
-      message.isCommitted && !state.messages.contains(message.clientID)
-        && message.serverID.map { state.messages[serverID: $0] == nil } != false
+    if state.history.isLoadingNewer {
+      state.history.isLoadingNewer = false
+      return newerStoredHistoryLoaded(messages, hasMore: hasMore, &state)
     }
-    for message in fresh.sorted(by: { $0.orderKey > $1.orderKey }) { commitIncoming(message, &state) }
+    let fresh = mergeStored(messages, &state)
     state.history.hasStoredHistory = hasMore
+    lowerTrimmedBefore(&state)
     if fresh.isEmpty, !hasMore {
       // Storage said it had older messages and gave none (trimmed without storage, a store given no
       // reader): the stored cursor would skip them, so the server's paging starts again from its newest
       // page, whose messages merge with those shown.
-      state.history.trimmedThrough = nil
+      state.history.trimmedBefore = nil
       state.history.cursor = nil
       state.history.hasMoreHistory = true
       state.history.hasLoadedFirstPage = false
@@ -107,6 +68,7 @@ extension ConversationReducer {
     let requested = state.history.requestedCursor
     state.history.requestedCursor = nil
     mergeFromServer(page.messages, &state)
+    lowerTrimmedBefore(&state)
     state.history.cursor = page.nextCursor
     state.history.hasMoreHistory = page.hasMore
     if page.hasMore, let requested, page.nextCursor == requested {

@@ -14,6 +14,8 @@ extension ConversationReducer {
     merged.requestSequence = max(stored.requestSequence, state.requestSequence)
     merged.history.loadingRequest = state.history.loadingRequest
     merged.history.requestedCursor = state.history.requestedCursor
+    merged.history.isLoadingStored = state.history.isLoadingStored
+    merged.history.isLoadingNewer = state.history.isLoadingNewer
     merged.connection = state.connection
     merged.failedConnectionAttempts = state.failedConnectionAttempts
     merged.failedSyncAttempts = state.failedSyncAttempts

@@ -73,6 +73,8 @@ public struct ConversationReducer: Reducer {
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
     case .loadMoreHistory(let pageSize): return loadHistory(pageSize: pageSize, more: true, &state)
     case .trimHistory(let keepingNewest): return trimHistory(keepingNewest: keepingNewest, &state)
+    case .trimNewerHistory(let keepingOldest): return trimNewerHistory(keepingOldest: keepingOldest, &state)
+    case .loadNewerHistory(let pageSize): return loadNewerHistory(pageSize: pageSize, &state)
     case .rateAnswer(let clientID, let rating): return rateAnswer(clientID, rating, &state)
     case .rateConversation(let rating, let comment): return rateConversation(rating, comment, &state)
     case .dismissFeedback:

@@ -29,8 +29,12 @@ struct MessageListTests {
         message.reply = outcome()
         list.commit(message)
         model[id] = message
-      case 6..<8:
+      case 6:
         #expect((list.remove(ClientMessageID("c\(id)")) != nil) == (model.removeValue(forKey: id) != nil))
+      case 7:
+        let ids = Set((0..<Int.random(in: 1..<12, using: &random)).map { _ in Int.random(in: 0..<800, using: &random) })
+        let expected = ids.compactMap { model.removeValue(forKey: $0) }.sorted { $0.orderKey < $1.orderKey }
+        #expect(list.remove(Set(ids.map { ClientMessageID("c\($0)") })) == expected)
       default:
         let reply = outcome()
         let found = list.update(ClientMessageID("c\(id)")) {
@@ -49,6 +53,38 @@ struct MessageListTests {
     for message in expected {
       #expect(list[clientID: message.clientID] == message)
       #expect(list[serverID: message.serverID!] == message)
+    }
+  }
+
+  /// A window of 20 committed messages: 1–10 came as history pages (in front), 11–20 live, plus one
+  /// outgoing message.
+  static func window() -> MessageList {
+    var list = MessageList((11...20).map { message($0) })
+    for id in (1...10).reversed() { list.commit(message(id)) }
+    list.appendOutgoing(
+      Message(clientID: "mine", role: .user, text: "hi", createdAt: Date(timeIntervalSince1970: 99), delivery: .pending)
+    )
+    return list
+  }
+
+  @Test(
+    "a trim drops a run at either end (or scattered messages) in one call, as one-by-one removal would",
+    arguments: [
+      Array(1...4), Array(1...14), Array(17...20), Array(6...20), [2, 9, 12, 19], Array(1...20),
+    ])
+  func bulkRemoval(ids: [Int]) {
+    let before = Self.window()
+    var list = before
+    let removed = list.remove(Set(ids.map { ClientMessageID("c\($0)") }))
+    var oneByOne = before
+    for id in ids { oneByOne.remove(ClientMessageID("c\(id)")) }
+    #expect(removed.map(\.clientID) == ids.map { ClientMessageID("c\($0)") })
+    #expect(Array(list) == Array(oneByOne))
+    #expect(list.changes(since: before).removed == Set(ids.map { ClientMessageID("c\($0)") }))
+    for message in list where message.isCommitted {
+      #expect(list[clientID: message.clientID] == message)
+      #expect(list[serverID: message.serverID!] == message)
+      #expect(list.index(of: message.clientID) == list.firstIndex(of: message))
     }
   }
 
