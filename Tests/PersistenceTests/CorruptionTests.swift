@@ -77,6 +77,7 @@ private struct Fixture {
       Message(
         clientID: "reply-1", serverID: "s6", role: .assistant, text: "Partial answer, and the rest.",
         createdAt: .story(6), delivery: .sent, reply: .completed))
+    state.unreadCount += 1  // the answer is after the read cursor, as the reducer would count it
     state.streamingReply = nil
     state.title = "Order 1042"
     try persist(ChangeSet(inserted: ["reply-1"]))
@@ -172,6 +173,7 @@ private enum Journal: String, CaseIterable, CustomTestStringConvertible {
       var state = file.restored ?? ConversationState(conversationID: "c1")
       let message = Message.server("Written after opening.", id: "s-after", at: 99)
       state.messages.commit(message)
+      state.unreadCount += 1  // an agent's message after the read cursor, as the reducer counts it
       try file.persist(state, changes: ChangeSet(inserted: [message.clientID]), at: .story(200))
       return (
         Opened(
