@@ -56,6 +56,48 @@ struct ChatClientLocalFirstTests {
     await harness.client.close()
   }
 
+  @Test("reading far back lets go of the newest end; scrolling down reads it back from disk, with what arrived after")
+  func windowScrollsBothWays() async throws {
+    // Given 300 stored messages, opened at the newest 50, and the user scrolled up four pages
+    let root = TemporaryRoot()
+    try storeHistory(300, cursor: "before-s0", in: root)
+    var harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1042"), root: root.path)
+    let chat = harness.client.conversation("c1")
+    await harness.client.settled()
+    for loaded in stride(from: 100, through: 250, by: 50) {
+      chat.send(.loadMoreHistory(pageSize: 50))
+      _ = await chat.state(where: { $0.messages.count == loaded && !$0.history.isLoadingHistory })
+    }
+
+    // When the host lets go of all but the oldest 100 shown, and the agent writes meanwhile
+    chat.send(.trimNewerHistory(keepingOldest: 100))
+    #expect(chat.state.messages.map(\.text) == (50..<150).map { "message \($0)" })
+    #expect(chat.state.history.newerGap != nil)
+    harness.socket.yield(.event("c1", .messageCreated(.server("a new one", id: "s-new", at: 1_000))))
+    _ = await chat.state(where: { $0.messages.last?.text == "a new one" })
+
+    // And the user scrolls back down, a page at a time
+    for _ in 0..<10 where chat.state.history.newerGap != nil {
+      chat.send(.loadNewerHistory(pageSize: 50))
+      _ = await chat.state(where: { !$0.history.isLoadingHistory })
+    }
+
+    // Then the newer pages came from the disk in order, each once, before the new message, and nothing was
+    // asked of the server
+    #expect(chat.state.history.newerGap == nil)
+    #expect(chat.state.messages.map(\.text) == (50..<300).map { "message \($0)" } + ["a new one"])
+    #expect(chat.state.invariantViolations().isEmpty)
+    // (the server's first call after all this is the rating the user now makes: no history page came before)
+    let answer = try #require(chat.state.messages[serverID: "s299"])
+    chat.send(.rateAnswer(answer.clientID, .up))
+    guard case .rate("s299", .up, let rated) = await harness.nextCall() else {
+      Issue.record("the server was asked for something before the rating")
+      return await harness.client.close()
+    }
+    rated.resume()
+    await harness.client.close()
+  }
+
   @Test("what the user searches is found: stored messages, and one received in this run once it is written")
   func searchFindsStoredMessages() async throws {
     // Given a stored conversation, and a message received in this run
