@@ -9,11 +9,12 @@ enum HTTPFailure {
   static func error(
     status: Int, body: Data, retryAfter: String?, now: Date, policy: ChatPolicy, bodyCodeWins: Bool = true
   ) -> ChatError {
-    let wire = try? WireJSON.decoder().decode(WireErrorBody.self, from: body).error
-    let code = (bodyCodeWins ? wire?.code.map(ChatError.Code.init(rawValue:)) : nil) ?? defaultCode(status)
-    let message = wire?.message ?? "The server answered HTTP \(status)."
+    var wire = (try? WireJSON.decoder().decode(WireErrorBody.self, from: body).error) ?? WireError()
+    if !bodyCodeWins { wire.code = nil }
     let wait = retryAfter.flatMap { seconds($0, now: now) }.flatMap(policy.serverDelay)
-    return ChatError(code, message, status: status, retryAfter: wait)
+    return wire.chatError(
+      defaultCode: defaultCode(status), defaultMessage: "The server answered HTTP \(status).", status: status,
+      retryAfter: wait)
   }
 
   static func defaultCode(_ status: Int) -> ChatError.Code {

@@ -244,7 +244,7 @@ package final class HTTPTransport: Sendable {
   private static func errorInBody(_ data: Data, status: Int) -> ChatError? {
     guard let wire = try? WireJSON.decoder().decode(WireErrorBody.self, from: data).error, let code = wire.code
     else { return nil }
-    return ChatError(ChatError.Code(rawValue: code), wire.message ?? "", status: status)
+    return wire.chatError(defaultCode: ChatError.Code(rawValue: code), defaultMessage: "", status: status)
   }
 
   /// The media type of a response, lowercased, without parameters (`text/event-stream`).

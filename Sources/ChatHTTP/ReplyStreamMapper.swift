@@ -216,7 +216,7 @@ public struct ReplyStreamMapper: Sendable {
   }
 
   static func serverError(_ error: WireError) -> ChatError {
-    ChatError(ChatError.Code(error.code ?? "PROVIDER_ERROR"), error.message ?? "The agent's reply failed.")
+    error.chatError(defaultCode: .providerError, defaultMessage: "The agent's reply failed.")
   }
 }
 

@@ -137,6 +137,25 @@ struct WireErrorBody: Codable, Sendable {
 struct WireError: Codable, Sendable {
   var code: String?
   var message: String?
+  /// Where the conversation stands, when the server says so with the error (`taken_over`, `ended`, …).
+  var conversationStatus: String?
+
+  enum CodingKeys: String, CodingKey {
+    case code, message
+    case conversationStatus = "conversation_status"
+  }
+
+  /// The store's error for this one, `code` and `message` standing in for what the server left out. A
+  /// status this client does not know is not guessed at: the error then names none.
+  func chatError(
+    defaultCode: ChatError.Code, defaultMessage: String, status: Int? = nil, retryAfter: Double? = nil
+  ) -> ChatError {
+    var error = ChatError(
+      code.map(ChatError.Code.init(rawValue:)) ?? defaultCode, message ?? defaultMessage, status: status,
+      retryAfter: retryAfter)
+    error.conversationStatus = conversationStatus.flatMap(ConversationStatus.init(wire:))
+    return error
+  }
 }
 
 extension ConversationStatus {

@@ -416,6 +416,39 @@ struct ReferenceServerTests {
     #expect(error?.retryable == true)
   }
 
+  @Test("a regeneration refused because a person took over moves the status to taken over, not ended; sends go on")
+  func notOngoingNamesTheStatus() async throws {
+    // Given a conversation the store has loaded while the AI agent had it
+    let server = try await ReferenceServer.start()
+    let conversation = try await server.conversation(messages: 2)
+    let store = ChatStore(backend: try server.backend())
+    defer { store.close() }
+    store.send(.open(conversation))
+    store.send(.loadHistory(pageSize: 20))
+    let loaded = try #require(await store.state(within: 30) { $0.messages.count == 2 && !$0.history.isLoadingHistory })
+    #expect(loaded.status == .ongoing)
+
+    // When a teammate takes it over (the store, not connected, does not hear it) and the user asks the AI
+    // agent for another answer
+    try await server.control("conversation_status", ["conversation_id": conversation.rawValue, "status": "taken_over"])
+    let answer = try #require(loaded.messages.last)
+    store.send(.regenerate(answer.clientID))
+
+    // Then the refusal names where the conversation stands, and the store follows it: taken over, not ended
+    let refused = try #require(await store.state(within: 30) { $0.userError != nil })
+    #expect(refused.userError?.code == .conversationNotOngoing)
+    #expect(refused.userError?.conversationStatus == .takenOver)
+    #expect(refused.status == .takenOver)
+
+    // And the user can still write: the message goes to the teammate
+    store.sendMessage("Are you there?")
+    let sent = await store.state(within: 30) {
+      $0.messages.contains { $0.text == "Are you there?" && $0.delivery == .sent }
+    }
+    #expect(sent != nil)
+    #expect(try await server.messages(in: conversation).contains { $0["text"] as? String == "Are you there?" })
+  }
+
   @Test("a failed JSON call reports the code in the server's error body, not only its status's")
   func bodyCodeOfJSONCall() async throws {
     let server = try await ReferenceServer.start()

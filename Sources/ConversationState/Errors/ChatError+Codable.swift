@@ -1,6 +1,6 @@
 extension ChatError {
   enum CodingKeys: String, CodingKey {
-    case code, message, status, retryable, retryAfter
+    case code, message, status, retryable, retryAfter, conversationStatus
   }
 
   /// Decodes an error; `retryable` may be left out, and then comes from `isRetryable(code:status:)`, the
@@ -13,5 +13,6 @@ extension ChatError {
       status: try container.decodeIfPresent(Int.self, forKey: .status),
       retryAfter: try container.decodeIfPresent(Double.self, forKey: .retryAfter))
     if let retryable = try container.decodeIfPresent(Bool.self, forKey: .retryable) { self.retryable = retryable }
+    conversationStatus = try container.decodeIfPresent(ConversationStatus.self, forKey: .conversationStatus)
   }
 }

@@ -37,6 +37,14 @@ public struct ChatError: Error, Sendable, CustomStringConvertible {
     _read { yield fields.value.retryAfter }
     _modify { yield &fields.value.retryAfter }
   }
+  /// Where the server said the conversation stands, when it said so with the error (the HTTP protocol's
+  /// `conversation_status`). `CONVERSATION_NOT_ONGOING` is said both when the conversation ended and when a
+  /// person took it over, so the store moves its status only to what is named here; without it the status
+  /// is not guessed (see `ConversationStatus`).
+  @inlinable public var conversationStatus: ConversationStatus? {
+    _read { yield fields.value.conversationStatus }
+    _modify { yield &fields.value.conversationStatus }
+  }
 
   /// An error whose `retryable` flag comes from the one classification table, `isRetryable(code:status:)`.
   public init(_ code: Code, _ message: String, status: Int? = nil, retryAfter: Double? = nil) {
@@ -54,6 +62,7 @@ public struct ChatError: Error, Sendable, CustomStringConvertible {
     @usableFromInline var status: Int?
     @usableFromInline var retryable: Bool
     @usableFromInline var retryAfter: Double?
+    @usableFromInline var conversationStatus: ConversationStatus?
   }
 
   /// The error as `CODE (HTTP status): message`, for logs.
@@ -235,5 +244,6 @@ extension ChatError: Codable {
     try container.encodeIfPresent(status, forKey: .status)
     try container.encode(retryable, forKey: .retryable)
     try container.encodeIfPresent(retryAfter, forKey: .retryAfter)
+    try container.encodeIfPresent(conversationStatus, forKey: .conversationStatus)
   }
 }

@@ -1,8 +1,13 @@
 /// Who has the conversation.
 ///
 /// `ongoing <-> takenOver`, and either `-> ended`. The server moves it; the client only follows, also from
-/// errors that say so (`CONVERSATION_NOT_ONGOING` is `ended`, `CONVERSATION_NOT_FOUND` is `notFound`,
-/// `CHAT_UNAVAILABLE` is `unavailable`).
+/// errors that say so: an error that names a status (`ChatError.conversationStatus`) moves it there,
+/// `CONVERSATION_NOT_FOUND` is `notFound` and `CHAT_UNAVAILABLE` is `unavailable`.
+///
+/// `CONVERSATION_NOT_ONGOING` alone is not taken as `ended`: servers also say it when a teammate took the
+/// conversation over. Without a named status the store keeps the status it had, asks for the newest
+/// history page (whose `HistoryPage.status` tells), and sends keep working until the page or a
+/// `RealtimeEvent.statusChanged` says otherwise.
 public enum ConversationStatus: String, Hashable, Sendable, Codable, CaseIterable {
   /// The AI agent answers. Sends and regenerations are allowed.
   case ongoing

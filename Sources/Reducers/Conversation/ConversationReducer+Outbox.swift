@@ -122,6 +122,6 @@ extension ConversationReducer {
       if state.savedReadCursor == upTo { state.savedReadCursor = nil }
       state.backgroundError = error
     }
-    return []
+    return followServerStatus(error, &state)
   }
 }

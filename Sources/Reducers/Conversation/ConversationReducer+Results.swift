@@ -145,11 +145,17 @@ extension ConversationReducer {
   }
 
   /// Errors that tell where the conversation stands move its status, so the next send is not tried
-  /// blindly.
-  private func followServerStatus(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
+  /// blindly; only to where the server says it stands, never to a guess.
+  func followServerStatus(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
+    if let named = error.conversationStatus {
+      return named == state.status ? [] : statusChanged(to: named, &state)
+    }
     let status: ConversationStatus
     switch error.code {
-    case .conversationNotOngoing: status = .ended
+    case .conversationNotOngoing:
+      // Said when the conversation ended and when a person took it over (messages then go to them): the
+      // newest page says which. Until it does the status stays, and sends keep working.
+      return state.conversationID == nil ? [] : reloadHistory(&state)
     case .conversationNotFound: status = .notFound
     case .chatUnavailable: status = .unavailable
     default: return []

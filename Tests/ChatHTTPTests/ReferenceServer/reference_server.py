@@ -100,12 +100,15 @@ def json_bytes(value):
 class ApiError(Exception):
     """A non-2xx answer with the protocol's error body."""
 
-    def __init__(self, status, code, message, headers=None):
+    def __init__(self, status, code, message, headers=None, conversation_status=None):
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers or {}
+        # Where the conversation stands, for CONVERSATION_NOT_ONGOING: it is said both when the conversation
+        # ended and when a person took it over, and the client follows only what it is told.
+        self.conversation_status = conversation_status
 
 
 class StreamCut(Exception):
@@ -724,7 +727,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _error(self, error):
-        return Response(error.status, {"error": {"code": error.code, "message": error.message}}, error.headers)
+        body = {"code": error.code, "message": error.message}
+        if error.conversation_status is not None:
+            body["conversation_status"] = error.conversation_status
+        return Response(error.status, {"error": body}, error.headers)
 
     def start_stream(self):
         """200 text/event-stream; chunked on HTTP/1.1, or close-delimited for an HTTP/1.0 client."""
@@ -1025,7 +1031,9 @@ class Handler(BaseHTTPRequestHandler):
         if conversation.status == "unavailable":
             raise ApiError(503, "CHAT_UNAVAILABLE", "Chat is not available right now.")
         if conversation.status not in ACCEPTS_MESSAGES:
-            raise ApiError(409, "CONVERSATION_NOT_ONGOING", "The conversation is %s." % conversation.status)
+            raise ApiError(
+                409, "CONVERSATION_NOT_ONGOING", "The conversation is %s." % conversation.status,
+                conversation_status=conversation.status)
 
     def api_regenerate(self, conversation_id):
         state = self.state
@@ -1040,7 +1048,9 @@ class Handler(BaseHTTPRequestHandler):
             reply = state.regenerate_replies.get(key) if key else None
             if reply is None or reply.epoch != state.epoch:
                 if conversation.status != "ongoing":  # a human agent's or an ended conversation
-                    raise ApiError(409, "CONVERSATION_NOT_ONGOING", "The conversation is %s." % conversation.status)
+                    raise ApiError(
+                        409, "CONVERSATION_NOT_ONGOING", "The conversation is %s." % conversation.status,
+                        conversation_status=conversation.status)
                 question = conversation.find(reply_to)
                 if question is None or question["role"] != "user":
                     raise ApiError(422, "UNKNOWN_MESSAGE", "No user message %r here." % reply_to)

@@ -80,13 +80,15 @@ struct ServerAdviceTests {
   @Test(
     "errors that say where the conversation stands move its status, so the next send is not tried blindly",
     arguments: [
-      (ChatError.Code.conversationNotOngoing, ConversationStatus.ended),
-      (.conversationNotFound, .notFound), (.chatUnavailable, .unavailable),
+      (ChatError.Code.conversationNotOngoing, ConversationStatus?.some(.ended), ConversationStatus.ended),
+      (.conversationNotFound, nil, .notFound), (.chatUnavailable, nil, .unavailable),
     ])
-  func statusFromErrors(_ code: ChatError.Code, _ status: ConversationStatus) {
+  func statusFromErrors(_ code: ChatError.Code, _ named: ConversationStatus?, _ status: ConversationStatus) {
     let chat = Chat.existing()
     let send = chat.userSends("Hi", id: "c1")
-    chat.send(.requestFailed(send, ChatError(code, "no")))
+    var error = ChatError(code, "no")
+    error.conversationStatus = named
+    chat.send(.requestFailed(send, error))
     #expect(chat.state.status == status)
     #expect(chat.send(.send(OutgoingMessage(clientID: "c2", text: "again", createdAt: time(1)))) == [])
     #expect(chat.state.userError?.code == code, "refused with the status's own code")
