@@ -13,22 +13,43 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     case client
   }
 
-  /// How a client fixture's `ClientReducer` is made; each setting left out keeps `ClientReducer()`'s default.
-  /// A key that is not one of these fails the fixture, so a misspelt setting cannot pass for a default.
+  /// How a fixture's reducer is made; each setting left out keeps its default. The policy settings
+  /// (`pollInterval`, `connectionMode`) fit both reducers; the others only `ClientReducer`. A key that is not
+  /// one of these fails the fixture, so a misspelt setting cannot pass for a default.
   public struct Settings: Codable, Sendable, Equatable {
     /// `ClientReducer.maximumIdleConversations` (default 8).
     public var maximumIdleConversations: Int?
     /// `ClientReducer.refreshesCredentials` (default false: no credential provider).
     public var refreshesCredentials: Bool?
+    /// `ChatPolicy.pollInterval` (default nil).
+    public var pollInterval: Double?
+    /// `ChatPolicy.connectionMode` (default `realtime`).
+    public var connectionMode: ConnectionMode?
 
     /// Settings that change what is given and keep the other defaults.
-    public init(maximumIdleConversations: Int? = nil, refreshesCredentials: Bool? = nil) {
+    public init(
+      maximumIdleConversations: Int? = nil, refreshesCredentials: Bool? = nil, pollInterval: Double? = nil,
+      connectionMode: ConnectionMode? = nil
+    ) {
       self.maximumIdleConversations = maximumIdleConversations
       self.refreshesCredentials = refreshesCredentials
+      self.pollInterval = pollInterval
+      self.connectionMode = connectionMode
     }
 
+    /// `ChatPolicy()` with the policy settings given here.
+    public var policy: ChatPolicy {
+      var policy = ChatPolicy()
+      if let pollInterval { policy.pollInterval = pollInterval }
+      if let connectionMode { policy.connectionMode = connectionMode }
+      return policy
+    }
+
+    /// Whether any setting only a `ClientReducer` has is given.
+    var hasClientSettings: Bool { maximumIdleConversations != nil || refreshesCredentials != nil }
+
     private enum CodingKeys: String, CodingKey, CaseIterable {
-      case maximumIdleConversations, refreshesCredentials
+      case maximumIdleConversations, refreshesCredentials, pollInterval, connectionMode
     }
 
     /// Decodes the settings, refusing a key that names no setting.
@@ -42,6 +63,8 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       maximumIdleConversations = try container.decodeIfPresent(Int.self, forKey: .maximumIdleConversations)
       refreshesCredentials = try container.decodeIfPresent(Bool.self, forKey: .refreshesCredentials)
+      pollInterval = try container.decodeIfPresent(Double.self, forKey: .pollInterval)
+      connectionMode = try container.decodeIfPresent(ConnectionMode.self, forKey: .connectionMode)
     }
 
     private struct AnyKey: CodingKey {

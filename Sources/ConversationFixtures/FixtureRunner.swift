@@ -33,7 +33,7 @@ public enum FixtureRunner {
   public static func check(_ fixture: ConversationFixture) -> Result {
     do {
       switch try kind(of: fixture) {
-      case .conversation: return check(fixture, on: .conversation)
+      case .conversation: return check(fixture, on: .conversation(fixture.settings))
       case .client: return check(fixture, on: .client(fixture.settings))
       }
     } catch {
@@ -44,16 +44,17 @@ public enum FixtureRunner {
   /// `fixture` with every step's `changes` and `effects` replaced by what the reducer does now.
   public static func record(_ fixture: ConversationFixture) throws -> ConversationFixture {
     switch try kind(of: fixture) {
-    case .conversation: return try record(fixture, on: .conversation)
+    case .conversation: return try record(fixture, on: .conversation(fixture.settings))
     case .client: return try record(fixture, on: .client(fixture.settings))
     }
   }
 
-  /// The reducer `fixture` runs; settings on a conversation fixture are an error, not ignored.
+  /// The reducer `fixture` runs; a client's settings on a conversation fixture are an error, not ignored.
   static func kind(of fixture: ConversationFixture) throws -> ConversationFixture.Kind {
     let kind = fixture.reducer ?? .conversation
-    if kind == .conversation && fixture.settings != nil {
-      throw FixtureError.badSettings("only a fixture with \"reducer\": \"client\" has settings")
+    if kind == .conversation && fixture.settings?.hasClientSettings == true {
+      throw FixtureError.badSettings(
+        "only a fixture with \"reducer\": \"client\" has maximumIdleConversations or refreshesCredentials")
     }
     return kind
   }
@@ -197,10 +198,11 @@ private struct Subject<R: Reducer> where R.State: Codable, R.Action: Decodable, 
 }
 
 extension Subject where R == ConversationReducer {
-  /// Conversation fixtures: a fresh `ConversationState()`, checked against its invariants and transition rules.
-  static var conversation: Self {
+  /// Conversation fixtures: a fresh `ConversationState()`, checked against its invariants and transition
+  /// rules, on a reducer with the policy `settings` give.
+  static func conversation(_ settings: ConversationFixture.Settings?) -> Self {
     Subject(
-      reducer: ConversationReducer(), fresh: ConversationState(),
+      reducer: ConversationReducer(policy: settings?.policy ?? ChatPolicy()), fresh: ConversationState(),
       invariantViolations: { $0.invariantViolations() },
       transitionViolations: { after, before in after.transitionViolations(from: before) })
   }
@@ -212,7 +214,7 @@ extension Subject where R == ClientReducer {
   static func client(_ settings: ConversationFixture.Settings?) -> Self {
     let defaults = ClientReducer()
     let reducer = ClientReducer(
-      policy: defaults.policy,
+      policy: settings?.policy ?? defaults.policy,
       maximumIdleConversations: settings?.maximumIdleConversations ?? defaults.maximumIdleConversations,
       refreshesCredentials: settings?.refreshesCredentials ?? defaults.refreshesCredentials)
     return Subject(

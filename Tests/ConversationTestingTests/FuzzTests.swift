@@ -74,6 +74,22 @@ struct FuzzTests {
     #expect(continuations > 3)
   }
 
+  @Test("with polling as the connection mode, sessions keep every invariant, and polls really go out")
+  func pollingSessionsKeepInvariants() {
+    // Given a backend with no realtime channel
+    let policy = ChatPolicy(pollInterval: 1, connectionMode: .polling)
+    Self.recordFirstFailure(policy: policy)
+    // Then the sessions poll, and never open a realtime connection
+    var polls = 0
+    var realtime = 0
+    Self.replay(seeds: 1...40, policy: policy) { _, _, effects in
+      polls += effects.count { if case .fetchMessagesAfter = $0 { true } else { false } }
+      realtime += effects.count { if case .connectRealtime = $0 { true } else { false } }
+    }
+    #expect(polls > 10)
+    #expect(realtime == 0)
+  }
+
   @Test("the same seed generates the same session")
   func deterministic() {
     // Action by action: equal, or equal as text (sessions include a NaN upload progress on purpose, and

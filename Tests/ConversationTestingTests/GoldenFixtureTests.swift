@@ -113,7 +113,7 @@ struct GoldenFixtureTests {
       ))
   }
 
-  @Test("settings are refused on a conversation fixture, and a key that names no setting is refused")
+  @Test("a client's settings are refused on a conversation fixture, and a key that names no setting is refused")
   func badSettings() throws {
     let fixture = ConversationFixture(
       name: "bad", rule: "Errors", settings: .init(maximumIdleConversations: 1),

@@ -53,9 +53,12 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// last position, waiting `reconnectBackoff` before each attempt; the count starts over whenever the
   /// resumed stream brings a new event. A reply that cannot be resumed ends `truncated` with its text kept.
   public var replyResumeAttempts: Int
-  /// Seconds between polls for new messages while the realtime connection is down (default nil: no
-  /// polling; one common protocol polls every second).
+  /// Seconds between polls for new messages while the realtime connection is down, or always in
+  /// `ConnectionMode.polling` (default nil: no polling while realtime is down, and every
+  /// `defaultPollInterval` seconds in polling mode; one common protocol polls every second).
   public var pollInterval: Double?
+  /// Whether conversations keep a realtime connection or poll (default `.realtime`). See `ConnectionMode`.
+  public var connectionMode: ConnectionMode
   /// How a streaming reply's text is shown (`StreamingReply.presentedText`): as it arrives (default), at a
   /// steady pace, or only once finished. The state keeps the full text either way.
   public var replyPresentation: ReplyPresentation
@@ -129,8 +132,9 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     maximumEventBytes: Int = 1024 * 1024, maximumAnswerBytes: Int = 8 * 1024 * 1024,
     maximumErrorBodyBytes: Int = 64 * 1024, maximumUnreadBytes: Int = 4 * 1024 * 1024,
     maximumPartsPerReply: Int = 1024, toolResultDelivery: ToolResultDelivery = .duringReply,
-    replyResumeAttempts: Int = 5
+    replyResumeAttempts: Int = 5, connectionMode: ConnectionMode = .realtime
   ) {
+    self.connectionMode = connectionMode
     self.replyResumeAttempts = replyResumeAttempts
     self.maximumPartsPerReply = maximumPartsPerReply
     self.toolResultDelivery = toolResultDelivery
@@ -160,6 +164,15 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     self.syncBackoff = syncBackoff
     self.echoMatchWindow = echoMatchWindow
     self.pollInterval = pollInterval
+  }
+
+  /// Seconds between polls in `ConnectionMode.polling` when `pollInterval` is nil (5).
+  public static let defaultPollInterval: Double = 5
+
+  /// The seconds between polls this policy asks for: `pollInterval`, or `defaultPollInterval` in polling
+  /// mode when that is nil; nil when nothing is polled (realtime mode without a `pollInterval`).
+  public var pollingInterval: Double? {
+    connectionMode == .polling ? pollInterval ?? Self.defaultPollInterval : pollInterval
   }
 
   /// A wait the server asked for (`Retry-After`, backoff advice), in seconds, clamped into

@@ -92,6 +92,10 @@ public protocol ChatBackend: Sendable {
   func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws
   /// The realtime connection: yield `.opened` once live, then events. Finishing or throwing means the
   /// connection is lost; the store reconnects with backoff (never after an authorization failure).
+  ///
+  /// A server with no realtime channel: finish the stream throwing `ChatError.unsupported("realtime")` and
+  /// run the stores with `ChatPolicy.connectionMode = .polling`, which never calls this and polls
+  /// `catchUp` every `ChatPolicy.pollingInterval` seconds instead.
   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error>
   /// A page of the user's conversations, most recent activity first.
   func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage

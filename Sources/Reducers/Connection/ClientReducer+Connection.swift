@@ -8,7 +8,8 @@ import Foundation
 /// state with a way back (`credentialsRefreshed`, a change of identity).
 extension ClientReducer {
   func connect(_ state: inout ClientState) -> [ClientEffect] {
-    guard ConnectionRules.needsOpening(state.connection) else { return [] }
+    // A backend with no realtime channel: each open conversation polls, and no shared connection is opened.
+    guard policy.connectionMode == .realtime, ConnectionRules.needsOpening(state.connection) else { return [] }
     let request = state.beginRequest()
     state.connectionRequest = request
     state.connection = .connecting

@@ -7,6 +7,7 @@ import Foundation
 extension ConversationReducer {
   func connect(_ state: inout ConversationState) -> [ConversationEffect] {
     let resumed = resumeRelaunchedReply(&state)
+    if policy.connectionMode == .polling { return resumed + connectByPolling(&state) }
     guard ConnectionRules.needsOpening(state.connection) else { return resumed }
     state.failedConnectionAttempts = 0
     return resumed + [.cancelTimer(.reconnect)] + openConnection(&state)
@@ -32,7 +33,7 @@ extension ConversationReducer {
   func connectionOpened(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard state.requests[requestID] == .connect, state.connection == .connecting else { return [] }
     credentialsProven(&state)
-    var effects: [ConversationEffect] = policy.pollInterval == nil ? [] : [.cancelTimer(.poll)]
+    var effects: [ConversationEffect] = policy.pollingInterval == nil ? [] : [.cancelTimer(.poll)]
     if let seconds = ConnectionRules.healthyAfter(opening: state.failedConnectionAttempts, policy) {
       effects.append(.startTimer(.connectionHealthy, seconds: seconds))
     }
@@ -119,13 +120,14 @@ extension ConversationReducer {
     if state.connection == .closed || state.connection == .idle { return [] }
     let effects = dropConnectionRequests(except: nil, &state)
     state.connection = .closed
-    return effects + clearTyping(&state) + [.cancelTimer(.reconnect)]
+    let polls: [ConversationEffect] = policy.pollingInterval == nil ? [] : [.cancelTimer(.poll)]
+    return effects + clearTyping(&state) + [.cancelTimer(.reconnect)] + polls
   }
 
   /// Re-opens a live connection that was opened before the conversation existed, now scoped to it, so the
   /// conversation the first send created is live (its events, and a sync of what was missed meanwhile).
   func retargetConnection(_ state: inout ConversationState) -> [ConversationEffect] {
-    guard liveConnection(state) != nil else { return [] }
+    guard policy.connectionMode == .realtime, liveConnection(state) != nil else { return startPollingCreated(state) }
     return dropConnectionRequests(except: nil, &state) + openConnection(&state)
   }
 

@@ -129,7 +129,7 @@ extension ConversationReducer {
     effects += state.typing.keys.sorted().map { .cancelTimer(.typingExpiry($0)) }
     if !keepingConnectionTimers {
       effects += [.cancelTimer(.reconnect), .cancelTimer(.resync), .cancelTimer(.rateLimitOver)]
-      if policy.pollInterval != nil { effects.append(.cancelTimer(.poll)) }
+      if policy.pollingInterval != nil { effects.append(.cancelTimer(.poll)) }
     }
     return effects
   }

@@ -152,7 +152,8 @@ extension ConversationReducer {
       }
       return [.startTimer(.typingExpiry(participant), seconds: remaining)]
     case .reconnect:
-      guard case .reconnecting = state.connection else { return [] }
+      // Polling mode arms no reconnect timer: its failed polls wait on the poll timer.
+      guard case .reconnecting = state.connection, policy.connectionMode == .realtime else { return [] }
       return openConnection(&state)
     case .resync:
       guard state.connection == .syncing else { return [] }

@@ -79,7 +79,7 @@ extension ConversationReducer {
       return dispatchPendingMessages(&state)
 
     case .sync:
-      return syncFailed(error, jitter: jitter, &state)
+      return syncFailed(error, at: at, jitter: jitter, &state)
 
     case .rating(let clientID, _, _):
       settleRating(clientID, &state)
