@@ -207,6 +207,32 @@ struct MigrationTests {
     #expect(restored.streamingReply?.streamedUTF8Count == "Sure".utf8.count + "Thinking".utf8.count)
   }
 
+  @Test("a cited source's document ID and both links survive a relaunch, in the answer's sources and parts")
+  func sourcesRoundTrip() throws {
+    // Given an answer citing two passages of one document, one with both links and one with a title only
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    let passage = KnowledgeSource(
+      id: "src-1", documentID: "doc-9", title: "Returns policy", url: URL(string: "https://help.example.com/returns"),
+      internalURL: URL(string: "https://admin.example.com/articles/9/edit"))
+    let bare = KnowledgeSource(id: "src-2", documentID: "doc-9", title: "Returns policy: refunds")
+    var answer = Message.server("Return it within 30 days.", id: "s2", at: 3)
+    answer.parts = [
+      MessagePart(id: "text-0", .text("Return it within 30 days.")), MessagePart(id: "src-1", .source(passage)),
+      MessagePart(id: "src-2", .source(bare)),
+    ]
+    answer.completeFromParts()
+    try scope.conversation("conv-1").persist(
+      ConversationState.existing([.server("Hi", id: "s1", at: 1), answer]), changes: .reset, at: .story(5))
+
+    // When the app is relaunched
+    let restored = try #require(try root.scope().conversation("conv-1").restored)
+
+    // Then both sources are back with every field, in order
+    #expect(restored.messages[serverID: "s2"]?.sources == [passage, bare])
+    #expect(restored.messages[serverID: "s2"]?.parts == answer.parts)
+  }
+
   @Test("a file of a newer format version is moved aside, not misread")
   func newerVersionIsRefused() throws {
     let root = ScratchRoot()
