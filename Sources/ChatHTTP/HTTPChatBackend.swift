@@ -108,7 +108,7 @@ public final class HTTPChatBackend: ChatBackend {
       })
     return reply(
       .post("messages", body: WireJSON.encode(body), key: payload.clientID.rawValue),
-      ReplyStreamMapper(sending: payload, at: now()))
+      ReplyStreamMapper(sending: payload, at: now(), policy: policy))
   }
 
   public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
@@ -117,7 +117,7 @@ public final class HTTPChatBackend: ChatBackend {
     let body = RegenerateBody(replyTo: prompt.rawValue, answer: answer?.rawValue)
     return reply(
       .post("conversations/\(conversation.rawValue)/regenerate", body: WireJSON.encode(body), key: UUID().uuidString),
-      ReplyStreamMapper(regeneratingIn: conversation, at: now()))
+      ReplyStreamMapper(regeneratingIn: conversation, at: now(), policy: policy))
   }
 
   /// Resumes a reply through `GET conversations/{id}/replies/{message_id}/stream` with the ID of the last
@@ -133,7 +133,8 @@ public final class HTTPChatBackend: ChatBackend {
     endpoint.lastEventID = lastID
     let nothing = ChatError(.notResumable, "The server keeps no stream of reply \(reply.rawValue) (204).")
     return self.reply(
-      endpoint, ReplyStreamMapper(resuming: reply, in: cursor.conversationID, at: now()), noContent: nothing)
+      endpoint, ReplyStreamMapper(resuming: reply, in: cursor.conversationID, at: now(), policy: policy),
+      noContent: nothing)
   }
 
   /// A reply's stream; its frames are positioned by their SSE IDs, which a resume sends back.
@@ -163,7 +164,7 @@ public final class HTTPChatBackend: ChatBackend {
       // whatever the frame was about).
       let mapped: RealtimeUpdate?
       do throws(ChatError) {
-        mapped = try RealtimeEventMapper.map(event, receivedAt: self.now())
+        mapped = try RealtimeEventMapper.map(event, receivedAt: self.now(), policy: self.policy)
       } catch {
         elements.append(.rejected(error))
         return
@@ -186,7 +187,7 @@ public final class HTTPChatBackend: ChatBackend {
     let page = try await transport.call(
       .get("conversations/\(conversation.rawValue)/messages", query: query), HistoryBody.self)
     return HistoryPage(
-      messages: try page.messages.map { try $0.message() }, nextCursor: page.nextCursor.map(PageCursor.init(rawValue:)),
+      messages: try messages(of: page), nextCursor: page.nextCursor.map(PageCursor.init(rawValue:)),
       hasMore: page.hasMore ?? (page.nextCursor != nil), title: page.title,
       status: page.status.flatMap(ConversationStatus.init(wire:)), readUpTo: page.readUpTo.map { ServerMessageID($0) },
       unreadCount: page.unreadCount, totalCount: page.totalCount)
@@ -200,7 +201,14 @@ public final class HTTPChatBackend: ChatBackend {
     let query = after.map { ["after": $0.rawValue] } ?? [:]
     let page = try await transport.call(
       .get("conversations/\(conversation.rawValue)/messages", query: query), HistoryBody.self)
-    return CatchUpPage(messages: try page.messages.map { try $0.message() }, hasMore: page.hasMore ?? false)
+    return CatchUpPage(messages: try messages(of: page), hasMore: page.hasMore ?? false)
+  }
+
+  /// A page's messages, or `INVALID_EVENT` for the whole page when one cannot be read (an unknown role, a
+  /// source without a title or with a link that is not `http(s)`, more sources than the policy allows).
+  private func messages(of page: HistoryBody) throws(ChatError) -> [Message] {
+    let maximumSources = policy.maximumSourcesPerMessage
+    return try page.messages.map { wire throws(ChatError) in try wire.message(maximumSources: maximumSources) }
   }
 
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {

@@ -5,24 +5,31 @@ public import ServerSentEvents
 
 /// Turns the realtime stream's typed events (`message.created`, `typing.started`, … in
 /// `Docs/HTTP-PROTOCOL.md`) into the store's realtime events. Unknown types give nil; a frame whose JSON
-/// cannot be read throws `INVALID_EVENT`.
+/// cannot be read throws `INVALID_EVENT`, and so does a message whose sources cannot be (see
+/// `ReplyStreamMapper` for what a source must have).
 public enum RealtimeEventMapper {
   /// The conversation and event `event` stands for; `receivedAt` (the device's clock) stands in for
-  /// times the server leaves out.
-  public static func map(_ event: ServerSentEvent, receivedAt: Date) throws(ChatError) -> RealtimeUpdate? {
+  /// times the server leaves out. A message's `sources` become its parts after its text; `policy` bounds
+  /// them (`maximumPartsPerReply` - 1 sources, with the text the parts of a reply).
+  public static func map(_ event: ServerSentEvent, receivedAt: Date, policy: ChatPolicy = ChatPolicy())
+    throws(ChatError) -> RealtimeUpdate?
+  {
     guard Self.known.contains(event.type) else { return nil }
     let frame = try event.withDataUTF8 { bytes throws(ChatError) in
       try WireJSON.decode(RealtimeFrame.self, from: Data(bytes), what: "a \"\(event.type)\" event")
     }
     let conversation = ConversationID(frame.conversationId)
+    let maximumSources = policy.maximumSourcesPerMessage
     func required<T>(_ value: T?, _ key: String) throws(ChatError) -> T {
       guard let value else { throw ChatError(.invalidEvent, "A \"\(event.type)\" event came without \"\(key)\".") }
       return value
     }
     let mapped: RealtimeEvent
     switch event.type {
-    case "message.created": mapped = .messageCreated(try required(frame.message, "message").message())
-    case "message.edited": mapped = .messageEdited(try required(frame.message, "message").message())
+    case "message.created":
+      mapped = .messageCreated(try required(frame.message, "message").message(maximumSources: maximumSources))
+    case "message.edited":
+      mapped = .messageEdited(try required(frame.message, "message").message(maximumSources: maximumSources))
     case "message.deleted": mapped = .messageDeleted(ServerMessageID(try required(frame.messageId, "message_id")))
     case "typing.started":
       mapped = .typingStarted(
@@ -46,7 +53,7 @@ public enum RealtimeEventMapper {
       mapped = .replyDelta(
         ServerMessageID(try required(frame.messageId, "message_id")), try required(frame.delta, "delta"))
     default:  // "reply.finished"
-      let message = try required(frame.message, "message").message()
+      let message = try required(frame.message, "message").message(maximumSources: maximumSources)
       guard let id = message.serverID else { throw ChatError(.invalidEvent, "A finished reply came without its ID.") }
       mapped = .replyFinished(id, message)
     }

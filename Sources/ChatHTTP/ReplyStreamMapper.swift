@@ -5,11 +5,18 @@ public import ServerSentEvents
 
 /// Turns a reply's Server-Sent Events into the store's `ReplyEvent`s, for both frame styles agent backends
 /// use (see `Docs/HTTP-PROTOCOL.md`): data frames (`data: {"content": …, "status": "DONE"}`, heartbeats
-/// skipped, also a bare `data: heartbeat`) and typed events (`start`, `text-delta`, `tool-call`, `tool-result`, `finish`, `error`).
+/// skipped, also a bare `data: heartbeat`) and typed events (`start`, `text-delta`, `tool-call`, `tool-result`,
+/// `source`, `finish`, `error`).
 ///
 /// Pure and incremental: feed each decoded event to `map(_:)`, then call `finish()` at the end of the
 /// body. Unknown event types are ignored; a frame whose JSON cannot be read throws `INVALID_EVENT`; a body
 /// that ends before the reply finished throws `INCOMPLETE_STREAM`. After a throw the reply is over.
+///
+/// Cited sources (a `source` event, a data frame's `sources`) become `.part(.source(…))` events after the
+/// text so far. A source without a title, with a link that is not an absolute `http(s)` URL, or past
+/// `ChatPolicy.maximumPartsPerReply` - 1 sources on this stream throws `INVALID_EVENT` for its frame (nothing of
+/// that frame is reported; what came before stands). A `finish` whose message lists sources gives the answer
+/// the server's parts: its text, the tool calls that streamed, then those sources.
 ///
 /// ```swift
 /// var mapper = ReplyStreamMapper(sending: payload, at: Date())
@@ -32,33 +39,47 @@ public struct ReplyStreamMapper: Sendable {
   /// the store's, not this mapper's.
   private var isResumed = false
   private let receivedAt: Date
+  /// The sources one stream may bring (`ChatPolicy.maximumSourcesPerMessage`), and how many it brought.
+  private let maximumSources: Int
+  private var sourceCount = 0
+  /// The tool calls that streamed, in order, for the parts of a `finish` that cites sources.
+  private var toolCallIDs: [ToolCallID] = []
+  /// Names of the parts this stream reported (and of its tool calls, which share their space).
+  private var partIDs = UniquePartIDs()
 
   /// A mapper for the reply to `payload`; `receivedAt` (the device's clock) stands in for times the server
-  /// leaves out.
-  public init(sending payload: SendPayload, at receivedAt: Date) {
+  /// leaves out, and `policy` bounds the sources a reply may cite (`maximumPartsPerReply`).
+  public init(sending payload: SendPayload, at receivedAt: Date, policy: ChatPolicy = ChatPolicy()) {
     userMessage = Message(
       clientID: payload.clientID, role: .user, text: payload.text, createdAt: receivedAt, delivery: .sent,
       attachments: payload.attachments)
     conversationID = payload.conversationID
     self.receivedAt = receivedAt
+    maximumSources = policy.maximumSourcesPerMessage
   }
 
   /// A mapper for a regenerated reply in `conversation`.
-  public init(regeneratingIn conversation: ConversationID, at receivedAt: Date) {
+  public init(regeneratingIn conversation: ConversationID, at receivedAt: Date, policy: ChatPolicy = ChatPolicy()) {
     conversationID = conversation
     self.receivedAt = receivedAt
+    maximumSources = policy.maximumSourcesPerMessage
   }
 
   /// A mapper for the rest of `reply` in `conversation`, resumed after its connection dropped
   /// (`HTTPChatBackend.resumeReply(from:)`): the reply has started and its question was accepted on the
   /// first connection, so the frames after the cursor only go on with it. A finish that carries no text
-  /// leaves the text the store streamed.
-  public init(resuming reply: ServerMessageID, in conversation: ConversationID, at receivedAt: Date) {
+  /// leaves the text the store streamed (and its sources in `Message.sources` only: where they go among
+  /// the parts that streamed is not known here).
+  public init(
+    resuming reply: ServerMessageID, in conversation: ConversationID, at receivedAt: Date,
+    policy: ChatPolicy = ChatPolicy()
+  ) {
     conversationID = conversation
     replyID = reply
     hasStarted = true
     isResumed = true
     self.receivedAt = receivedAt
+    maximumSources = policy.maximumSourcesPerMessage
   }
 
   /// Whether the reply's last frame (`DONE` or `finish`) has come.
@@ -80,6 +101,10 @@ public struct ReplyStreamMapper: Sendable {
       let call = ToolCall(
         id: ToolCallID(frame.toolCallId), name: frame.toolName, input: frame.input ?? .object([:]),
         execution: frame.execution == "client" ? .client : .server)
+      if !toolCallIDs.contains(call.id) {
+        toolCallIDs.append(call.id)
+        partIDs.reserve(call.id.rawValue)
+      }
       return try opening() + [.toolCall(call)]
     case "tool-result":
       let frame = try decode(ToolResultFrame.self, event)
@@ -90,6 +115,9 @@ public struct ReplyStreamMapper: Sendable {
           .succeeded(frame.result ?? .null)
         }
       return try opening() + [.toolResult(ToolCallID(frame.toolCallId), outcome)]
+    case "source":
+      let sources = try counted([decode(WireSource.self, event)])
+      return try opening() + parts(citing: sources, event)
     case "finish": return try finish(decode(FinishFrame.self, event))
     case "error":
       let frame = try decode(WireError.self, event)
@@ -115,10 +143,13 @@ public struct ReplyStreamMapper: Sendable {
     }
     guard let frame else { return [] }
     if frame.type == "heartbeat" { return [] }
+    // Read before anything of the frame is applied: a bad source fails the frame whole.
+    let sources = try counted(frame.sources ?? [])
     if let id = frame.conversationId { conversationID = conversationID ?? ConversationID(id) }
     if let id = frame.messageId { replyID = replyID ?? ServerMessageID(id) }
     var events = try accept(frame.userMessage) + opening()
     if let content = frame.content, !content.isEmpty { events.append(delta(content)) }
+    events += parts(citing: sources, event)
     switch frame.status {
     case "DONE":
       let message = reply(id: replyID, createdAt: frame.createdAt)
@@ -153,9 +184,16 @@ public struct ReplyStreamMapper: Sendable {
     var events = try opening()
     var message: Message
     if let wire = frame.message {
-      message = try wire.message()
+      message = try wire.uncited()
+      let cited = try wire.sources?.sources(maximum: maximumSources) ?? []
       if message.role == .user { message.role = .assistant }
       if message.text.isEmpty, !isResumed { message.text = text }
+      if message.text.isEmpty, isResumed {
+        // The text that streamed is the store's, not here: parts built now would have none of it.
+        for source in cited where !message.sources.contains(source) { message.sources.append(source) }
+      } else {
+        message.cite(cited, after: toolCallIDs)
+      }
     } else {
       message = reply(id: frame.messageId.map(ServerMessageID.init(rawValue:)) ?? replyID, createdAt: nil)
     }
@@ -169,9 +207,32 @@ public struct ReplyStreamMapper: Sendable {
 
   // MARK: - Shared
 
+  /// Reads a frame's sources and counts them against the stream's bound; throws for the first that cannot
+  /// be read, or when they pass the bound.
+  private mutating func counted(_ wires: [WireSource]) throws(ChatError) -> [KnowledgeSource] {
+    guard wires.count <= maximumSources - sourceCount else {
+      throw ChatError(
+        .invalidEvent, "The reply cites more than \(maximumSources) sources (ChatPolicy.maximumPartsPerReply - 1).")
+    }
+    var sources: [KnowledgeSource] = []
+    for wire in wires { sources.append(try wire.source()) }
+    sourceCount += sources.count
+    return sources
+  }
+
+  /// A source part for each source, after the text so far. A source without an ID is named by its frame's
+  /// SSE ID, unique within the reply, so one that comes after a resume never takes the name of one before.
+  private mutating func parts(citing sources: [KnowledgeSource], _ event: ServerSentEvent) -> [ReplyEvent] {
+    sources.enumerated().map { index, source in
+      let frame = event.lastEventID.isEmpty ? "\(sourceCount - sources.count + index + 1)" : event.lastEventID
+      return .part(MessagePart(id: partIDs.next(source.partKey(orElse: "source-\(frame)")), .source(source)))
+    }
+  }
+
   /// The user's message is accepted once, at the first frame: the server's copy when it sent one.
   private mutating func accept(_ wire: WireMessage?) throws(ChatError) -> [ReplyEvent] {
-    let server = try wire?.message()  // read even when late, so a malformed copy is never passed over
+    // Read even when late, so a malformed copy is never passed over.
+    let server = try wire?.message(maximumSources: maximumSources)
     guard var message = userMessage else { return [] }
     userMessage = nil
     if let server {
@@ -232,9 +293,11 @@ private struct DataFrame: Decodable {
   var status: String?
   var createdAt: Date?
   var error: WireError?
+  var sources: [WireSource]?
 
   private enum CodingKeys: String, CodingKey {
     case type
+    case sources
     case conversationId = "conversation_id"
     case userMessage = "user_message"
     case userMessageId = "user_message_id"

@@ -74,9 +74,19 @@ struct WireMessage: Codable, Sendable {
   var agent: WireAgent?
   var finishReason: String?
   var usage: WireUsage?
+  var sources: [WireSource]?
 
-  /// The store's message: the user's own keep their client ID; others get `srv-<id>` (stable, unique).
-  func message() throws(ChatError) -> Message {
+  /// The store's message: the user's own keep their client ID; others get `srv-<id>` (stable, unique). Its
+  /// sources are its parts after its text (`Message.cite`); more than `maximumSources`, or one that cannot
+  /// be read, is `INVALID_EVENT`.
+  func message(maximumSources: Int) throws(ChatError) -> Message {
+    var message = try uncited()
+    message.cite(try sources?.sources(maximum: maximumSources) ?? [])
+    return message
+  }
+
+  /// The message without its sources (a caller that places them itself reads them with `sources(maximum:)`).
+  func uncited() throws(ChatError) -> Message {
     guard let role = Self.roles[role] else {
       throw ChatError(.invalidEvent, "The server sent a message with the unknown role \"\(role)\".")
     }
@@ -101,6 +111,7 @@ struct WireMessage: Codable, Sendable {
     case agent
     case finishReason = "finish_reason"
     case usage
+    case sources
   }
 }
 
