@@ -49,6 +49,17 @@ STYLES = ("typed", "frames")
 ACCEPTS_MESSAGES = ("ongoing", "taken_over")
 
 ORDER_PATTERN = re.compile(r"\border\s+#?(\d+)", re.IGNORECASE)
+# A question about returns or refunds is answered citing RETURN_SOURCES (`Source` objects): two passages of one
+# document (one with both links, one with its public link only) and an article known by its title alone.
+SOURCES_PATTERN = re.compile(r"\b(returns?|refunds?)\b", re.IGNORECASE)
+RETURN_SOURCES = (
+    {"id": "src-1", "document_id": "doc-9", "title": "Returns policy",
+     "internal_url": "https://admin.example.com/articles/9/edit",
+     "external_url": "https://help.example.com/articles/9-returns-policy"},
+    {"id": "src-2", "document_id": "doc-9", "title": "Returns policy: refunds",
+     "external_url": "https://help.example.com/articles/9-returns-policy#refunds"},
+    {"title": "Printing a return label"},
+)
 FILLER = (
     "Here is a longer answer, streamed word by word so that a client sees many small frames: "
     "the reference server splits every reply into words and sends each one as its own frame, "
@@ -81,6 +92,11 @@ def answer_text(user_text, variant=0):
     if variant == 0:
         return "You said: %s. %s" % (user_text, FILLER)
     return "Another answer (%d) to: %s. %s" % (variant, user_text, FILLER)
+
+
+def answer_sources(user_text):
+    """The sources the answer to a user's text cites (fresh copies), in order; none for most texts."""
+    return [dict(source) for source in RETURN_SOURCES] if SOURCES_PATTERN.search(user_text) else []
 
 
 def word_chunks(text):
@@ -346,12 +362,14 @@ class ChatState:
             handler.abort_connection()
         self.cond.notify_all()
 
-    def commit(self, reply, text, usage, role, agent):
-        """Stores a finished reply (once) and broadcasts it. Returns the stored Message."""
+    def commit(self, reply, text, usage, role, agent, sources=()):
+        """Stores a finished reply (once), with the sources it cites, and broadcasts it. Returns the stored
+        Message."""
         if reply.committed is not None:
             return reply.committed
+        extra = {"sources": list(sources)} if sources else {}
         message = self.new_message(
-            role, text, message_id=reply.assistant_id, agent=agent, finish_reason="stop", usage=usage)
+            role, text, message_id=reply.assistant_id, agent=agent, finish_reason="stop", usage=usage, **extra)
         conversation = self.conversations.get(reply.conversation_id)
         if reply.epoch != self.epoch or conversation is None:
             return message  # the server was reset under this stream: store nothing
@@ -500,11 +518,13 @@ class ReplyStream:
         reply = self.reply
         if self.committed is not None:
             body_text = self.committed["text"]  # a repeated request: the stored answer again
+            sources = self.committed.get("sources", [])
             order = None
         else:
             match = ORDER_PATTERN.search(self.user_text) if self.style == "typed" else None
             order = match.group(1) if match else None
             body_text = answer_text(self.user_text, reply.variant)
+            sources = answer_sources(self.user_text)
         lead = "Let me look up order %s. " % order if order else ""
         # Place the malformed frame roughly in the middle of the text frames.
         self.malformed_at = len(word_chunks(lead + body_text)) // 2
@@ -535,18 +555,32 @@ class ReplyStream:
             self._text(word_chunks(outcome_text + body_text))
         else:
             self._text(word_chunks(body_text))
+        self._sources(sources)
 
         self._pause()
         self._check_epoch()
         usage = {"input_tokens": len(self.user_text.split()), "output_tokens": len(self.text.split())}
         with self.state.lock:
-            message = self.state.commit(reply, self.text, dict(usage, credits=0.5), self.role, self.agent)
+            message = self.state.commit(reply, self.text, dict(usage, credits=0.5), self.role, self.agent, sources)
         if self.style == "typed":
             self._event("finish", {"message": message, "user_message_id": reply.user_message_id,
                                    "finish_reason": "stop", "usage": usage}, last=True)
         else:
             self._frame({"message_id": reply.assistant_id, "status": "DONE",
                          "created_at": message["created_at"], "user_message_id": reply.user_message_id}, last=True)
+
+    def _sources(self, sources):
+        """Cites the answer's sources after its text: a `source` event each (typed), or one data frame with
+        all of them (frames). The finish message lists them again, as the stored message does."""
+        if not sources:
+            return
+        self._pause()
+        self._check_epoch()
+        if self.style == "typed":
+            for source in sources:
+                self._event("source", source)
+        else:
+            self._frame({"message_id": self.reply.assistant_id, "sources": sources})
 
     def _tool_call(self, order):
         """Asks the client to run lookupOrder, waits for its result, and returns the text that follows."""
@@ -1293,7 +1327,9 @@ class Handler(BaseHTTPRequestHandler):
             state.add_message(conversation, message)
             state.send_messages[client_id] = (conversation.id, message["id"])
             if state.faults.outbox_replies and conversation.status == "ongoing":
-                answer = state.new_message("assistant", answer_text(text), agent=AGENT, finish_reason="stop")
+                sources = answer_sources(text)
+                answer = state.new_message("assistant", answer_text(text), agent=AGENT, finish_reason="stop",
+                                           **({"sources": sources} if sources else {}))
                 state.add_message(conversation, answer)
                 state.send_replies[client_id] = Reply(state.epoch, conversation.id, message["id"], answer["id"])
                 state.send_replies[client_id].committed = answer
@@ -1412,10 +1448,15 @@ class Handler(BaseHTTPRequestHandler):
             if name == "agent_message":
                 conversation = state.conversation(body.get("conversation_id"))
                 text, role = body.get("text"), body.get("role", "assistant")
+                sources = body.get("sources")
                 if not isinstance(text, str) or role not in ("assistant", "human_agent", "system"):
                     raise ApiError(400, "INVALID_REQUEST",
                                    "text must be a string; role assistant, human_agent or system.")
+                if sources is not None and not isinstance(sources, list):
+                    raise ApiError(400, "INVALID_REQUEST", "sources must be a list (sent as given).")
                 extra = {"agent": HUMAN_AGENT if role == "human_agent" else AGENT} if role != "system" else {}
+                if sources is not None:
+                    extra["sources"] = sources  # as given, unchecked: tests send sources a client must refuse
                 message = state.new_message(role, text, **extra)
                 state.add_message(conversation, message)
                 return Response(200, {"message": message, "event_id": len(state.events)})

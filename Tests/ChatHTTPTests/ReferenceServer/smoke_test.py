@@ -409,6 +409,57 @@ def test_tool_call(c):
     check(frames[-1]["status"] == "DONE", "frames style answers order questions with text only")
 
 
+def test_sources(c):
+    # Typed: a question about returns is answered with its text, then a `source` event per source, then finish.
+    rt = c.events()
+    start, text, finish, blocks = typed_reply(c.send("How do returns work?", "c-s"))
+    events = [b["event"] for b in blocks]
+    sources = [data(b) for b in blocks if b["event"] == "source"]
+    check(events[-4:] == ["source", "source", "source", "finish"]
+          and events.index("source") > max(i for i, e in enumerate(events) if e == "text-delta"),
+          "sources after the text, before finish", events[-6:])
+    check([s.get("id") for s in sources] == ["src-1", "src-2", None], "source IDs in order", sources)
+    check(sources[0] == {"id": "src-1", "document_id": "doc-9", "title": "Returns policy",
+                         "internal_url": "https://admin.example.com/articles/9/edit",
+                         "external_url": "https://help.example.com/articles/9-returns-policy"}, "every field", sources)
+    check(sources[1]["document_id"] == "doc-9" and "internal_url" not in sources[1], "second passage", sources)
+    check(sources[2] == {"title": "Printing a return label"}, "a title alone", sources)
+    check(all(b["id"] for b in blocks), "source frames have IDs, as every data frame", blocks[-4:])
+    message = finish["message"]
+    check(message["sources"] == sources and message["text"] == text, "the finish message lists them", message)
+
+    # Kept: history, catch-up and the broadcast carry the same sources; a repeated send streams them again.
+    stored = messages_of(c, "conv-1")[1]
+    check(stored["sources"] == sources, "stored with the answer", stored)
+    _, _, page = c.api("GET", "/conversations/conv-1/messages?limit=10")
+    check(page["messages"][1]["sources"] == sources and "sources" not in page["messages"][0], "history page", page)
+    _, _, caught = c.api("GET", "/conversations/conv-1/messages?after=m-1")
+    check(caught["messages"][0]["sources"] == sources, "catch-up", caught)
+    created = [data(rt.next_event()) for _ in range(2)]
+    check(created[1]["message"]["sources"] == sources, "message.created carries them", created[1])
+    rt.close()
+    _, _, again, blocks = typed_reply(c.send("How do returns work?", "c-s"))
+    check([data(b) for b in blocks if b["event"] == "source"] == sources and again["message"] == message,
+          "a repeated send cites the same", again)
+
+    # Frames: one data frame with all the sources, before DONE. Other questions cite nothing.
+    _, frames = frames_reply(c.send("A refund, please", "c-sf", "conv-1", query="?style=frames"))
+    cited = [f for f in frames if "sources" in f]
+    check(len(cited) == 1 and cited[0]["sources"] == sources and frames[-1]["status"] == "DONE"
+          and frames.index(cited[0]) == len(frames) - 2, "frames style cites in one frame", frames[-3:])
+    check(messages_of(c, "conv-1")[-1]["sources"] == sources, "frames answer stored with them")
+    _, _, plain, blocks = typed_reply(c.send("hello", "c-p", "conv-1"))
+    check("sources" not in plain["message"] and all(b["event"] != "source" for b in blocks), "no sources")
+
+    # The control API stores sources as given, so tests can send ones a client must refuse.
+    bad = [{"title": "x", "external_url": "javascript:alert(1)"}]
+    sent = c.control("agent_message", {"conversation_id": "conv-1", "text": "see", "sources": bad})
+    check(sent["message"]["sources"] == bad, "stored as given", sent)
+    status, _, body = c.request("POST", "/control/agent_message",
+                                {"conversation_id": "conv-1", "text": "see", "sources": "x"}, token="")
+    check(status == 400, "sources must be a list", status, body)
+
+
 def test_history(c):
     seeded = c.control("conversations", {"title": "Paging", "messages": 25})
     cid, ids = seeded["conversation_id"], seeded["message_ids"]
@@ -923,7 +974,7 @@ def test_process_lifecycle():
 
 
 TESTS = [
-    test_auth_and_errors, test_send_typed_and_realtime, test_frames_style, test_tool_call, test_history,
+    test_auth_and_errors, test_send_typed_and_realtime, test_frames_style, test_tool_call, test_sources, test_history,
     test_list, test_rating_feedback_read_typing, test_tickets, test_outbox, test_lose_batch_response,
     test_rate_limit, test_token_expiry, test_drop_reply, test_resume, test_malformed_frame, test_delay, test_realtime,
     test_second_client_sees_replies, test_regenerate, test_status, test_control_validation_and_reset,
