@@ -123,9 +123,12 @@ struct OutboxBatchBody: Encodable {
     var rating: String?
     var comment: String?
     var upTo: String?
+    var hostKind: String?
+    var payload: JSONValue?
 
     private enum CodingKeys: String, CodingKey {
-      case id, sequence, kind, text, rating, comment
+      case id, sequence, kind, text, rating, comment, payload
+      case hostKind = "host_kind"
       case conversationId = "conversation_id"
       case enqueuedAt = "enqueued_at"
       case clientId = "client_id"
@@ -156,6 +159,10 @@ struct OutboxBatchBody: Encodable {
       case .markRead(let upTo):
         kind = "mark_read"
         self.upTo = upTo.rawValue
+      case .host(let operation):
+        kind = "host"
+        hostKind = operation.kind
+        payload = operation.payload
       }
     }
   }

@@ -404,6 +404,36 @@ struct ReferenceServerTests {
     #expect(receipt.rejections.first?.operationID == "rate-1")
   }
 
+  @Test("host operations travel in a batch: the server applies the kinds it knows, in order, and refuses the rest")
+  func hostOperations() async throws {
+    // Given a batch with an analytics event, a kind the server does not know, and an oversized property
+    let server = try await ReferenceServer.start()
+    let now = Date()
+    let event = HostOperation(kind: "analytics.event", payload: ["name": "chat_opened", "count": 2])
+    let unknown = HostOperation(kind: "loyalty.points", payload: ["add": 5])
+    let oversized = HostOperation(kind: "profile.set", payload: ["bio": .string(String(repeating: "x", count: 20_000))])
+    let batch = OutboxBatch(
+      id: "b-host", epoch: 0, firstSequence: 1,
+      operations: [
+        OutboxOperation(id: "host-1", conversationID: nil, kind: .host(event), enqueuedAt: now),
+        OutboxOperation(id: "host-2", conversationID: nil, kind: .host(unknown), enqueuedAt: now),
+        OutboxOperation(id: "host-3", conversationID: nil, kind: .host(oversized), enqueuedAt: now),
+      ])
+
+    // When the backend uploads it
+    let receipt = try await server.backend().uploadOutbox(batch)
+
+    // Then the event is applied as the host gave it, and the others come back with their reasons, typed
+    #expect(receipt.rejections.map(\.operationID) == ["host-2", "host-3"])
+    let refused = zip(receipt.rejections, batch.operations.dropFirst()).map { $0.error(for: $1.kind).code }
+    #expect(refused == [.invalidAction, .operationTooLarge])
+    let applied = try await server.state()["host_operations"] as? [[String: Any]]
+    #expect(applied?.map { $0["id"] as? String } == ["host-1"])
+    #expect(applied?.first?["host_kind"] as? String == "analytics.event")
+    let payload = applied?.first?["payload"] as? [String: Any]
+    #expect(payload?["name"] as? String == "chat_opened" && payload?["count"] as? Int == 2)
+  }
+
   @Test("a stream that goes quiet longer than the idle timeout fails with TIMEOUT instead of hanging")
   func idleTimeout() async throws {
     let server = try await ReferenceServer.start()

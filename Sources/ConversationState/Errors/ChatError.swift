@@ -201,6 +201,10 @@ extension ChatError {
     /// sends it again.
     public static let outboxEvicted: Code = "OUTBOX_EVICTED"
 
+    /// A `HostOperation`'s payload is larger than `ChatPolicy.maximumHostOperationBytes`, or the server
+    /// refused an outbox operation as too large.
+    public static let operationTooLarge: Code = "OPERATION_TOO_LARGE"
+
     /// The device could not store something it had to keep (a full disk, an unwritable data folder); trying
     /// again can work once space is freed.
     public static let storageFailed: Code = "STORAGE_FAILED"
@@ -218,6 +222,7 @@ extension ChatError {
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
       .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed, .attachmentUnavailable,
       .eventTooLarge, .responseTooLarge, .replyTooLarge, .redirectRefused, .invalidConfiguration, .notResumable,
+      .operationTooLarge,
     ]
   }
 

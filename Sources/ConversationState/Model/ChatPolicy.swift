@@ -36,6 +36,10 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   public var clientToolCallLimit: Int
   /// UTF-8 bytes a tool result's JSON may have (default 20,000); a larger one is `TOOL_RESULT_TOO_LARGE`.
   public var maximumToolResultBytes: Int
+  /// UTF-8 bytes a `HostOperation`'s payload may have, written as compact JSON (default 64 KiB); a larger
+  /// one is refused by `ChatClient.enqueue` with `OPERATION_TOO_LARGE`. The outbox's own bound (2 MiB over
+  /// everything it holds) applies too.
+  public var maximumHostOperationBytes: Int
   /// Seconds an app-side tool handler may run (default 25, on the runtime's clock); a later result is
   /// reported to the agent as a `TIMEOUT` error instead.
   public var toolDeadline: Double
@@ -132,9 +136,11 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     maximumEventBytes: Int = 1024 * 1024, maximumAnswerBytes: Int = 8 * 1024 * 1024,
     maximumErrorBodyBytes: Int = 64 * 1024, maximumUnreadBytes: Int = 4 * 1024 * 1024,
     maximumPartsPerReply: Int = 1024, toolResultDelivery: ToolResultDelivery = .duringReply,
-    replyResumeAttempts: Int = 5, connectionMode: ConnectionMode = .realtime
+    replyResumeAttempts: Int = 5, connectionMode: ConnectionMode = .realtime,
+    maximumHostOperationBytes: Int = 64 * 1024
   ) {
     self.connectionMode = connectionMode
+    self.maximumHostOperationBytes = maximumHostOperationBytes
     self.replyResumeAttempts = replyResumeAttempts
     self.maximumPartsPerReply = maximumPartsPerReply
     self.toolResultDelivery = toolResultDelivery

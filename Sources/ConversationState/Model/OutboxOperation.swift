@@ -11,8 +11,9 @@ public struct OutboxOperationID: Hashable, Comparable, Sendable, Codable, Custom
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Something the user did offline that must reach the server: a message, a rating, conversation feedback
-/// or a read-cursor move (typing is never queued: it is stale by the time it could go).
+/// Something the user did offline that must reach the server: a message, a rating, conversation feedback,
+/// a read-cursor move, or an operation of the host's own (typing is never queued: it is stale by the time
+/// it could go).
 public struct OutboxOperation: Hashable, Sendable, Codable, Identifiable {
   /// What the user did.
   public enum Kind: Hashable, Sendable, Codable {
@@ -25,6 +26,9 @@ public struct OutboxOperation: Hashable, Sendable, Codable, Identifiable {
     case rateConversation(Rating, comment: String?)
     /// The read cursor moved to this message.
     case markRead(upTo: ServerMessageID)
+    /// An operation of the host's own (`ChatClient.enqueue`); its outcome goes to the host, not to a
+    /// conversation.
+    case host(HostOperation)
   }
 
   public var id: OutboxOperationID
@@ -108,6 +112,14 @@ public struct OutboxRejection: Hashable, Sendable, Codable {
     self.operationID = operationID
     self.reason = reason
     self.message = message
+  }
+
+  /// The typed error of a refused operation of `kind`: as `error`, except that a host operation refused as
+  /// too large is `OPERATION_TOO_LARGE` (it has no text to be too long).
+  public func error(for kind: OutboxOperation.Kind) -> ChatError {
+    var error = error
+    if case .host = kind, reason == .tooLarge { error.code = .operationTooLarge }
+    return error
   }
 
   /// The typed error the operation's message or rating shows; none of these is retryable as it is.

@@ -73,6 +73,8 @@ extension ChatClient {
       do throws(PersistenceError) { try outbox.finishBatch(id) } catch { storageErrors?.deliver(error) }
     case .returnRefused(let refused):
       for item in refused { returnToConversation(item.operation, item.error) }
+    case .reportHostOperations(let outcomes):
+      for outcome in outcomes { hostOperations?.deliver(outcome) }
     case .shutDown(let handles):
       let closing = takeStores(handles)
       for (_, store) in closing { store.close() }
@@ -98,8 +100,13 @@ extension ChatClient {
   }
 
   /// An operation went back: its conversation undoes what it showed, with the reason (a message fails; a
-  /// rating or feedback answer goes back). A conversation not open is opened for it.
+  /// rating or feedback answer goes back). A conversation not open is opened for it. A host operation's
+  /// refusal goes to the host instead.
   func returnToConversation(_ operation: OutboxOperation, _ error: ChatError) {
+    if let outcome = HostOperationOutcome(operation, .refused(error)) {
+      hostOperations?.deliver(outcome)
+      return
+    }
     guard let id = operation.conversationID, !core.withLock({ $0.state.isClosed }) else { return }
     let store = conversation(id)
     // On the worker already: restored now, so the message the operation was for is there to fail.

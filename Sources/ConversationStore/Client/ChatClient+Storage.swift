@@ -151,6 +151,9 @@ extension ChatClient {
     }
     let open = Set(closing.map { $0.store.state.conversationID })
     failStored(ending.filter { !open.contains($0.conversationID) }, with: dropped, at: now)
+    for outcome in ending.compactMap({ HostOperationOutcome($0, .refused(dropped)) }) {
+      hostOperations?.deliver(outcome)
+    }
     let previous = storage.withLock { current -> ClientStorage in
       defer { current.listEpoch = nil }
       return current

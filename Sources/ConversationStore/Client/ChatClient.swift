@@ -52,6 +52,7 @@ public final class ChatClient: Sendable {
   let requests = CancellableRegistry<RequestID>()
   let timers = CancellableRegistry<ClientTimer>()
   let storageErrors: HostCallbacks<PersistenceError>?
+  let hostOperations: HostCallbacks<HostOperationOutcome>?
   private let listTask: StateLock<Task<Void, Never>?>
 
   /// A client for `identity` (nil: the anonymous user of this installation) talking to `backend`.
@@ -67,6 +68,7 @@ public final class ChatClient: Sendable {
   ) {
     self.options = options
     storageErrors = options.onStorageError.map { HostCallbacks($0) }
+    hostOperations = options.onHostOperation.map { HostCallbacks($0) }
     var policy = options.policy
     // With storage, what is written offline waits in the durable outbox and goes out in ordered batches.
     if options.storage != nil { policy.offlineDelivery = .outbox }

@@ -18,15 +18,22 @@ public struct ChatClientOptions: Sendable {
   /// Hears storage failures (a full disk, a file moved aside), asynchronously and in order, on a task of
   /// its own: it may call back into the client. The chat goes on in memory meanwhile.
   public var onStorageError: (@Sendable (PersistenceError) -> Void)?
+  /// Hears what became of each operation the host queued with `ChatClient.enqueue`: accepted by the server,
+  /// or refused (by the server, by the outbox's bounds, by a sign-out), once each, in the order they settle,
+  /// asynchronously on a task of its own (it may call back into the client). Set it when the client is made:
+  /// operations queued in an earlier run settle in this one.
+  public var onHostOperation: (@Sendable (HostOperationOutcome) -> Void)?
 
   public init(
     workspace: String = "default", policy: ChatPolicy = ChatPolicy(), storage: ChatStorage? = nil,
-    maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil
+    maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil,
+    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil
   ) {
     self.workspace = workspace
     self.policy = policy
     self.storage = storage
     self.maximumIdleConversations = maximumIdleConversations
     self.onStorageError = onStorageError
+    self.onHostOperation = onHostOperation
   }
 }

@@ -47,11 +47,24 @@ extension ClientReducer {
     clearRecoveredError(recovering: recovering, &state)
     var effects: [ClientEffect] = [.cancelTimer(.outboxRetry), .finishBatch(batch.id)]
     let refused = receipt.rejections.compactMap { rejection in
-      batch.operations.first { $0.id == rejection.operationID }.map { RefusedOperation($0, rejection.error) }
+      batch.operations.first { $0.id == rejection.operationID }.map {
+        RefusedOperation($0, rejection.error(for: $0.kind))
+      }
     }
-    if !refused.isEmpty { effects.append(.returnRefused(refused)) }
+    let chatRefused = refused.filter { HostOperationOutcome($0.operation, .accepted) == nil }
+    if !chatRefused.isEmpty { effects.append(.returnRefused(chatRefused)) }
+    effects += reportHostOperations(of: batch, refused: refused)
     // More may wait behind this batch.
     return effects + prepareBatch(&state)
+  }
+
+  /// The outcome of each host operation in `batch`, in order: refused as `refused` says, else accepted.
+  private func reportHostOperations(of batch: OutboxBatch, refused: [RefusedOperation]) -> [ClientEffect] {
+    let errors = Dictionary(refused.map { ($0.operation.id, $0.error) }, uniquingKeysWith: { first, _ in first })
+    let outcomes = batch.operations.compactMap { operation in
+      HostOperationOutcome(operation, errors[operation.id].map(HostOperationOutcome.Result.refused) ?? .accepted)
+    }
+    return outcomes.isEmpty ? [] : [.reportHostOperations(outcomes)]
   }
 
   func batchFailed(
@@ -66,8 +79,10 @@ extension ClientReducer {
     }
     if case .uploading(_, let batch) = state.outbox, !error.retryable {
       // Refused whole: sending it again would be refused again. Each operation fails where it was made.
-      return [.finishBatch(batch.id), .returnRefused(batch.operations.map { RefusedOperation($0, error) })]
-        + prepareBatch(&state)
+      let refused = batch.operations.map { RefusedOperation($0, error) }
+      let chatRefused = refused.filter { HostOperationOutcome($0.operation, .accepted) == nil }
+      return [.finishBatch(batch.id)] + (chatRefused.isEmpty ? [] : [.returnRefused(chatRefused)])
+        + reportHostOperations(of: batch, refused: refused) + prepareBatch(&state)
     }
     state.outboxFailures += 1
     let failures = state.outboxFailures

@@ -121,6 +121,9 @@ extension ConversationReducer {
     case .markRead(let upTo):
       if state.savedReadCursor == upTo { state.savedReadCursor = nil }
       state.backgroundError = error
+    case .host:
+      // The host hears of its own operations (`ChatClientOptions.onHostOperation`); the chat shows nothing.
+      return []
     }
     return followServerStatus(error, &state)
   }

@@ -47,6 +47,8 @@ RATINGS = ("up", "down", "none")
 STYLES = ("typed", "frames")
 # Statuses in which the conversation takes new user messages (a human agent answers when taken over).
 ACCEPTS_MESSAGES = ("ongoing", "taken_over")
+HOST_OPERATION_KINDS = ("analytics.event", "profile.set")  # the host operations this server applies
+MAX_HOST_PAYLOAD_BYTES = 16 * 1024
 
 ORDER_PATTERN = re.compile(r"\border\s+#?(\d+)", re.IGNORECASE)
 # A question about returns or refunds is answered citing RETURN_SOURCES (`Source` objects): two passages of one
@@ -276,6 +278,7 @@ class ChatState:
         self.events = []  # event N is events[N - 1]
         self.batches = {}  # batch_id -> the answer it got
         self.batch_order = []
+        self.host_operations = []  # accepted host operations, in the order applied
         self.batch_requests = 0
         self.requests = 0
         self.sends = 0
@@ -385,6 +388,7 @@ class ChatState:
         return {
             "conversations": {cid: c.dump() for cid, c in self.conversations.items()},
             "batches": list(self.batch_order),
+            "host_operations": list(self.host_operations),
             "batch_responses": self.batches,
             "batch_requests": self.batch_requests,
             "requests": self.requests,
@@ -1301,15 +1305,28 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(op, dict) or not isinstance(op.get("id"), str):
             return reject("INVALID_OPERATION", "An operation must be an object with an id.")
         kind, conversation_id = op.get("kind"), op.get("conversation_id")
-        if kind not in ("send", "rate_answer", "rate_conversation", "mark_read"):
+        if kind not in ("send", "rate_answer", "rate_conversation", "mark_read", "host"):
             return reject("INVALID_OPERATION", "Unknown kind %r." % (kind,))
-        if conversation_id is None and kind != "send":
+        if conversation_id is None and kind not in ("send", "host"):
             return reject("INVALID_OPERATION", "%s needs a conversation_id." % kind)
         conversation = None
         if conversation_id is not None:
             conversation = state.conversations.get(conversation_id)
             if conversation is None or conversation.status == "not_found":
                 return reject("CONVERSATION_NOT_FOUND", "No conversation %r." % (conversation_id,))
+
+        if kind == "host":
+            # The host's own operations: this server knows two kinds, as a real one knows its own.
+            host_kind, payload = op.get("host_kind"), op.get("payload")
+            if host_kind not in HOST_OPERATION_KINDS:
+                return reject("INVALID_OPERATION", "Unknown host operation %r." % (host_kind,))
+            if not isinstance(payload, dict):
+                return reject("INVALID_OPERATION", "A host operation's payload must be an object.")
+            if len(json_bytes(payload)) > MAX_HOST_PAYLOAD_BYTES:
+                return reject("TOO_LARGE", "Host payloads are limited to %d bytes." % MAX_HOST_PAYLOAD_BYTES)
+            state.host_operations.append(
+                {"id": op["id"], "host_kind": host_kind, "payload": payload, "conversation_id": conversation_id})
+            return None
 
         if kind == "send":
             client_id, text = op.get("client_id"), op.get("text")

@@ -13,7 +13,8 @@ struct ClientHarness {
   let clock: TestClock
 
   static func start(
-    identity: UserIdentity? = nil, root: String? = nil, maximumIdle: Int = 8, opened: Bool = true
+    identity: UserIdentity? = nil, root: String? = nil, maximumIdle: Int = 8, opened: Bool = true,
+    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil
   ) async throws -> ClientHarness {
     let backend = ControlledBackend()
     var calls = backend.calls.makeAsyncIterator()
@@ -21,7 +22,8 @@ struct ClientHarness {
     let clock = TestClock()
     let client = ChatClient(
       backend: backend, identity: identity,
-      options: ChatClientOptions(workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle),
+      options: ChatClientOptions(
+        workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle, onHostOperation: onHostOperation),
       environment: .deterministic(clock: clock))
     guard case .realtime(nil, let socket) = await calls.next() else {
       throw HarnessError(description: "the client did not open its realtime connection first")
