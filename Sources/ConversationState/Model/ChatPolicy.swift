@@ -96,6 +96,15 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// How the app's tool results reach the agent (default `duringReply`); set `nextRun` for AG-UI and the
   /// AI SDK, whose runs end with the app's calls pending.
   public var toolResultDelivery: ToolResultDelivery
+  /// Forward pages one conversation may have for a `ForwardPagedHistory` (default 1,000: 50,000 messages
+  /// at 50 a page). Finding the newest page of a server that pages forward means walking from the oldest;
+  /// a walk that would need more pages (a server whose next cursor never ends) fails the load with
+  /// `INVALID_RESPONSE` after this many requests, rather than walking for good.
+  public var maximumHistoryWalkPages: Int
+  /// Conversations whose forward cursors a `ForwardPagedHistory` remembers (default 16; each holds at most
+  /// `maximumHistoryWalkPages` cursors). Past it, the one paged least recently is forgotten: its next page
+  /// walks from the oldest again. 0 remembers none, so every page walks.
+  public var rememberedHistoryWalks: Int
 
   // The transport's limits, read by the HTTP backends (`HTTPChatBackend(baseURL:policy:token:)`).
 
@@ -137,10 +146,12 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     maximumErrorBodyBytes: Int = 64 * 1024, maximumUnreadBytes: Int = 4 * 1024 * 1024,
     maximumPartsPerReply: Int = 1024, toolResultDelivery: ToolResultDelivery = .duringReply,
     replyResumeAttempts: Int = 5, connectionMode: ConnectionMode = .realtime,
-    maximumHostOperationBytes: Int = 64 * 1024
+    maximumHostOperationBytes: Int = 64 * 1024, maximumHistoryWalkPages: Int = 1000, rememberedHistoryWalks: Int = 16
   ) {
     self.connectionMode = connectionMode
     self.maximumHostOperationBytes = maximumHostOperationBytes
+    self.maximumHistoryWalkPages = maximumHistoryWalkPages
+    self.rememberedHistoryWalks = rememberedHistoryWalks
     self.replyResumeAttempts = replyResumeAttempts
     self.maximumPartsPerReply = maximumPartsPerReply
     self.toolResultDelivery = toolResultDelivery
@@ -231,12 +242,16 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
       throw ChatError(
         .invalidConfiguration, "ChatPolicy.replyResumeAttempts must be 0 or more; it is \(replyResumeAttempts).")
     }
+    if rememberedHistoryWalks < 0 {
+      throw ChatError(
+        .invalidConfiguration, "ChatPolicy.rememberedHistoryWalks must be 0 or more; it is \(rememberedHistoryWalks).")
+    }
     // Counts that may be 0 on purpose (no attachments, no app-run tools) are not checked.
     let sizes: [(String, Int)] = [
       ("maximumReplyBytes", maximumReplyBytes), ("maximumEventBytes", maximumEventBytes),
       ("maximumAnswerBytes", maximumAnswerBytes), ("maximumErrorBodyBytes", maximumErrorBodyBytes),
       ("maximumUnreadBytes", maximumUnreadBytes), ("maximumTextLength", maximumTextLength),
-      ("maximumPartsPerReply", maximumPartsPerReply),
+      ("maximumPartsPerReply", maximumPartsPerReply), ("maximumHistoryWalkPages", maximumHistoryWalkPages),
       ("historyPageSizes.lowerBound", historyPageSizes.lowerBound),
       ("listPageSizes.lowerBound", listPageSizes.lowerBound),
     ]

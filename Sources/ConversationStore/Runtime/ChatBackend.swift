@@ -71,7 +71,9 @@ public protocol ChatBackend: Sendable {
   /// (it ended, or was never kept): the reply then ends `truncated` with what it had. The default fails
   /// with `unsupported`, which ends it the same way.
   func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error>
-  /// A page of messages older than `cursor` (the newest page when nil).
+  /// A page of messages older than `cursor` (the newest page when nil): at most `limit` of them, and the
+  /// cursor of the page just older. A server that pages the other way, forward from a cursor and oldest
+  /// first, is served through `ForwardPagedHistory`, which walks to the newest page once and pages back.
   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage
   /// The messages after `after` (all when nil), to catch up after a reconnect.
   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message]
