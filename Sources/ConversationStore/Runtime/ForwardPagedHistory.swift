@@ -33,7 +33,7 @@ public import ConversationState
 ///   that walked (on other older pages none, which leaves the store's count as it was).
 /// - A server that lies fails the call with `INVALID_RESPONSE` and nothing of it reaches the store: a
 ///   page larger than `serverPageLimit`, a next cursor that points back at a page of the same walk, a
-///   walk that would go past `ChatPolicy.maximumHistoryWalkPages` pages. A failed walk is not remembered.
+///   walk that would go past `ChatPolicy.maximumHistoryWalkPages` pages. A failed walk changes nothing remembered.
 ///   Errors the host's `fetchPage` throws pass through as they are.
 ///
 /// Thread-safe: the store's runtime calls it from any thread, for several conversations at once. The

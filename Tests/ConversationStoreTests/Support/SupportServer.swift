@@ -20,7 +20,8 @@ struct SupportAPI: Sendable {
   }
 }
 
-// The backend a host writes for such a server: the forward paging stories run a real store against it.
+// The article's backend, which the forward paging stories run a real store against.
+// DOC-FORWARD-PAGING-BEGIN
 struct SupportServer: ChatBackend {
   let api: SupportAPI
   let pages: ForwardPagedHistory
@@ -41,6 +42,7 @@ struct SupportServer: ChatBackend {
     try await pages.history(of: conversation, before: cursor, limit: limit)
   }
 }
+// DOC-FORWARD-PAGING-END
 
 // What the stories do not use: history is all they ask of the server.
 extension SupportServer {
