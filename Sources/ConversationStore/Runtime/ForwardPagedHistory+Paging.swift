@@ -107,7 +107,9 @@ extension ForwardPagedHistory {
     var chunks: [ArraySlice<Message>] = []  // newest first
     var count = 0
     var page = min(start.page, walk.newestPage)
-    var offset = start.offset
+    // A cursor past the pages the server has now (it deleted messages since): the end of its newest page,
+    // where nothing the store shows can be skipped.
+    var offset = start.page > walk.newestPage ? .max : start.offset
     var boundary = start.boundary.isEmpty ? nil : start.boundary
     var serverTotal: Int?
     while count < limit {

@@ -103,6 +103,21 @@ struct ForwardPagedHistoryAdapterTests {
     #expect(older.messages.map(\.text) == ForwardStory.texts(192..<210) + ForwardStory.texts(215..<217))
   }
 
+  @Test("a kept cursor past the pages the server has now reads as the end of its newest page: no gap")
+  func cursorPastTheServersPages() async throws {
+    // Given a cursor an earlier run kept at the 10th forward page, and a server that now has 5
+    let server = ForwardPagingServer(conversations: ["c1": 237])
+    let history = try Self.adapter(on: server)
+
+    // When the next older page is asked for from it
+    let page = try await history.history(of: "c1", before: "fwd1/9/3/c1-480", limit: 20)
+
+    // Then the newest messages come (the store merges those it shows), and paging goes on back from them
+    #expect(page.messages.map(\.text) == ForwardStory.texts(217..<237))
+    #expect(page.hasMore)
+    #expect(server.requests.count == ForwardStory.walk(237, pageLimit: 50))
+  }
+
   @Test("a walk stops between requests once its task is cancelled (a store closed mid-walk)")
   func cancelledWalk() async throws {
     // Given a server whose second page arrives after the caller gave up
