@@ -73,6 +73,11 @@ extension CompanionBackend {
     return try await companion.uploadOutbox(batch)
   }
 
+  public func updateContactDetails(_ details: ContactDetails) async throws {
+    guard let companion else { throw ChatError.unsupported("contact details") }
+    try await companion.updateContactDetails(details)
+  }
+
   /// A run that fails at once with `error`, before anything is sent.
   package static func failing(_ error: ChatError) -> AsyncThrowingStream<ReplyEvent, any Error> {
     AsyncThrowingStream { $0.finish(throwing: error) }

@@ -236,6 +236,11 @@ public final class HTTPChatBackend: ChatBackend {
       .post("conversations/\(conversation.rawValue)/read", body: WireJSON.encode(["up_to": message.rawValue])))
   }
 
+  /// `POST B/contact` with the details (`null` for what is not given).
+  public func updateContactDetails(_ details: ContactDetails) async throws {
+    try await transport.call(.post("contact", body: WireJSON.encode(ContactBody(details))))
+  }
+
   public func sendTyping(_ isTyping: Bool, in conversation: ConversationID) async throws {
     try await transport.call(
       .post("conversations/\(conversation.rawValue)/typing", body: WireJSON.encode(["typing": isTyping])))

@@ -264,3 +264,23 @@ struct OutboxReceiptBody: Decodable {
     }
   }
 }
+
+/// The anonymous user's contact details as the protocol writes them; a field not given is `null`, so the
+/// server replaces what it had.
+struct ContactBody: Encodable {
+  var email: String?
+  var name: String?
+
+  init(_ details: ContactDetails) {
+    email = details.email
+    name = details.name
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(email, forKey: .email)
+    try container.encode(name, forKey: .name)
+  }
+
+  private enum CodingKeys: String, CodingKey { case email, name }
+}

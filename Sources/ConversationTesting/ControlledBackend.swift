@@ -46,6 +46,8 @@ public final class ControlledBackend: ChatBackend {
     case ticket(TicketDraft, CheckedContinuation<TicketReceipt, any Error>)
     /// A batch of the durable outbox (`ChatClient` with storage); answer with a receipt or an error.
     case uploadOutbox(OutboxBatch, CheckedContinuation<OutboxReceipt, any Error>)
+    /// The anonymous user's contact details; resume with success or an error.
+    case contactDetails(ContactDetails, CheckedContinuation<Void, any Error>)
   }
 
   /// Every call, in the order the runtime made it.
@@ -145,6 +147,10 @@ public final class ControlledBackend: ChatBackend {
   public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
     uploads.withLock { $0 += 1 }
     return try await withCheckedThrowingContinuation { log.yield(.uploadOutbox(batch, $0)) }
+  }
+
+  public func updateContactDetails(_ details: ContactDetails) async throws {
+    try await withCheckedThrowingContinuation { log.yield(.contactDetails(details, $0)) }
   }
 }
 

@@ -434,6 +434,28 @@ struct ReferenceServerTests {
     #expect(payload?["name"] as? String == "chat_opened" && payload?["count"] as? Int == 2)
   }
 
+  @Test("a guest's e-mail reaches the server without signing anyone in; a bad one the server refuses is shown")
+  func guestContactDetails() async throws {
+    // Given an anonymous client on the server
+    let server = try await ReferenceServer.start()
+    let client = ChatClient(backend: try server.backend())
+
+    // When the guest fills in the pre-chat form
+    try client.setContactDetails(ContactDetails(email: "ana@example.com", name: "Ana"))
+
+    // Then the server has their details, once, and the client is still anonymous
+    var contact: [String: Any]?
+    for _ in 0..<6000 where contact == nil {  // up to a minute: the bound only ends a wait that never ends
+      contact = try await server.state()["contact"] as? [String: Any]
+      if contact == nil { try await Task.sleep(for: .milliseconds(10)) }
+    }
+    #expect(contact?["email"] as? String == "ana@example.com" && contact?["name"] as? String == "Ana")
+    #expect(await waitFor { client.state.contactUpload == .idle })
+    #expect(try await server.state()["contact_updates"] as? Int == 1)
+    #expect(client.identity == nil)
+    await client.close()
+  }
+
   @Test("a stream that goes quiet longer than the idle timeout fails with TIMEOUT instead of hanging")
   func idleTimeout() async throws {
     let server = try await ReferenceServer.start()

@@ -19,6 +19,8 @@ public enum ClientAction: Equatable, Sendable, Codable {
   case signOut
   /// The host has a fresh credential: everything that waited for one resumes.
   case credentialsRefreshed
+  /// The anonymous user gave contact details (checked by `ChatClient.setContactDetails` first).
+  case setContactDetails(ContactDetails)
   /// Stop everything; later actions change nothing.
   case close
 
@@ -44,5 +46,9 @@ public enum ClientAction: Equatable, Sendable, Codable {
   case batchUploaded(RequestID, OutboxReceipt)
   /// Preparing or uploading the batch of `request` failed.
   case batchFailed(RequestID, ChatError, at: Date, jitter: Double)
+  /// The backend took the contact details sent as `request`.
+  case contactDetailsSent(RequestID)
+  /// Sending the contact details of `request` failed.
+  case contactDetailsFailed(RequestID, ChatError, at: Date, jitter: Double)
   case timerFired(ClientTimer)
 }

@@ -33,6 +33,8 @@ public enum ClientEffect: Equatable, Sendable, Codable {
   /// The server refused these operations: each goes back to its conversation with its error (a message
   /// fails, a rating rolls back).
   case returnRefused([RefusedOperation])
+  /// Send the anonymous user's contact details to the backend (`ChatBackend.updateContactDetails`).
+  case sendContactDetails(RequestID, ContactDetails)
   /// Tell the host what became of its own operations (`ChatClientOptions.onHostOperation`), in batch order.
   case reportHostOperations([HostOperationOutcome])
   /// Close everything: these stores, the connection, the list, timers; write what is pending.

@@ -38,6 +38,14 @@ public struct ClientState: Equatable, Sendable, Codable {
   public var outboxFailures = 0
   /// Something was queued while a batch was being prepared or uploaded: look again when it is done.
   public var outboxHasMore = false
+  /// The anonymous user's contact details, as the host last gave them (`ChatClient.setContactDetails`); nil
+  /// while signed in or none were given. Not stored: a host sets them again after a relaunch (setting the
+  /// same details again sends nothing once the backend has them).
+  public var contact: ContactDetails?
+  /// Whether the backend has `contact`.
+  public var contactUpload: ContactUploadState = .idle
+  /// Attempts to send `contact` that failed since the last that succeeded; drives its backoff.
+  public var contactFailures = 0
   /// The last failure of background work (the connection, the outbox), for a banner.
   public var backgroundError: ChatError?
   /// `close()` was called: nothing more is opened or sent.

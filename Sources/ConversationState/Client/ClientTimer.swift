@@ -6,4 +6,6 @@ public enum ClientTimer: Hashable, Sendable, Codable {
   case connectionHealthy
   /// The outbox sends its batch again after a retryable failure.
   case outboxRetry
+  /// The contact details go again after a retryable failure.
+  case contactRetry
 }

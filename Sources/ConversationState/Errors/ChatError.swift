@@ -201,6 +201,9 @@ extension ChatError {
     /// sends it again.
     public static let outboxEvicted: Code = "OUTBOX_EVICTED"
 
+    /// Contact details that cannot be sent: an e-mail address or name outside `ContactDetails`'s rules, or
+    /// refused by the server.
+    public static let invalidContact: Code = "INVALID_CONTACT"
     /// A `HostOperation`'s payload is larger than `ChatPolicy.maximumHostOperationBytes`, or the server
     /// refused an outbox operation as too large.
     public static let operationTooLarge: Code = "OPERATION_TOO_LARGE"
@@ -222,7 +225,7 @@ extension ChatError {
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
       .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed, .attachmentUnavailable,
       .eventTooLarge, .responseTooLarge, .replyTooLarge, .redirectRefused, .invalidConfiguration, .notResumable,
-      .operationTooLarge,
+      .operationTooLarge, .invalidContact,
     ]
   }
 

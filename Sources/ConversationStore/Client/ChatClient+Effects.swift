@@ -68,6 +68,19 @@ extension ChatClient {
           self?.send(.batchFailed(request, error, at: clock.now(), jitter: jitter()))
         }
       }
+    case .sendContactDetails(let request, let details):
+      let backend = backend
+      let clock = environment.clock
+      let jitter = environment.jitter
+      requests.run(request) { [weak self] in
+        do {
+          try await backend.updateContactDetails(details)
+          self?.send(.contactDetailsSent(request))
+        } catch {
+          guard let error = chatError(error) else { return }  // cancelled: replaced, or the person changed
+          self?.send(.contactDetailsFailed(request, error, at: clock.now(), jitter: jitter()))
+        }
+      }
     case .finishBatch(let id):
       guard let outbox = storage.withLock({ $0.outbox }) else { return }
       do throws(PersistenceError) { try outbox.finishBatch(id) } catch { storageErrors?.deliver(error) }

@@ -113,6 +113,11 @@ public protocol ChatBackend: Sendable {
   func requestAgentState(in conversation: ConversationID?) async throws
   /// Hands the user over to a human by opening a support ticket, from `conversation` when there is one.
   func createTicket(_ draft: TicketDraft, from conversation: ConversationID?) async throws -> TicketReceipt
+  /// Stores the anonymous user's contact details (`ChatClient.setContactDetails`: an e-mail from a pre-chat
+  /// form) for the identity the credential names, replacing what it had; empty details clear them. Called
+  /// once per change, again after a retryable failure (with backoff, or when the connection opens). The
+  /// default throws `unsupported`, which the client shows as a background error and does not retry.
+  func updateContactDetails(_ details: ContactDetails) async throws
   /// Uploads a batch of what the user did offline (`ChatClient` with storage sends these): apply the
   /// operations in sequence order, once per batch ID (answer `isDuplicate` for an ID already applied), and
   /// list the ones refused. Throw for a failure of the whole batch; it is retried unchanged with backoff
@@ -258,6 +263,11 @@ extension ChatBackend {
   }
   /// By default, nothing: the read position stays on this device.
   public func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws {}
+
+  /// By default, throws an `unsupported` error.
+  public func updateContactDetails(_ details: ContactDetails) async throws {
+    throw ChatError.unsupported("contact details")
+  }
 
   /// By default, throws an `unsupported` error.
   public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {

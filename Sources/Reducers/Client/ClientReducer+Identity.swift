@@ -41,9 +41,11 @@ extension ClientReducer {
       + restartBackgroundWork(&state)
   }
 
-  /// The connection, a credential refresh and the uploader of the previous epoch stop; new ones start.
+  /// The connection, a credential refresh and the uploader of the previous epoch stop; new ones start. The
+  /// anonymous user's contact details are forgotten: whoever comes next is signed in, or another guest.
   private func restartBackgroundWork(_ state: inout ClientState) -> [ClientEffect] {
-    var effects: [ClientEffect] = []
+    var effects: [ClientEffect] = forgetContactUpload(&state)
+    state.contact = nil
     for request in [state.connectionRequest, state.credentialRefresh, state.outbox.requestID] {
       if let request { effects.append(.cancel(request)) }
     }
@@ -59,7 +61,10 @@ extension ClientReducer {
   func credentialsRefreshed(_ state: inout ClientState) -> [ClientEffect] {
     let handles = state.openHandles
     var effects: [ClientEffect] = handles.isEmpty ? [] : [.forward(.credentialsRefreshed, to: handles)]
-    guard state.needsCredentials || state.connection == .closed || state.outbox == .needsCredentials else {
+    guard
+      state.needsCredentials || state.connection == .closed || state.outbox == .needsCredentials
+        || state.contactUpload == .needsCredentials
+    else {
       return effects
     }
     state.needsCredentials = false
@@ -76,6 +81,6 @@ extension ClientReducer {
       state.outbox = .idle
       effects += prepareBatch(&state)
     }
-    return effects
+    return effects + resumeContactUpload(&state)
   }
 }

@@ -53,6 +53,12 @@ public struct ClientReducer: Reducer {
       return switchPerson(to: nil, &state)
     case .credentialsRefreshed:
       return credentialsRefreshed(&state)
+    case .setContactDetails(let details):
+      return setContactDetails(details, &state)
+    case .contactDetailsSent(let request):
+      return contactDetailsSent(request, &state)
+    case .contactDetailsFailed(let request, let error, let at, let jitter):
+      return contactDetailsFailed(request, error, at: at, jitter: jitter, &state)
     case .close:
       state.isClosed = true
       let handles = state.openHandles
@@ -61,7 +67,7 @@ public struct ClientReducer: Reducer {
       state.newConversation = nil
       state.lastUse = [:]
       connectionClosed(&state)
-      return [.shutDown(handles)]
+      return forgetContactUpload(&state) + [.shutDown(handles)]
     case .connectionOpened(let request):
       return connectionOpened(request, &state)
     case .connectionDelivered(let request):

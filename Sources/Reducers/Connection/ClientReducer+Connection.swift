@@ -41,8 +41,8 @@ extension ClientReducer {
       let handles = state.openHandles
       if !handles.isEmpty { effects.append(.forward(.connect, to: handles)) }
     }
-    // The backend is reachable: what the outbox holds can go.
-    return effects + outboxChanged(reachable: true, &state)
+    // The backend is reachable: what the outbox holds can go, and contact details that waited.
+    return effects + outboxChanged(reachable: true, &state) + resumeContactUpload(&state)
   }
 
   func connectionProvenHealthy(_ state: inout ClientState) {
@@ -103,6 +103,9 @@ extension ClientReducer {
     case .outboxRetry:
       guard case .waiting = state.outbox else { return [] }
       return prepareBatch(&state)
+    case .contactRetry:
+      guard case .waiting = state.contactUpload else { return [] }
+      return sendContactDetails(&state)
     }
   }
 }

@@ -279,6 +279,8 @@ class ChatState:
         self.batches = {}  # batch_id -> the answer it got
         self.batch_order = []
         self.host_operations = []  # accepted host operations, in the order applied
+        self.contact = None  # the anonymous user's contact details, as last given
+        self.contact_updates = 0
         self.batch_requests = 0
         self.requests = 0
         self.sends = 0
@@ -389,6 +391,8 @@ class ChatState:
             "conversations": {cid: c.dump() for cid, c in self.conversations.items()},
             "batches": list(self.batch_order),
             "host_operations": list(self.host_operations),
+            "contact": self.contact,
+            "contact_updates": self.contact_updates,
             "batch_responses": self.batches,
             "batch_requests": self.batch_requests,
             "requests": self.requests,
@@ -905,6 +909,8 @@ class Handler(BaseHTTPRequestHandler):
             routes.append(("POST", self.api_send, (), False))
         elif parts == ["outbox"]:
             routes.append(("POST", self.api_outbox, (), False))
+        elif parts == ["contact"]:
+            routes.append(("POST", self.api_contact, (), True))
         elif parts == ["tickets"]:
             routes.append(("POST", self.api_ticket, (), True))
         elif parts == ["events"]:
@@ -1202,6 +1208,20 @@ class Handler(BaseHTTPRequestHandler):
         # The read cursor only moves forward.
         if id_number(up_to, "m") > (id_number(conversation.read_up_to, "m") or 0):
             conversation.read_up_to = up_to
+
+    def api_contact(self):
+        """The anonymous user's contact details (one user per token here): replaced whole, null clears."""
+        state = self.state
+        body = self._json_body()
+        email, name = body.get("email"), body.get("name")
+        if not (email is None or (isinstance(email, str) and email.count("@") == 1 and len(email) <= 254)):
+            raise ApiError(422, "INVALID_CONTACT", "email must be an address or null.")
+        if not (name is None or (isinstance(name, str) and len(name) <= 128)):
+            raise ApiError(422, "INVALID_CONTACT", "name must be a string of up to 128 characters or null.")
+        with state.lock:
+            state.contact = {"email": email, "name": name}
+            state.contact_updates += 1
+        return Response(204)
 
     def api_typing(self, conversation_id):
         state = self.state

@@ -61,7 +61,7 @@ final class AnsweringServer: Sendable {
           case .messagesAfter(_, _, let answer): answer.resume(returning: [])
           case .conversations(_, _, let answer):
             answer.resume(returning: ConversationPage(conversations: [], nextCursor: nil, hasMore: false))
-          case .rate(_, _, let answer), .feedback(_, _, let answer): answer.resume()
+          case .rate(_, _, let answer), .feedback(_, _, let answer), .contactDetails(_, let answer): answer.resume()
           case .ticket(_, let answer): answer.resume(throwing: ChatError(.unsupported, "no tickets"))
           case .uploadOutbox(let batch, let answer):
             uploads += 1
