@@ -53,6 +53,7 @@ public final class ChatClient: Sendable {
   let timers = CancellableRegistry<ClientTimer>()
   let storageErrors: HostCallbacks<PersistenceError>?
   let hostOperations: HostCallbacks<HostOperationOutcome>?
+  let diagnostics: ClientDiagnostic.Sink?
   private let listTask: StateLock<Task<Void, Never>?>
 
   /// A client for `identity` (nil: the anonymous user of this installation) talking to `backend`.
@@ -69,6 +70,7 @@ public final class ChatClient: Sendable {
     self.options = options
     storageErrors = options.onStorageError.map { HostCallbacks($0) }
     hostOperations = options.onHostOperation.map { HostCallbacks($0) }
+    diagnostics = options.diagnostics
     var policy = options.policy
     // With storage, what is written offline waits in the durable outbox and goes out in ordered batches.
     if options.storage != nil { policy.offlineDelivery = .outbox }
@@ -122,6 +124,7 @@ public final class ChatClient: Sendable {
     hub.close()
     list.close()
     listTask.withLock { $0 }?.cancel()
+    diagnostics?.finish()
   }
 
   /// The client's state: identity, open stores, the shared connection, the outbox uploader.
@@ -162,14 +165,15 @@ public final class ChatClient: Sendable {
   /// Applies `action` to the client's state now and hands its effects to the worker, behind those of every
   /// action applied before it.
   func send(_ action: ClientAction) {
-    let schedules = core.withLock { core in Self.enqueue(reducer.reduce(into: &core.state, action: action), &core) }
+    let now = diagnosticTime
+    let schedules = core.withLock { core in Self.enqueue(reduce(action, &core, at: now), &core) }
     if schedules { schedulePerforming() }
   }
 
   /// Queues `effects` behind those reduced before them; true when the caller must start the worker on them
-  /// (nobody is performing).
+  /// or on the diagnostics waiting to be handed on (nobody is performing).
   static func enqueue(_ effects: [ClientEffect], _ core: inout ClientCore) -> Bool {
-    guard !effects.isEmpty else { return false }
+    guard !effects.isEmpty || !core.diagnosed.isEmpty else { return false }
     core.queued += effects
     guard !core.isPerforming else { return false }
     core.isPerforming = true
@@ -180,15 +184,20 @@ public final class ChatClient: Sendable {
 
   private func performQueued() {
     while true {
-      let effects = core.withLock { core -> [ClientEffect] in
-        if core.queued.isEmpty {
+      let (effects, diagnosed) = core.withLock { core -> ([ClientEffect], [ClientDiagnostic]) in
+        if core.queued.isEmpty && core.diagnosed.isEmpty {
           core.isPerforming = false
-          return []
+          return ([], [])
         }
-        defer { core.queued = [] }
-        return core.queued
+        defer {
+          core.queued = []
+          core.diagnosed = []
+        }
+        return (core.queued, core.diagnosed)
       }
-      if effects.isEmpty { return }
+      if effects.isEmpty && diagnosed.isEmpty { return }
+      // Handed on before the effects of the same steps run: in the order the steps were reduced.
+      for event in diagnosed { diagnostics?.yield(event) }
       for effect in effects { perform(effect) }
     }
   }
@@ -219,6 +228,7 @@ public final class ChatClient: Sendable {
 
   /// The open store of `id`, marked as just used; the new conversation's when it already shows `id`.
   private func openStore(_ id: ConversationID) -> ChatStore? {
+    let now = diagnosticTime
     let (store, schedules) = core.withLock { core -> (ChatStore?, Bool) in
       var adopting: ConversationHandle?
       if core.state.conversations[id] == nil {
@@ -228,7 +238,7 @@ public final class ChatClient: Sendable {
         adopting = pending
       }
       // Open already (or the new conversation's): the reducer only marks it used.
-      let effects = reducer.reduce(into: &core.state, action: .open(id, adopting: adopting, unheld: []))
+      let effects = reduce(.open(id, adopting: adopting, unheld: []), &core, at: now)
       return (core.state.conversations[id].flatMap { core.stores[$0]?.store }, Self.enqueue(effects, &core))
     }
     if schedules { schedulePerforming() }
@@ -245,6 +255,7 @@ public final class ChatClient: Sendable {
   /// `parked`, or restoring): memory only under the lock; reading its file, connecting it and following it
   /// happen on the worker.
   private func makeStore(for action: ClientAction, parked: ConversationState?, id: ConversationID?) -> ChatStore {
+    let now = diagnosticTime
     let (store, schedules) = core.withLock { core -> (ChatStore?, Bool) in
       let requested: ClientAction
       if case .open(let id, _, _) = action {
@@ -252,7 +263,7 @@ public final class ChatClient: Sendable {
       } else {
         requested = action
       }
-      let effects = reducer.reduce(into: &core.state, action: requested)
+      let effects = reduce(requested, &core, at: now)
       for case .openConversation(let handle, _) in effects {
         core.stores[handle] = makeConversation(parked, id: id, identity: core.state.identity, handle: handle)
       }
@@ -315,6 +326,10 @@ public final class ChatClient: Sendable {
     let errors = storageErrors
     let follower = ConversationFollower(
       store: store, file: file, awaitsFile: initial.isRestoring, list: list, clock: environment.clock, worker: worker,
+      diagnostics: diagnostics.map {
+        ConversationFollower.Diagnostics(
+          sink: $0, conversation: handle, mode: conversationReducer.policy.connectionMode)
+      },
       onStorageError: { errors?.deliver($0) },
       onCreated: { [weak self] id in self?.send(.conversationCreated(handle, id)) })
     return OpenConversation(store: store, follower: follower)
@@ -352,5 +367,6 @@ public final class ChatClient: Sendable {
     for follower in followers { await follower.finished() }
     await listTask.withLock { $0 }?.value
     await settled()
+    diagnostics?.finish()
   }
 }

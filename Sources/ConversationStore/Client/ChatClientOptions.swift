@@ -23,11 +23,15 @@ public struct ChatClientOptions: Sendable {
   /// asynchronously on a task of its own (it may call back into the client). Set it when the client is made:
   /// operations queued in an earlier run settle in this one.
   public var onHostOperation: (@Sendable (HostOperationOutcome) -> Void)?
+  /// Where the client reports its connection, its conversations' catch-up and its outbox uploads
+  /// (`ClientDiagnostic`: codes, the device's time and numbers, never text, IDs or credentials); nil, the
+  /// default, reports nothing and costs nothing. Make one with `ClientDiagnostic.makeStream(bufferingNewest:)`.
+  public var diagnostics: ClientDiagnostic.Sink?
 
   public init(
     workspace: String = "default", policy: ChatPolicy = ChatPolicy(), storage: ChatStorage? = nil,
     maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil,
-    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil
+    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil
   ) {
     self.workspace = workspace
     self.policy = policy
@@ -35,5 +39,6 @@ public struct ChatClientOptions: Sendable {
     self.maximumIdleConversations = maximumIdleConversations
     self.onStorageError = onStorageError
     self.onHostOperation = onHostOperation
+    self.diagnostics = diagnostics
   }
 }

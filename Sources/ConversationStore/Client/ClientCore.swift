@@ -8,11 +8,13 @@ struct OpenConversation: Sendable {
   let follower: ConversationFollower
 }
 
-/// What a `ChatClient` guards with its one lock: its state, the effects reduced but not yet performed, and
-/// the stores its state names by handle. Nothing under this lock does I/O or calls host code.
+/// What a `ChatClient` guards with its one lock: its state, the effects reduced but not yet performed (and
+/// the diagnostics not yet handed on), and the stores its state names by handle. Nothing under this lock does I/O or calls host code.
 struct ClientCore: Sendable {
   var state: ClientState
   var queued: [ClientEffect] = []
+  /// With diagnostics on: the events of the steps reduced so far that the worker has not handed on yet.
+  var diagnosed: [ClientDiagnostic] = []
   var isPerforming = false
   var stores: [ConversationHandle: OpenConversation] = [:]
   /// Without storage: the last state of conversations closed for being idle, most recent last, at most

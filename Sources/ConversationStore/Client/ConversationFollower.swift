@@ -3,8 +3,9 @@ import Foundation
 import Persistence
 import Reducers
 
-/// Follows one conversation store of a client: persists each snapshot to the conversation's file and tells the
-/// list what happened in the conversation (a message sent or received, the conversation read or created).
+/// Follows one conversation store of a client: persists each snapshot to the conversation's file, tells the
+/// list what happened in the conversation (a message sent or received, the conversation read or created), and,
+/// with diagnostics on, reports its catch-up.
 ///
 /// The file sits in a slot the client fills once the store is restored, and can empty (sign-out: nothing
 /// more may reach the old user's scope) or swap (a guest upgraded to an account: the conversation moves to
@@ -22,10 +23,18 @@ final class ConversationFollower: Sendable {
     var isFinished = false
   }
 
+  /// Where a follower reports its conversation's catch-up: the client's sink, the store's handle (the
+  /// conversation's name in diagnostics), and the connection mode the events are read under.
+  struct Diagnostics: Sendable {
+    let sink: ClientDiagnostic.Sink
+    let conversation: ConversationHandle
+    let mode: ConnectionMode
+  }
+
   init(
     store: ChatStore, file: StateLock<ConversationFile?>, awaitsFile: Bool, list: ConversationListStore,
     clock: any ChatClock,
-    worker: ClientWorker, onStorageError: @escaping @Sendable (PersistenceError) -> Void,
+    worker: ClientWorker, diagnostics: Diagnostics?, onStorageError: @escaping @Sendable (PersistenceError) -> Void,
     onCreated: @escaping @Sendable (ConversationID) -> Void
   ) {
     self.file = file
@@ -39,6 +48,12 @@ final class ConversationFollower: Sendable {
       var previous: ConversationState?
       for await snapshot in snapshots {
         let state = snapshot.state
+        // Stamped as the snapshot arrives, before its write: outside every lock, off the worker.
+        if let diagnostics, let previous {
+          let events = DiagnosticRules.events(
+            of: diagnostics.conversation, from: previous, to: state, mode: diagnostics.mode, at: clock.now())
+          for event in events { diagnostics.sink.yield(event) }
+        }
         // On the client's worker, after what was handed to it before (a sign-out empties the slot there
         // first); the lock is held only to read which file is current, never across the write. A state
         // still restoring is not the conversation yet: it would overwrite the file with nothing.

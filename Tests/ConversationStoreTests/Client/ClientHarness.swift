@@ -14,7 +14,7 @@ struct ClientHarness {
 
   static func start(
     identity: UserIdentity? = nil, root: String? = nil, maximumIdle: Int = 8, opened: Bool = true,
-    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil
+    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil
   ) async throws -> ClientHarness {
     let backend = ControlledBackend()
     var calls = backend.calls.makeAsyncIterator()
@@ -23,7 +23,8 @@ struct ClientHarness {
     let client = ChatClient(
       backend: backend, identity: identity,
       options: ChatClientOptions(
-        workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle, onHostOperation: onHostOperation),
+        workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle, onHostOperation: onHostOperation,
+        diagnostics: diagnostics),
       environment: .deterministic(clock: clock))
     guard case .realtime(nil, let socket) = await calls.next() else {
       throw HarnessError(description: "the client did not open its realtime connection first")
