@@ -7,10 +7,12 @@ public import Foundation
 ///
 /// ```swift
 /// let (events, sink) = ClientDiagnostic.makeStream(bufferingNewest: 256)
-/// let client = ChatClient(backend: MyServer(), options: ChatClientOptions(diagnostics: sink))
-/// for await event in events {
-///   if case .connectionLost(let attempt, let retryDelay, let failure) = event.code {
-///     log("lost (\(attempt)) \(failure.kind), retry in \(retryDelay) ms")
+/// let client = ChatClient(backend: MyServer(), options: ChatClientOptions(workspace: "acme", diagnostics: sink))
+/// Task {
+///   for await event in events {  // in order; ends when the client closes
+///     if case .connectionLost(let attempt, let retryDelay, let failure) = event.code {
+///       print("\(event.at) connection lost (\(attempt)): \(failure.kind), retry in \(retryDelay) ms")
+///     }
 ///   }
 /// }
 /// ```

@@ -84,6 +84,21 @@ func attachmentExample(_ store: ChatStore) {
   // DOC-ATTACHMENT-END
 }
 
+func diagnosticsExample() -> ChatClient {
+  // DOC-DIAGNOSTICS-BEGIN
+  let (events, sink) = ClientDiagnostic.makeStream(bufferingNewest: 256)
+  let client = ChatClient(backend: MyServer(), options: ChatClientOptions(workspace: "acme", diagnostics: sink))
+  Task {
+    for await event in events {  // in order; ends when the client closes
+      if case .connectionLost(let attempt, let retryDelay, let failure) = event.code {
+        print("\(event.at) connection lost (\(attempt)): \(failure.kind), retry in \(retryDelay) ms")
+      }
+    }
+  }
+  // DOC-DIAGNOSTICS-END
+  return client
+}
+
 func approvalCardExample(_ store: ChatStore) {
   // DOC-APPROVAL-CARD-BEGIN
   // An approval card under the latest answer.
