@@ -29,29 +29,54 @@ enum TimelineWorkloads {
   }
 
   /// An optimistic send, its confirmation and its realtime echo on a `history`-message conversation,
-  /// through a store with one subscriber.
+  /// through a store with one subscriber. The turns' messages and IDs are made before the timer starts: a
+  /// host's own strings are not the store's cost.
   static func sendConfirm(history: Int, sends: Int) -> Workload {
     let base = Conversations.history(history)
     return Workload(name: "send.confirm.h\(DeltaWorkloads.label(history))") {
+      let turns = (0..<sends).map { turn in
+        let clientID = ClientMessageID("send\(turn)")
+        let at = Conversations.start.addingTimeInterval(2_000_000 + Double(turn))
+        let confirmed = Message(
+          clientID: clientID, serverID: ServerMessageID("send\(turn)"), role: .user, text: "hello \(turn)",
+          createdAt: at)
+        return (
+          request: RequestID(epoch: base.epoch, sequence: UInt64(turn) + 1),
+          outgoing: OutgoingMessage(clientID: clientID, text: confirmed.text, createdAt: at), confirmed: confirmed
+        )
+      }
       let store = Store(initialState: base, reducer: ConversationReducer())
       let subscriber = LatestSnapshotSubscriber(store)
       let nanoseconds = Harness.time {
-        for turn in 0..<sends {
-          let request = RequestID(epoch: base.epoch, sequence: UInt64(turn) * 1 + 1)
-          let clientID = ClientMessageID("send\(turn)")
-          let at = Conversations.start.addingTimeInterval(2_000_000 + Double(turn))
-          store.send(.send(OutgoingMessage(clientID: clientID, text: "hello \(turn)", createdAt: at)))
-          let confirmed = Message(
-            clientID: clientID, serverID: ServerMessageID("send\(turn)"), role: .user, text: "hello \(turn)",
-            createdAt: at)
-          store.send(.sendAccepted(request, confirmed: confirmed, conversationID: "bench"))
-          store.send(.realtime("bench", .messageCreated(confirmed)))
-          store.send(.replyEnded(request))
+        for turn in turns {
+          store.send(.send(turn.outgoing))
+          store.send(.sendAccepted(turn.request, confirmed: turn.confirmed, conversationID: "bench"))
+          store.send(.realtime("bench", .messageCreated(turn.confirmed)))
+          store.send(.replyEnded(turn.request))
         }
       }
       precondition(store.state.messages.count == history + sends, "every send confirmed exactly once")
       let snapshots = await subscriber.finish(at: store.version)
       return WorkloadResult(ops: sends, nanoseconds: nanoseconds, snapshots: snapshots)
+    }
+  }
+
+  /// The floor under a send turn: four actions through the same store, with the same subscriber, that
+  /// change the state without touching a message (the draft, as the user types). What a turn costs above
+  /// this is the work of putting one message in the list and confirming it.
+  static func sendFloor(history: Int, turns: Int) -> Workload {
+    let base = Conversations.history(history)
+    // Every state differs from every earlier one: a snapshot equal to the last one delivered is skipped, and
+    // the subscriber would never see the last version.
+    let drafts = (0..<turns * 4).map { "draft \($0)" }
+    return Workload(name: "send.floor.h\(DeltaWorkloads.label(history))") {
+      let store = Store(initialState: base, reducer: ConversationReducer())
+      let subscriber = LatestSnapshotSubscriber(store)
+      let nanoseconds = Harness.time {
+        for draft in drafts { store.send(.setDraft(draft)) }
+      }
+      let snapshots = await subscriber.finish(at: store.version)
+      return WorkloadResult(ops: turns, nanoseconds: nanoseconds, snapshots: snapshots)
     }
   }
 

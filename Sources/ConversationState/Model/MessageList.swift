@@ -121,22 +121,30 @@ public struct MessageList: Sendable {
   /// The message with `clientID`, or nil when it is not in the list.
   /// O(log n) when committed; O(outgoing) for one the server has not confirmed.
   public subscript(clientID clientID: ClientMessageID) -> Message? {
-    if let position = positions.candidate(for: clientID), isCommittedPosition(position) {
-      let found = message(atLogical: position)
-      if found.clientID == clientID { return found }
-    }
+    // The candidate is confirmed by reading its ID in place: a message is copied only when it is the one.
+    if let position = position(of: clientID) { return message(atLogical: position) }
     return outgoing.first { $0.clientID == clientID }
   }
 
   /// The message the server knows as `serverID`, or nil when no message in the list has it.
   public subscript(serverID serverID: ServerMessageID) -> Message? {
-    guard let position = serverPositions.candidate(for: serverID), isCommittedPosition(position) else { return nil }
-    let found = message(atLogical: position)
-    return found.serverID == serverID ? found : nil
+    serverPosition(of: serverID).map(message(atLogical:))
   }
 
-  /// Whether a message with `clientID`, committed or outgoing, is in the list.
-  public func contains(_ clientID: ClientMessageID) -> Bool { self[clientID: clientID] != nil }
+  /// The client ID of the message the server knows as `serverID`, read without copying the message.
+  public func clientID(ofServerID serverID: ServerMessageID) -> ClientMessageID? {
+    serverPosition(of: serverID).map(committedClientID(at:))
+  }
+
+  /// Whether a message with `clientID`, committed or outgoing, is in the list; copies no message.
+  public func contains(_ clientID: ClientMessageID) -> Bool {
+    position(of: clientID) != nil || outgoing.contains { $0.clientID == clientID }
+  }
+
+  /// Whether an outgoing (not yet committed) message has `clientID`.
+  public func containsOutgoing(_ clientID: ClientMessageID) -> Bool {
+    outgoing.contains { $0.clientID == clientID }
+  }
 
   /// Visits committed messages newest first until `body` returns false: O(messages visited).
   public func forEachCommittedNewestFirst(_ body: (Message) -> Bool) {
@@ -217,6 +225,9 @@ public struct MessageList: Sendable {
     var after = before
     body(&after)
     precondition(after.clientID == clientID, "an update must not change a message's client ID")
+    // Nothing changed: writing it back would copy what a snapshot shares (the vector's tail or a path) and
+    // show a change to the next frame.
+    if after == before { return true }
     if after.orderKey != before.orderKey || !after.isCommitted {
       remove(clientID)
       if after.isCommitted { commit(after) } else { outgoing.append(after) }
@@ -458,6 +469,13 @@ public struct MessageList: Sendable {
   /// The client ID of the committed message at `position`, read without copying the message.
   private func committedClientID(at position: Int) -> ClientMessageID {
     position >= 0 ? newer[position].clientID : older[-position - 1].clientID
+  }
+
+  /// The position of the committed message the server knows as `serverID`, confirmed in place.
+  private func serverPosition(of serverID: ServerMessageID) -> Int? {
+    guard let position = serverPositions.candidate(for: serverID), isCommittedPosition(position) else { return nil }
+    let found = position >= 0 ? newer[position].serverID : older[-position - 1].serverID
+    return found == serverID ? position : nil
   }
 }
 

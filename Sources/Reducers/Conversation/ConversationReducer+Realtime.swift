@@ -27,7 +27,7 @@ extension ConversationReducer {
         return []
       }
       let incoming = echoAware(message, state)
-      if incoming.role == .user && state.messages[clientID: incoming.clientID] == nil {
+      if incoming.role == .user && !state.messages.contains(incoming.clientID) {
         // The user wrote from another device.
         closeFeedbackMomentBecauseUserWrote(&state)
       }

@@ -166,8 +166,9 @@ extension ConversationReducer {
   /// Marks an outgoing message failed, keeping it in the list for retry. A queued one is the server's
   /// now and is not failed by its request's end.
   func failOutgoing(_ clientID: ClientMessageID, _ error: ChatError, _ state: inout ConversationState) {
-    // One being handed to the outbox is on its way too: the outbox answers for it.
-    guard !state.outboxRecording.contains(clientID) else { return }
+    // One being handed to the outbox is on its way too: the outbox answers for it. A committed one has
+    // nothing to fail.
+    guard !state.outboxRecording.contains(clientID), state.messages.containsOutgoing(clientID) else { return }
     state.messages.update(clientID) { message in
       if !message.isCommitted && message.delivery != .queued { message.delivery = .failed(error) }
     }

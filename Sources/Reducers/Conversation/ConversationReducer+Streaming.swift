@@ -213,21 +213,23 @@ extension ConversationReducer {
   func streamClosed(_ requestID: RequestID, _ state: inout ConversationState) -> [ConversationEffect] {
     guard let purpose = state.requests[requestID], purpose.streamsReply else { return [] }
     state.requests[requestID] = nil
-    var error = ChatError(.incompleteStream, "The reply stopped before it was finished.")
+    // Made only where it is used: most streams end after their reply finished, with nothing to fail.
+    func incomplete() -> ChatError { ChatError(.incompleteStream, "The reply stopped before it was finished.") }
     // A clean end carries no random value: the wait is the longest of its attempt's (jitter 1).
     if let reply = state.streamingReply, reply.requestID == requestID,
-      let resuming = resumeAfterDrop(reply, purpose, error, jitter: 1, &state)
+      let resuming = resumeAfterDrop(reply, purpose, incomplete(), jitter: 1, &state)
     {
       return resuming
     }
     let tools = cancelTools(of: requestID, &state)
     if let reply = state.streamingReply, reply.requestID == requestID {
-      error = droppedError(reply, error)
+      let error = droppedError(reply, incomplete())
       interrupt(reply, error, &state)
       state.userError = error
-    } else if case .send(let clientID) = purpose {
-      failOutgoing(clientID, error, &state)
+    } else if case .send(let clientID) = purpose, state.messages.containsOutgoing(clientID) {
+      failOutgoing(clientID, incomplete(), &state)
     } else if case .continuation(let answer) = purpose {
+      let error = incomplete()
       endContinued(answer, error, &state)
       state.userError = error
     }

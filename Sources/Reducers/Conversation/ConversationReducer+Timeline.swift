@@ -23,8 +23,9 @@ extension ConversationReducer {
     }
     // A copy that arrived by server ID alone (an echo or a sync before this confirmation) is this same
     // message: it goes, and the entry with the client ID the UI knows stays.
-    if let serverID = message.serverID, let copy = state.messages[serverID: serverID],
-      copy.clientID != message.clientID, state.messages.contains(message.clientID)
+    if let serverID = message.serverID, let copyID = state.messages.clientID(ofServerID: serverID),
+      copyID != message.clientID, state.messages.contains(message.clientID),
+      let copy = state.messages[clientID: copyID]
     {
       _ = state.messages.remove(copy.clientID)
       if ReadCursor.isUnread(copy, against: state.readCursor) { state.unreadCount -= 1 }

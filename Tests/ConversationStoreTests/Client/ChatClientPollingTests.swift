@@ -30,7 +30,9 @@ struct ChatClientPollingTests {
 
     // And time passes until the conversation polls (the timer is armed on the client's worker, so time
     // moves in steps rather than at once; a connect that the worker performs after the page came catches
-    // up at once instead, which asks the same)
+    // up at once instead, which asks the same). The worker settles first: time moved before it armed the
+    // poll would pass the poll by.
+    await client.settled()
     #expect(await clock.run(step: 0.5, limit: 30) { chat.state.requests.values.contains(.sync) })
 
     // Then the conversation asks what came after its newest message, and shows it
@@ -44,6 +46,7 @@ struct ChatClientPollingTests {
     #expect(heard.connection == .connected)
 
     // And the next poll asks after that one; nothing ever asked for a realtime connection
+    await client.settled()
     #expect(await clock.run(step: 0.5, limit: 30) { chat.state.requests.values.contains(.sync) })
     guard case .messagesAfter("c1", "s2", let next) = await calls.next() else {
       Issue.record("expected the next poll after s2")
