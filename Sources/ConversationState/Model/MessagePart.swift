@@ -29,8 +29,9 @@ public struct MessagePart: Identifiable, Hashable, Sendable, Codable {
     case reasoning(ReasoningPart)
     /// A tool call, by its ID in the message's `toolCalls`, which holds its name, input and outcome.
     case toolCall(ToolCallID)
-    /// A source the answer cites.
-    case source(KnowledgeSource)
+    /// A source the answer cites. Indirect: a source is the largest payload (three strings, two links), and
+    /// inline it made every part, text deltas' included, that much larger to copy.
+    indirect case source(KnowledgeSource)
     /// A file the agent produced or refers to.
     case file(FilePart)
     /// Data of a kind the host defines (a product card, a chart); a later part with the same ID replaces it.

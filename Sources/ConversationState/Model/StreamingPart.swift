@@ -9,8 +9,9 @@ public struct StreamingPart: Identifiable, Equatable, Sendable, Codable {
     case reasoning
     /// A tool call, by its ID in the reply's `toolCalls`.
     case toolCall(ToolCallID)
-    /// A cited source.
-    case source(KnowledgeSource)
+    /// A cited source. Indirect: it is the largest payload, and inline it made every streaming part, text
+    /// deltas' included, larger to copy (`frame.parts` measured 15% slower).
+    indirect case source(KnowledgeSource)
     /// A file.
     case file(FilePart)
     /// Host-defined data.
