@@ -93,17 +93,7 @@ struct ReferenceServerSourcesTests {
     let conversation = try await server.conversation(messages: 2)
     let backend = try server.backend()
     let inbox = Inbox()
-    let rejected = StateLock<[ChatError]>([])
-    let reading = Task { [inbox] in
-      for try await update in backend.realtime(conversation: nil) {
-        switch update {
-        case .opened: inbox.opened.withLock { $0 += 1 }
-        case .rejected(let error): rejected.withLock { $0.append(error) }
-        case .event(_, .messageCreated(let message)): inbox.texts.withLock { $0.append(message.text) }
-        case .event: break
-        }
-      }
-    }
+    let reading = inbox.listen(to: backend)
     defer { reading.cancel() }
     #expect(await waitFor { inbox.opened.withLock { $0 } == 1 })
 
@@ -118,7 +108,7 @@ struct ReferenceServerSourcesTests {
 
     // Then the bad one is reported and skipped, the plain one arrives on the same connection
     #expect(await waitFor { inbox.texts.withLock { $0 } == ["after the bad one"] })
-    #expect(rejected.withLock { $0.map(\.code) } == [.invalidEvent])
+    #expect(inbox.rejected.withLock { $0.map(\.code) } == [.invalidEvent])
     // And a history page holding it fails whole with INVALID_EVENT, rather than showing the link
     await #expect(throws: ChatError.self) { try await backend.history(of: conversation, before: nil, limit: 10) }
     do {

@@ -142,17 +142,7 @@ struct ReferenceServerTests {
     let conversation = try await server.conversation()
     let backend = try server.backend()
     let inbox = Inbox()
-    let rejected = StateLock<[ChatError]>([])
-    let reading = Task { [inbox] in
-      for try await update in backend.realtime(conversation: nil) {
-        switch update {
-        case .opened: inbox.opened.withLock { $0 += 1 }
-        case .rejected(let error): rejected.withLock { $0.append(error) }
-        case .event(_, .messageCreated(let message)): inbox.texts.withLock { $0.append(message.text) }
-        case .event: break
-        }
-      }
-    }
+    let reading = inbox.listen(to: backend)
     #expect(await waitFor { inbox.opened.withLock { $0 } == 1 })
 
     // When the server sends a frame that is not JSON, then a good one
@@ -162,7 +152,7 @@ struct ReferenceServerTests {
 
     // Then the bad one is reported, and the good one arrives on the same connection
     #expect(await waitFor { inbox.texts.withLock { $0 } == ["after the bad one"] })
-    #expect(rejected.withLock { $0.map(\.code) } == [.invalidEvent])
+    #expect(inbox.rejected.withLock { $0.map(\.code) } == [.invalidEvent])
     #expect(inbox.opened.withLock { $0 } == 1)
     reading.cancel()
   }
@@ -326,20 +316,7 @@ struct ReferenceServerTests {
     let conversation = try await server.conversation()
     let backend = try server.backend()
     let inbox = Inbox()
-
-    func listen() -> Task<Void, Never> {
-      Task { [inbox] in
-        do {
-          for try await update in backend.realtime(conversation: nil) {
-            switch update {
-            case .opened: inbox.opened.withLock { $0 += 1 }
-            case .event(_, .messageCreated(let message)): inbox.texts.withLock { $0.append(message.text) }
-            default: break
-            }
-          }
-        } catch {}
-      }
-    }
+    func listen() -> Task<Void, Never> { inbox.listen(to: backend) }
     var listening = listen()
     #expect(await waitFor { inbox.opened.withLock { $0 } == 1 })
     try await server.agentMessage("one", in: conversation)
@@ -540,4 +517,21 @@ func waitFor(_ condition: @Sendable () -> Bool) async -> Bool {
 final class Inbox: Sendable {
   let texts = StateLock<[String]>([])
   let opened = StateLock(0)
+  let rejected = StateLock<[ChatError]>([])
+
+  /// Reads `backend`'s realtime stream into this inbox until the task is cancelled or the stream ends.
+  func listen(to backend: some ChatBackend) -> Task<Void, Never> {
+    Task { [self] in
+      do {
+        for try await update in backend.realtime(conversation: nil) {
+          switch update {
+          case .opened: opened.withLock { $0 += 1 }
+          case .rejected(let error): rejected.withLock { $0.append(error) }
+          case .event(_, .messageCreated(let message)): texts.withLock { $0.append(message.text) }
+          case .event: break
+          }
+        }
+      } catch {}
+    }
+  }
 }
