@@ -32,6 +32,11 @@ public struct OutboxOperation: Hashable, Sendable, Codable, Identifiable {
   }
 
   public var id: OutboxOperationID
+  /// Whether it is an operation of the host's own (`Kind.host`), whose outcome goes to the host.
+  public var isHostOperation: Bool {
+    if case .host = kind { return true }
+    return false
+  }
   /// The conversation it belongs to; nil for a message that creates a new conversation.
   public var conversationID: ConversationID?
   public var kind: Kind

@@ -51,20 +51,23 @@ extension ClientReducer {
         RefusedOperation($0, rejection.error(for: $0.kind))
       }
     }
-    let chatRefused = refused.filter { HostOperationOutcome($0.operation, .accepted) == nil }
-    if !chatRefused.isEmpty { effects.append(.returnRefused(chatRefused)) }
-    effects += reportHostOperations(of: batch, refused: refused)
+    effects += settle(batch, refused: refused)
     // More may wait behind this batch.
     return effects + prepareBatch(&state)
   }
 
-  /// The outcome of each host operation in `batch`, in order: refused as `refused` says, else accepted.
-  private func reportHostOperations(of batch: OutboxBatch, refused: [RefusedOperation]) -> [ClientEffect] {
+  /// Where the answer to `batch` goes: the chat's refused operations back to their conversations, and the
+  /// outcome of each host operation, in order (refused as `refused` says, else accepted), to the host.
+  private func settle(_ batch: OutboxBatch, refused: [RefusedOperation]) -> [ClientEffect] {
+    var effects: [ClientEffect] = []
+    let chatRefused = refused.filter { !$0.operation.isHostOperation }
+    if !chatRefused.isEmpty { effects.append(.returnRefused(chatRefused)) }
     let errors = Dictionary(refused.map { ($0.operation.id, $0.error) }, uniquingKeysWith: { first, _ in first })
     let outcomes = batch.operations.compactMap { operation in
       HostOperationOutcome(operation, errors[operation.id].map(HostOperationOutcome.Result.refused) ?? .accepted)
     }
-    return outcomes.isEmpty ? [] : [.reportHostOperations(outcomes)]
+    if !outcomes.isEmpty { effects.append(.reportHostOperations(outcomes)) }
+    return effects
   }
 
   func batchFailed(
@@ -79,10 +82,8 @@ extension ClientReducer {
     }
     if case .uploading(_, let batch) = state.outbox, !error.retryable {
       // Refused whole: sending it again would be refused again. Each operation fails where it was made.
-      let refused = batch.operations.map { RefusedOperation($0, error) }
-      let chatRefused = refused.filter { HostOperationOutcome($0.operation, .accepted) == nil }
-      return [.finishBatch(batch.id)] + (chatRefused.isEmpty ? [] : [.returnRefused(chatRefused)])
-        + reportHostOperations(of: batch, refused: refused) + prepareBatch(&state)
+      return [.finishBatch(batch.id)] + settle(batch, refused: batch.operations.map { RefusedOperation($0, error) })
+        + prepareBatch(&state)
     }
     state.outboxFailures += 1
     let failures = state.outboxFailures
