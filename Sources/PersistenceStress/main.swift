@@ -213,6 +213,15 @@ private func runStress() throws(PersistenceError) {
   for message in state.messages where message.text != StressText.expected(for: message.clientID.rawValue) {
     fail("message \(message.clientID) was restored with other text")
   }
+  // The archive holds what the journal holds, newest first: a kill between the journal's write and the
+  // archive's (or inside the archive's transaction) was made good by opening, from the archive's mark on.
+  let committed = state.messages.filter(\.isCommitted)
+  let archived = try file.storedMessages(
+    before: MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), limit: committed.count
+  ).messages
+  if archived.map(\.clientID) != committed.map(\.clientID) || archived.map(\.text) != committed.map(\.text) {
+    fail("the archive's newest \(committed.count) messages are not the journal's")
+  }
   if let reply = state.streamingReply,
     !StressText.expected(for: reply.clientID.rawValue).hasPrefix(reply.text.string)
   {

@@ -6,9 +6,10 @@ import ConversationState
 ///
 /// The journal (`ConversationFile`) stays the truth for what it holds (the newest messages, outgoing ones,
 /// the reply, the meta and draft). Each persist writes the journal first and the archive second, so after a
-/// crash the archive can only lag; opening a conversation writes the journal's messages into the archive
-/// again (`reconcile`). The journal forgets a message (compaction keeps the newest `window`) only after a
-/// checkpoint made the archive durable, so nothing is ever only in a log that a power cut could lose.
+/// crash the archive can only lag; opening a conversation writes what the journal wrote after the archive's
+/// `JournalMark` into the archive again. The journal forgets a message (compaction keeps the newest
+/// `window`) only after a checkpoint made the archive durable, so nothing is ever only in a log that a power
+/// cut could lose.
 ///
 /// Order is server order, `Message.orderKey`: server time, then the tie-break ID.
 final class MessageArchive: Sendable {
@@ -52,12 +53,22 @@ final class MessageArchive: Sendable {
         .unsupportedVersion, path: database.path,
         detail: "archive format \(found), newest known \(Self.formatVersion)")
     }
-    guard found < Self.formatVersion else { return }
-    try database.transaction { () throws(PersistenceError) in
-      for sql in Self.schema { try database.execute(sql) }
-      try database.execute("PRAGMA user_version = \(Self.formatVersion)")
+    if found < Self.formatVersion {
+      try database.transaction { () throws(PersistenceError) in
+        for sql in Self.schema { try database.execute(sql) }
+        try database.execute("PRAGMA user_version = \(Self.formatVersion)")
+      }
     }
+    // Added within format 1, so that an archive stays readable by the version before: that version ignores
+    // the table and leaves the marks behind its own writes, and a stale mark only makes an open reconcile
+    // more (see `JournalMark`).
+    try database.execute(Self.markSchema)
   }
+
+  static let markSchema = """
+    CREATE TABLE IF NOT EXISTS journal_mark(
+      conversation TEXT PRIMARY KEY, length INTEGER NOT NULL, chain INTEGER NOT NULL)
+    """
 
   /// Messages by conversation and client ID, ordered by server order; the text index follows every row
   /// through triggers, in the same transaction, so it can never disagree with the messages.
@@ -97,12 +108,17 @@ final class MessageArchive: Sendable {
 
   /// Stores `messages` (committed ones; others are skipped) and deletes `removed`, in one transaction. A
   /// message stored before is replaced, and a row whose bytes are unchanged is not written at all.
-  func write(_ messages: [Message], removing removed: [ClientMessageID], in conversation: ConversationID)
-    throws(PersistenceError)
-  {
+  ///
+  /// `mark`, when given, is stored in the same transaction (alone when there is nothing else to write): the
+  /// prefix of the journal this write completes.
+  func write(
+    _ messages: [Message], removing removed: [ClientMessageID], in conversation: ConversationID,
+    mark: JournalMark? = nil
+  ) throws(PersistenceError) {
     let committed = messages.filter(\.isCommitted)
-    guard !committed.isEmpty || !removed.isEmpty else { return }
+    guard !committed.isEmpty || !removed.isEmpty || mark != nil else { return }
     try database.transaction { () throws(PersistenceError) in
+      if let mark { try storeMark(mark, in: conversation) }
       let upsert = try database.statement(
         """
         INSERT INTO message(conversation, client_id, created_at, tie_break, body, text)
@@ -138,12 +154,36 @@ final class MessageArchive: Sendable {
     }
   }
 
-  /// Deletes every stored message of `conversation`.
+  /// Deletes every stored message of `conversation`, and its journal's mark.
   func removeConversation(_ conversation: ConversationID) throws(PersistenceError) {
-    let delete = try database.statement("DELETE FROM message WHERE conversation = ?1")
-    defer { delete.reset() }
-    delete.bind(1, conversation.rawValue)
-    try delete.run()
+    try database.transaction { () throws(PersistenceError) in
+      for sql in ["DELETE FROM message WHERE conversation = ?1", "DELETE FROM journal_mark WHERE conversation = ?1"] {
+        let delete = try database.statement(sql)
+        defer { delete.reset() }
+        delete.bind(1, conversation.rawValue)
+        try delete.run()
+      }
+    }
+  }
+
+  private func storeMark(_ mark: JournalMark, in conversation: ConversationID) throws(PersistenceError) {
+    let store = try database.statement(
+      "INSERT OR REPLACE INTO journal_mark(conversation, length, chain) VALUES (?1, ?2, ?3)")
+    defer { store.reset() }
+    store.bind(1, conversation.rawValue)
+    store.bind(2, Int64(mark.length))
+    store.bind(3, Int64(bitPattern: mark.chain))
+    try store.run()
+  }
+
+  /// How far into `conversation`'s journal this archive holds every committed message, nil when it does
+  /// not know (see `JournalMark`).
+  func mark(in conversation: ConversationID) throws(PersistenceError) -> JournalMark? {
+    let read = try database.statement("SELECT length, chain FROM journal_mark WHERE conversation = ?1")
+    defer { read.reset() }
+    read.bind(1, conversation.rawValue)
+    guard try read.step() else { return nil }
+    return JournalMark(length: Int(read.int64(0)), chain: UInt64(bitPattern: read.int64(1)))
   }
 
   /// Writes every stored message of `conversation` into `destination`, a page at a time.

@@ -12,6 +12,46 @@ enum ConversationJournal {
     var reply: ReplyHeader?
     /// Messages the journal says are gone, which the archive may still hold after a crash.
     var removed: [ClientMessageID]
+    /// Every message the journal holds, as last written, in the order first written, with the index of the
+    /// record that last wrote it; and each entry of `removed` with the record that removed it.
+    var writes: [(message: Message, record: Int)]
+    var removals: [Int]
+    /// Where each record ends, and the file's fingerprint there (`RecordFile.Contents`).
+    var recordEnds: [Int]
+    var chains: [UInt64]
+    var headerChain: UInt64
+
+    /// The prefix of the journal as it was read, whole.
+    var mark: JournalMark { JournalMark(length: intactLength, chain: chains.last ?? headerChain) }
+
+    /// What the journal wrote after `mark`, which the archive may lack: every message and removal when the
+    /// mark names no prefix of this journal (or is nil). A mark names a prefix when it ends at a record's
+    /// end and the fingerprints there agree. O(log records) to find the prefix, then O(messages).
+    func unarchived(since mark: JournalMark?) -> (messages: [Message], removed: [ClientMessageID]) {
+      var first = 0
+      if let mark {
+        if mark.length == RecordFile.headerSize && mark.chain == headerChain {
+          first = 0
+        } else if let index = Self.index(ending: mark.length, in: recordEnds), chains[index] == mark.chain {
+          first = index + 1
+        }
+      }
+      guard first > 0 else { return (writes.map(\.message), removed) }
+      return (
+        writes.filter { $0.record >= first }.map(\.message),
+        zip(removed, removals).filter { $0.1 >= first }.map(\.0)
+      )
+    }
+
+    private static func index(ending end: Int, in ends: [Int]) -> Int? {
+      var low = 0
+      var high = ends.count
+      while low < high {
+        let middle = (low + high) / 2
+        if ends[middle] < end { low = middle + 1 } else { high = middle }
+      }
+      return low < ends.count && ends[low] == end ? low : nil
+    }
   }
 
   /// The stored conversation, nil when there is no file. Throws for a file that cannot be read as one.
@@ -22,9 +62,11 @@ enum ConversationJournal {
         raw, kind: ConversationRecord.fileKind, newestVersion: ConversationRecord.formatVersion, path: path)
       var meta: ConversationMeta?
       var messages: [Message] = []
+      var messageRecords: [Int] = []
       var positions: [ClientMessageID: Int] = [:]
       var removed = Set<Int>()
       var removedIDs: [ClientMessageID] = []
+      var removedRecords: [Int] = []
       var header: ReplyHeader?
       var text = StreamedText()
       var draft: String?
@@ -41,13 +83,16 @@ enum ConversationJournal {
         case .message(let message):
           if let position = positions[message.clientID] {
             messages[position] = message
+            messageRecords[position] = index
           } else {
             positions[message.clientID] = messages.count
             messages.append(message)
+            messageRecords.append(index)
           }
         case .removed(let clientID):
           if let position = positions.removeValue(forKey: clientID) { removed.insert(position) }
           removedIDs.append(clientID)
+          removedRecords.append(index)
         case .reply(let value, let from, let chunk):
           if from == 0 || header?.clientID != value.clientID { text = StreamedText() }
           guard from == text.utf8Count else { throw .corrupt(path, "record \(index) continues a reply at a gap") }
@@ -65,8 +110,9 @@ enum ConversationJournal {
       if let draft { state.draft = draft }
       // Most files were compacted and hold each message once: then the array goes in as it is.
       if !removed.isEmpty {
-        let kept = messages.indices.filter { !removed.contains($0) }.map { messages[$0] }
-        messages = kept
+        let kept = messages.indices.filter { !removed.contains($0) }
+        messages = kept.map { messages[$0] }
+        messageRecords = kept.map { messageRecords[$0] }
       }
       state.messages = MessageList(messages)
       // A reply whose message is already committed was finished by an append a crash cut between its
@@ -80,10 +126,13 @@ enum ConversationJournal {
         header = nil
       }
       state.streamingReply = header.map { $0.reply(text: text) }
+      let gone = removedIDs.indices.filter { positions[removedIDs[$0]] == nil }
       return Loaded(
         state: state, version: contents.version, intactLength: contents.intactLength,
         droppedTailBytes: raw.count - contents.intactLength, reply: header,
-        removed: removedIDs.filter { positions[$0] == nil })
+        removed: gone.map { removedIDs[$0] }, writes: Array(zip(messages, messageRecords)),
+        removals: gone.map { removedRecords[$0] }, recordEnds: contents.records.map(\.upperBound),
+        chains: contents.chains, headerChain: contents.headerChain)
     }
   }
 }

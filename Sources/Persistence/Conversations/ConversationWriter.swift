@@ -26,6 +26,9 @@ struct ConversationWriter {
   private var served: [ClientMessageID: Message] = [:]
   private var descriptor: Int32 = -1
   private(set) var fileSize = 0
+  /// The journal's fingerprint at `fileSize` (`RecordFile.Contents.chains`): with it, each archive write
+  /// records how much of the journal the archive holds (`JournalMark`).
+  private var chain: UInt64 = 0
   /// The size of the file right after its last rewrite: the journal is compacted when it doubles.
   private var compactedSize = 0
   /// The last state whose messages, meta and draft are on disk; nil before the first write (or after a
@@ -83,12 +86,18 @@ struct ConversationWriter {
   }
 
   /// Continues the file that was loaded: drops a torn tail, and rewrites a file of an older format version.
-  /// The journal's messages go into the archive again first (a crash may have come between the two
-  /// writes; the journal's copy is the newer). Returns the state as a reopened conversation shows it.
+  /// What the journal wrote after the archive's mark goes into the archive again first (a crash may have
+  /// come between the two writes; the journal's copy is the newer). Returns the state as a reopened
+  /// conversation shows it.
   mutating func resume(from loaded: ConversationJournal.Loaded?) throws(PersistenceError) -> ConversationState? {
     guard let loaded else { return nil }
     if let id = loaded.state.conversationID {
-      try archive.write(Array(loaded.state.messages), removing: loaded.removed, in: id)
+      let mark = loaded.mark
+      let stored = try archive.mark(in: id)
+      if stored != mark {
+        let unarchived = loaded.unarchived(since: stored)
+        try archive.write(unarchived.messages, removing: unarchived.removed, in: id, mark: mark)
+      }
     }
     let shown = windowed(loaded.state)
     if loaded.version < ConversationRecord.formatVersion {
@@ -102,6 +111,7 @@ struct ConversationWriter {
     }
     try openForAppending()
     fileSize = loaded.intactLength
+    chain = loaded.mark.chain
     compactedSize = loaded.intactLength
     written = shown
     meta = ConversationMeta(loaded.state)
@@ -178,7 +188,11 @@ struct ConversationWriter {
     try append(records)
     if let id = state.conversationID {
       do throws(PersistenceError) {
-        try archive.write(archived, removing: unarchived, in: id)
+        // Only a write that archives something moves the mark: one per reply chunk or draft would cost a
+        // transaction each, and a mark that lags only makes the next open read a longer tail.
+        let moves = !unarchived.isEmpty || archived.contains(where: \.isCommitted)
+        try archive.write(
+          archived, removing: unarchived, in: id, mark: moves ? JournalMark(length: fileSize, chain: chain) : nil)
       } catch {
         // The journal has it; the next persist rewrites, which archives everything first.
         self.written = nil
@@ -225,7 +239,8 @@ struct ConversationWriter {
   private mutating func append(_ records: [ConversationRecord]) throws(PersistenceError) {
     guard !records.isEmpty else { return }
     var bytes: [UInt8] = []
-    for record in records { RecordFile.frame(record.encode(), into: &bytes) }
+    var chain = self.chain
+    for record in records { RecordFile.frame(record.encode(), into: &bytes, chain: &chain) }
     do throws(PersistenceError) {
       try FileSystem.writeAll(bytes, to: descriptor, path: path)
       guard fdatasync(descriptor) == 0 else { throw PersistenceError.io("fdatasync", path: path) }
@@ -234,6 +249,7 @@ struct ConversationWriter {
       throw error
     }
     fileSize += bytes.count
+    self.chain = chain
   }
 
   /// Writes the whole conversation to a fresh file and renames it over the journal (compaction, the first
@@ -242,36 +258,42 @@ struct ConversationWriter {
     let previous = written
     written = nil
     close()
-    if let id = state.conversationID {
-      // The journal is about to forget every committed message but the newest `window`: the archive
-      // must hold them, durably, first.
-      let gone =
-        previous?.messages.filter { !state.messages.contains($0.clientID) && !Self.wasTrimmed($0, in: state) }
-        .map(\.clientID) ?? []
-      try archive.write(Array(state.messages), removing: gone, in: id)
-      try archive.checkpoint()
-    }
     let newPath = Self.path(in: directory, for: state.conversationID)
     var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: ConversationRecord.formatVersion)
+    var chain = RecordFile.chain(ofHeader: bytes)
     let newMeta = ConversationMeta(state)
-    RecordFile.frame(ConversationRecord.meta(newMeta).encode(), into: &bytes)
-    if !state.draft.isEmpty { RecordFile.frame(ConversationRecord.draft(state.draft).encode(), into: &bytes) }
+    RecordFile.frame(ConversationRecord.meta(newMeta).encode(), into: &bytes, chain: &chain)
+    if !state.draft.isEmpty {
+      RecordFile.frame(ConversationRecord.draft(state.draft).encode(), into: &bytes, chain: &chain)
+    }
     var writer = ByteWriter(capacity: 512)
     for message in windowed(state).messages {
       writer.bytes.removeAll(keepingCapacity: true)
       writer.byte(2)
       message.encode(into: &writer)
-      RecordFile.frame(writer.bytes, into: &bytes)
+      RecordFile.frame(writer.bytes, into: &bytes, chain: &chain)
     }
     reply = nil
     for record in replyRecords(of: state, at: now, force: true) {
-      RecordFile.frame(record.encode(), into: &bytes)
+      RecordFile.frame(record.encode(), into: &bytes, chain: &chain)
+    }
+    if let id = state.conversationID {
+      // The journal is about to forget every committed message but the newest `window`: the archive
+      // must hold them, durably, first. The mark names the file about to be written; should a crash come
+      // before its rename, it names no prefix of the old one, and the next open reconciles it whole.
+      let gone =
+        previous?.messages.filter { !state.messages.contains($0.clientID) && !Self.wasTrimmed($0, in: state) }
+        .map(\.clientID) ?? []
+      try archive.write(
+        Array(state.messages), removing: gone, in: id, mark: JournalMark(length: bytes.count, chain: chain))
+      try archive.checkpoint()
     }
     try FileSystem.writeAtomically(bytes, to: newPath)
     if newPath != path { unlink(path) }
     path = newPath
     try openForAppending()
     fileSize = bytes.count
+    self.chain = chain
     compactedSize = bytes.count
     written = state
     meta = newMeta

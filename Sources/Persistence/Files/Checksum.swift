@@ -28,6 +28,13 @@ enum Checksum {
   static func of(_ bytes: ArraySlice<UInt8>) -> UInt32 { bytes.withUnsafeBytes { of($0) } }
   static func of(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBytes { of($0) } }
 
+  /// `chain` extended by one record, its payload's checksum and length: the running fingerprint of a file's
+  /// records (`RecordFile.Contents.chains`). Each step is a bijection of the running state, so two prefixes
+  /// that differ in one record's checksum or length differ in every fingerprint after it.
+  static func chain(_ chain: UInt64, checksum: UInt32, length: Int) -> UInt64 {
+    mix(chain ^ (UInt64(checksum) << 32 | UInt64(UInt32(truncatingIfNeeded: length))))
+  }
+
   @inline(__always)
   private static func mix(_ value: UInt64) -> UInt64 {
     var value = value &* 0x9E37_79B9_7F4A_7C15

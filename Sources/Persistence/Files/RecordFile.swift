@@ -24,8 +24,15 @@ enum RecordFile {
   struct Contents {
     var version: UInt32
     var records: [Range<Int>]
+    /// The file's fingerprint after each record (`Checksum.chain` over the records' checksums and lengths,
+    /// from the header's checksum): what identifies a prefix of the file without keeping its bytes.
+    var chains: [UInt64]
+    var headerChain: UInt64
     var intactLength: Int
     var hasTornTail: Bool
+
+    /// The fingerprint of the whole intact file.
+    var chain: UInt64 { chains.last ?? headerChain }
   }
 
   static func header(kind: String, version: UInt32) -> [UInt8] {
@@ -37,15 +44,28 @@ enum RecordFile {
     return writer.bytes
   }
 
-  /// Appends one framed record to `bytes`.
-  static func frame(_ payload: [UInt8], into bytes: inout [UInt8]) {
+  /// The fingerprint of a file that holds only `header` (the start of every `Contents.chains`).
+  static func chain(ofHeader header: [UInt8]) -> UInt64 {
+    UInt64(Checksum.of(header[0..<12]))
+  }
+
+  /// Appends one framed record to `bytes`, and extends `chain`, the fingerprint of what `bytes` holds, by it.
+  static func frame(_ payload: [UInt8], into bytes: inout [UInt8], chain: inout UInt64) {
+    let checksum = Checksum.of(payload)
     var writer = ByteWriter(capacity: 0)
     swap(&writer.bytes, &bytes)
     writer.uint32(UInt32(payload.count))
     writer.uint32(lengthChecksum(UInt32(payload.count)))
-    writer.uint32(Checksum.of(payload))
+    writer.uint32(checksum)
     writer.bytes.append(contentsOf: payload)
     swap(&writer.bytes, &bytes)
+    chain = Checksum.chain(chain, checksum: checksum, length: payload.count)
+  }
+
+  /// Appends one framed record to `bytes`.
+  static func frame(_ payload: [UInt8], into bytes: inout [UInt8]) {
+    var chain: UInt64 = 0
+    frame(payload, into: &bytes, chain: &chain)
   }
 
   /// The check of a record's length: a flipped bit in the length fails it, so a damaged length is never read
@@ -84,9 +104,14 @@ enum RecordFile {
         .unsupportedVersion, path: path, detail: "format version \(version), newest known \(newestVersion)")
     }
     var records: [Range<Int>] = []
+    var chains: [UInt64] = []
+    let headerChain = UInt64(headerChecksum)
+    var chain = headerChain
     var offset = headerSize
     while offset < bytes.count {
-      let torn = Contents(version: version, records: records, intactLength: offset, hasTornTail: true)
+      let torn = Contents(
+        version: version, records: records, chains: chains, headerChain: headerChain, intactLength: offset,
+        hasTornTail: true)
       let remaining = bytes.count - offset
       if isZero(bytes, from: offset) { return torn }
       guard remaining >= frameSize else { return torn }
@@ -105,8 +130,12 @@ enum RecordFile {
         throw .corrupt(path, "record checksum at byte \(offset)")
       }
       records.append(payload)
+      chain = Checksum.chain(chain, checksum: checksum, length: length)
+      chains.append(chain)
       offset = payload.upperBound
     }
-    return Contents(version: version, records: records, intactLength: offset, hasTornTail: false)
+    return Contents(
+      version: version, records: records, chains: chains, headerChain: headerChain, intactLength: offset,
+      hasTornTail: false)
   }
 }

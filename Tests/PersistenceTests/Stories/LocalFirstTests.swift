@@ -111,18 +111,19 @@ struct LocalFirstTests {
 
   @Test("a crash between the journal's write and the archive's loses nothing: opening writes the archive again")
   func archiveThatLagsIsReconciled() throws {
-    // Given a conversation whose last messages reached the journal but not the archive (the app was killed
-    // between the two writes)
+    // Given a conversation whose last message reached the journal but not the archive (the app was killed
+    // between the two writes: the archive's transaction, and the journal mark it carried, never happened)
     let root = ScratchRoot()
     let scope = try root.scope()
     var state = history(100)
     try scope.conversation("conv-1").persist(state, changes: .reset, at: .story(0))
     let file = try scope.conversation("conv-1", window: 200)
+    let archive = try MessageArchive(directory: scope.directory + "/conversations")
+    let markBefore = try #require(try archive.mark(in: "conv-1"))
     let before = state
     state.messages.commit(.server("the newest", id: "conv-1-new", at: 500))
     try file.persist(state, changes: state.changes(since: before), at: .story(1))
-    let archive = try MessageArchive(directory: scope.directory + "/conversations")
-    try archive.write([], removing: ["srv-conv-1-new"], in: "conv-1")
+    try archive.write([], removing: ["srv-conv-1-new"], in: "conv-1", mark: markBefore)
     #expect(try archive.count(in: "conv-1") == 100)
 
     // When it is opened again
