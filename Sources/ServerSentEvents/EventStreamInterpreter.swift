@@ -42,16 +42,17 @@ struct EventStreamInterpreter: Sendable {
     if valueStart < line.endIndex && line[valueStart] == Self.space { valueStart += 1 }
     let name = UnsafeBufferPointer(rebasing: line[..<nameEnd])
     let value = UnsafeBufferPointer(rebasing: line[valueStart...])
+    // A field name is matched as one or two loads against the name's bytes, not byte by byte.
     switch name.count {
-    case 4 where Self.name(name, is: "data"):
+    case 4 where Self.load(UInt32.self, name, 0) == Self.data:
       output.appendData(value, afterLineFeed: blockHasData)
       blockHasData = true
-    case 5 where Self.name(name, is: "event"):
+    case 5 where Self.load(UInt32.self, name, 0) == Self.even && name[4] == UInt8(ascii: "t"):
       if !eventTypeBytes.withUnsafeBufferPointer({ Self.bytes($0, equal: value) }) { setEventType(value) }
       blockHasEventType = true
-    case 2 where Self.name(name, is: "id"):
+    case 2 where Self.load(UInt16.self, name, 0) == Self.id:
       if !value.contains(0) { setNewID(value) }
-    case 5 where Self.name(name, is: "retry"):
+    case 5 where Self.load(UInt32.self, name, 0) == Self.retr && name[4] == UInt8(ascii: "y"):
       Self.readRetry(value, into: &output.items)
     default:
       break
@@ -105,13 +106,34 @@ struct EventStreamInterpreter: Sendable {
     blockHasData = false
   }
 
-  private static func name(_ name: UnsafeBufferPointer<UInt8>, is field: StaticString) -> Bool {
-    bytes(name, equal: UnsafeBufferPointer(start: field.utf8Start, count: field.utf8CodeUnitCount))
+  // The first bytes of each field name as `load` reads them: ASCII codes, first byte lowest.
+  private static var data: UInt32 { 0x6174_6164 }  // "data"
+  private static var even: UInt32 { 0x6E65_7665 }  // "even"
+  private static var retr: UInt32 { 0x7274_6572 }  // "retr"
+  private static var id: UInt16 { 0x6469 }  // "id"
+
+  @inline(__always)
+  private static func load<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int)
+    -> T
+  {
+    T(littleEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + offset).loadUnaligned(as: T.self))
   }
 
+  /// Eight bytes at a time: an event type is compared on every block that names one.
   private static func bytes(_ some: UnsafeBufferPointer<UInt8>, equal other: UnsafeBufferPointer<UInt8>) -> Bool {
     guard some.count == other.count else { return false }
-    for index in some.indices where some[index] != other[index] { return false }
+    guard let left = some.baseAddress, let right = other.baseAddress else { return true }
+    var index = 0
+    while index &+ 8 <= some.count {
+      let a = UnsafeRawPointer(left + index).loadUnaligned(as: UInt64.self)
+      let b = UnsafeRawPointer(right + index).loadUnaligned(as: UInt64.self)
+      if a != b { return false }
+      index &+= 8
+    }
+    while index < some.count {
+      if left[index] != right[index] { return false }
+      index &+= 1
+    }
     return true
   }
 }

@@ -43,6 +43,23 @@ struct DecoderEdgeTests {
     #expect(whole.items == bySeven.items, "stream \(stream)")
   }
 
+  @Test(
+    "a field whose name only looks like a known one is ignored: names are matched whole, case and all",
+    arguments: [
+      "Data", "dat", "dataa", "datA", "Event", "evenT", "eventt", "even", "ID", "iD", "i", "idd", "retrY", "retr",
+    ])
+  func nearMissFieldNames(name: String) throws {
+    // Given a block whose only field (besides its data) has a name one byte off a known one
+    let stream = Array("\(name): value\ndata: kept\n\n".utf8)
+
+    // When it is decoded
+    let decoded = try decode(stream, piecesOf: stream.count)
+
+    // Then only the data field counted: the type, the ID and the retry time are the defaults
+    #expect(decoded.items == [.event(ServerSentEvent(type: "message", data: "kept", lastEventID: ""))])
+    #expect(decoded.lastEventID == "")
+  }
+
   @Test("invalid UTF-8 becomes U+FFFD in short and long IDs, types and data alike")
   func invalidUTF8() throws {
     let long = Array(repeating: UInt8(ascii: "x"), count: 20)
