@@ -200,15 +200,21 @@ public struct ContinuationSeed: Hashable, Sendable, Codable {
 }
 
 extension StreamingReply: Equatable {
-  /// Field by field; the text first, as two frames of one reply differ there (its length answers), and the
-  /// other fields by identity when the two share them.
-  @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.text == rhs.text && lhs.fields == rhs.fields }
+  /// Field by field; the text first, as two frames of one reply differ there (its length answers), then the
+  /// bytes streamed into other parts (a reasoning or tool-input delta changes that count, and comparing it
+  /// spares copying out the fields and every part to find the one that grew), and the other fields by
+  /// identity when the two share them.
+  @inlinable public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.text == rhs.text && lhs.fields.value.partUTF8Count == rhs.fields.value.partUTF8Count
+      && lhs.fields == rhs.fields
+  }
 
   /// `==` on two optional replies, reading both in place: `Optional`'s generic `==` copies both (a retain and
   /// a release of each reply's two references), and a frame compares them on every delta.
   @inlinable static func areEqual(_ lhs: StreamingReply?, _ rhs: StreamingReply?) -> Bool {
     if lhs == nil || rhs == nil { return lhs == nil && rhs == nil }
-    return lhs!.text == rhs!.text && lhs!.fields == rhs!.fields
+    return lhs!.text == rhs!.text && lhs!.fields.value.partUTF8Count == rhs!.fields.value.partUTF8Count
+      && lhs!.fields == rhs!.fields
   }
 }
 

@@ -74,6 +74,28 @@ struct StateCopyTests {
     #expect(other != rebuilt)
   }
 
+  @Test("a reply in parts: a frame where only its reasoning grew differs and names the reply's row")
+  func reasoningDeltaIsAChange() throws {
+    // Given a drawn frame of a reply thinking in one part while its text part waits
+    var state = Self.streaming("")
+    state.streamingReply?.restoreParts([
+      StreamingPart(id: "think", kind: .reasoning, text: StreamedText("Let me"), isOpen: true),
+      StreamingPart(id: "say", kind: .text, isOpen: true),
+    ])
+    let drawn = state
+    // When a reasoning delta arrives, as the reducer applies one
+    state.streamingReply?.parts[0].text.append(" check")
+    state.streamingReply?.countPartBytes(" check".utf8.count)
+    // Then the frame differs, in the reply's row only
+    #expect(state != drawn)
+    #expect(state.streamingReply != drawn.streamingReply)
+    #expect(state.changes(since: drawn) == ChangeSet(updated: ["r1"]))
+    // And the reply, encoded and decoded, equals the one streamed: the count the comparison reads first is
+    // the one a decode derives from the parts
+    let decoded = try JSONDecoder().decode(StreamingReply.self, from: JSONEncoder().encode(state.streamingReply))
+    #expect(decoded == state.streamingReply)
+  }
+
   @Test("the state encodes as one flat object with a key per field, and decodes back equal")
   func flatEncoding() throws {
     // Given a state with a reply, a title and a draft
