@@ -101,6 +101,30 @@ struct JSONValueReaderTests {
     }
   }
 
+  @Test(
+    "a string's plain run ends at the first quote, backslash or control byte, found a word at a time as one at a time",
+    arguments: 0..<64)
+  func firstStringSpecial(seed: UInt64) {
+    // Given bytes around each boundary the word-at-a-time tests could blur: the specials, their neighbours,
+    // bytes of 0x80 and above (whose high bit the tests use), at every offset within a word
+    let alphabet: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF, 0x61]
+    var random = SplitMix64(seed: seed)
+    let bytes = (0..<Int.random(in: 0..<40, using: &random)).map { _ in
+      // Mostly plain bytes, so runs of several words happen
+      Int.random(in: 0..<4, using: &random) == 0 ? alphabet.randomElement(using: &random)! : 0x61
+    }
+    bytes.withUnsafeBufferPointer { buffer in
+      let scanner = JSONByteScanner(bytes: buffer)
+      for start in 0...buffer.count {
+        // When the first special byte is looked for from any start
+        let found = scanner.firstStringSpecial(from: start)
+        // Then it is the one a byte-by-byte search finds
+        let expected = buffer[start...].firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } ?? buffer.count
+        #expect(found == expected, "bytes \(bytes) from \(start)")
+      }
+    }
+  }
+
   static func randomValue(depth: Int, _ random: inout SplitMix64) -> JSONValue {
     switch Int.random(in: depth > 0 ? 0..<7 : 0..<4, using: &random) {
     case 0: return .null
