@@ -181,53 +181,50 @@ package struct JSONByteScanner {
     return nil
   }
 
+  /// A JSON string with escapes, from its opening quote's next byte: the plain runs are copied whole and each
+  /// escape decoded into the same UTF-8 bytes, which become a `String` once (invalid UTF-8 repaired as
+  /// `String(decoding:as:)` repairs it). Nil for one that is not well formed.
   @inlinable package mutating func escapedString() -> String? {
-    var scalars = String.UnicodeScalarView()
-    var plain: [UInt8] = []
-    func flush() {
-      guard !plain.isEmpty else { return }
-      scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
-      plain.removeAll(keepingCapacity: true)
-    }
-    while index < bytes.count {
-      let byte = bytes[index]
-      index += 1
-      switch byte {
+    var utf8: [UInt8] = []
+    while true {
+      let runEnd = firstStringSpecial(from: index)
+      guard runEnd < bytes.count else { return nil }
+      utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
+      index = runEnd + 1
+      switch bytes[runEnd] {
       case UInt8(ascii: "\""):
-        flush()
-        return String(scalars)
+        return String(decoding: utf8, as: UTF8.self)
       case UInt8(ascii: "\\"):
         guard index < bytes.count else { return nil }
         let escape = bytes[index]
         index += 1
         switch escape {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): plain.append(escape)
-        case UInt8(ascii: "b"): plain.append(0x08)
-        case UInt8(ascii: "f"): plain.append(0x0C)
-        case UInt8(ascii: "n"): plain.append(0x0A)
-        case UInt8(ascii: "r"): plain.append(0x0D)
-        case UInt8(ascii: "t"): plain.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
         case UInt8(ascii: "u"):
           guard let unit = hex4() else { return nil }
-          flush()
+          let scalar: Unicode.Scalar
           if (0xD800..<0xDC00).contains(unit) {
             guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(),
               (0xDC00..<0xE000).contains(low),
-              let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+              let pair = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
             else { return nil }
-            scalars.append(scalar)
+            scalar = pair
           } else {
-            guard let scalar = Unicode.Scalar(unit) else { return nil }  // a lone low surrogate
-            scalars.append(scalar)
+            guard let single = Unicode.Scalar(unit) else { return nil }  // a lone low surrogate
+            scalar = single
           }
+          UTF8.encode(scalar) { utf8.append($0) }
         default: return nil
         }
       default:
-        if byte < 0x20 { return nil }
-        plain.append(byte)
+        return nil  // a control character
       }
     }
-    return nil
   }
 
   @inlinable package mutating func hex4() -> UInt32? {

@@ -125,6 +125,22 @@ struct JSONValueReaderTests {
     }
   }
 
+  @Test("invalid UTF-8 beside escapes is repaired as the unescaped bytes would be, never dropped or refused")
+  func invalidUTF8BesideEscapes() {
+    // Given a string whose bytes break UTF-8 just before and after escapes (a cut three-byte sequence, a
+    // stray continuation byte, a lone lead byte)
+    let bytes: [UInt8] =
+      [0x22, 0xE6, 0x97] + Array(#"\u00e9"#.utf8) + [0xA9] + Array(#"\n"#.utf8) + [0xC3, 0x22]
+    // When it is read
+    let read = bytes.withUnsafeBufferPointer { buffer in
+      var scanner = JSONByteScanner(bytes: buffer)
+      return scanner.string()
+    }
+    // Then it is the text of its unescaped bytes, each broken sequence one U+FFFD
+    #expect(read == String(decoding: [0xE6, 0x97, 0xC3, 0xA9, 0xA9, 0x0A, 0xC3], as: UTF8.self))
+    #expect(read == "\u{FFFD}é\u{FFFD}\n\u{FFFD}")
+  }
+
   static func randomValue(depth: Int, _ random: inout SplitMix64) -> JSONValue {
     switch Int.random(in: depth > 0 ? 0..<7 : 0..<4, using: &random) {
     case 0: return .null
