@@ -186,11 +186,12 @@ public final class HTTPChatBackend: ChatBackend {
     if let cursor { query["before"] = cursor.rawValue }
     let page = try await transport.call(
       .get("conversations/\(conversation.rawValue)/messages", query: query), HistoryBody.self)
+    let read = readableMessages(of: page)
     return HistoryPage(
-      messages: try messages(of: page), nextCursor: page.nextCursor.map(PageCursor.init(rawValue:)),
+      messages: read.messages, nextCursor: page.nextCursor.map(PageCursor.init(rawValue:)),
       hasMore: page.hasMore ?? (page.nextCursor != nil), title: page.title,
       status: page.status.flatMap(ConversationStatus.init(wire:)), readUpTo: page.readUpTo.map { ServerMessageID($0) },
-      unreadCount: page.unreadCount, totalCount: page.totalCount)
+      unreadCount: page.unreadCount, totalCount: page.totalCount, unreadable: read.unreadable)
   }
 
   public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
@@ -204,11 +205,28 @@ public final class HTTPChatBackend: ChatBackend {
     return CatchUpPage(messages: try messages(of: page), hasMore: page.hasMore ?? false)
   }
 
-  /// A page's messages, or `INVALID_EVENT` for the whole page when one cannot be read (an unknown role, a
-  /// source without a title or with a link that is not `http(s)`, more sources than the policy allows).
+  /// A catch-up page's messages, or `INVALID_EVENT` for the whole page when one cannot be read (an unknown
+  /// role, a source without a title or with a link that is not `http(s)`, more sources than the policy
+  /// allows). A history page leaves such a message out instead (`readableMessages(of:)`).
   private func messages(of page: HistoryBody) throws(ChatError) -> [Message] {
     let maximumSources = policy.maximumSourcesPerMessage
     return try page.messages.map { wire throws(ChatError) in try wire.message(maximumSources: maximumSources) }
+  }
+
+  /// A history page's messages that can be read, and an `INVALID_EVENT` for each one that cannot: older
+  /// history goes on past a bad message (`HistoryPage.unreadable`).
+  private func readableMessages(of page: HistoryBody) -> (messages: [Message], unreadable: [ChatError]) {
+    let maximumSources = policy.maximumSourcesPerMessage
+    var messages: [Message] = []
+    var unreadable: [ChatError] = []
+    for wire in page.messages {
+      do throws(ChatError) {
+        messages.append(try wire.message(maximumSources: maximumSources))
+      } catch {
+        unreadable.append(error)
+      }
+    }
+    return (messages, unreadable)
   }
 
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {

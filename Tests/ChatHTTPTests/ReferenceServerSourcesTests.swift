@@ -86,7 +86,7 @@ struct ReferenceServerSourcesTests {
     #expect(reread.sources == answer.sources && reread.parts == answer.parts && reread.text == answer.text)
   }
 
-  @Test("a stored message citing a javascript: link is refused: its realtime frame is rejected, its page fails")
+  @Test("a stored message citing a javascript: link is refused: its realtime frame is rejected, its page leaves it out")
   func badLinkRefused() async throws {
     // Given a listener on the realtime stream
     let server = try await ReferenceServer.start()
@@ -109,12 +109,13 @@ struct ReferenceServerSourcesTests {
     // Then the bad one is reported and skipped, the plain one arrives on the same connection
     #expect(await waitFor { inbox.texts.withLock { $0 } == ["after the bad one"] })
     #expect(inbox.rejected.withLock { $0.map(\.code) } == [.invalidEvent])
-    // And a history page holding it fails whole with INVALID_EVENT, rather than showing the link
-    await #expect(throws: ChatError.self) { try await backend.history(of: conversation, before: nil, limit: 10) }
-    do {
-      _ = try await backend.history(of: conversation, before: nil, limit: 10)
-    } catch let error as ChatError {
-      #expect(error.code == .invalidEvent && error.message.contains("external_url"))
-    }
+    // And a history page holding it leaves it out, with INVALID_EVENT saying why, and keeps the others
+    let page = try await backend.history(of: conversation, before: nil, limit: 10)
+    #expect(page.messages.count == 3)
+    #expect(!page.messages.contains { $0.text == "See this" })
+    #expect(page.messages.last?.text == "after the bad one")
+    #expect(page.unreadable.count == 1)
+    #expect(page.unreadable.first?.code == .invalidEvent)
+    #expect(page.unreadable.first?.message.contains("external_url") == true)
   }
 }

@@ -110,12 +110,18 @@ public struct HistoryPage: Hashable, Sendable, Codable {
   public var unreadCount: Int?
   /// How many messages the conversation has in all, when the server says.
   public var totalCount: Int?
+  /// Messages of the page the backend could not read (an unknown role, a source with a link that is not
+  /// `http(s)`), each as the error that says why. They are left out, and the page's other messages, its
+  /// cursor and its counts stand: one bad message never stops the history, which a page refused whole
+  /// would, on every retry. The reducer reports them as a `backgroundError` (`INVALID_EVENT`) that counts
+  /// them.
+  public var unreadable: [ChatError]
 
   /// A page as the server returned it.
   public init(
     messages: [Message], nextCursor: PageCursor?, hasMore: Bool, title: String? = nil,
     status: ConversationStatus? = nil, readUpTo: ServerMessageID? = nil, unreadCount: Int? = nil,
-    totalCount: Int? = nil
+    totalCount: Int? = nil, unreadable: [ChatError] = []
   ) {
     self.messages = messages
     self.nextCursor = nextCursor
@@ -125,5 +131,25 @@ public struct HistoryPage: Hashable, Sendable, Codable {
     self.readUpTo = readUpTo
     self.unreadCount = unreadCount
     self.totalCount = totalCount
+    self.unreadable = unreadable
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case messages, nextCursor, hasMore, title, status, readUpTo, unreadCount, totalCount, unreadable
+  }
+
+  /// Decodes the object `encode(to:)` writes; `unreadable` may be left out (pages recorded before it).
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      messages: try container.decode([Message].self, forKey: .messages),
+      nextCursor: try container.decodeIfPresent(PageCursor.self, forKey: .nextCursor),
+      hasMore: try container.decode(Bool.self, forKey: .hasMore),
+      title: try container.decodeIfPresent(String.self, forKey: .title),
+      status: try container.decodeIfPresent(ConversationStatus.self, forKey: .status),
+      readUpTo: try container.decodeIfPresent(ServerMessageID.self, forKey: .readUpTo),
+      unreadCount: try container.decodeIfPresent(Int.self, forKey: .unreadCount),
+      totalCount: try container.decodeIfPresent(Int.self, forKey: .totalCount),
+      unreadable: try container.decodeIfPresent([ChatError].self, forKey: .unreadable) ?? [])
   }
 }

@@ -74,6 +74,8 @@ public protocol ChatBackend: Sendable {
   /// A page of messages older than `cursor` (the newest page when nil): at most `limit` of them, and the
   /// cursor of the page just older. A server that pages the other way, forward from a cursor and oldest
   /// first, is served through `ForwardPagedHistory`, which walks to the newest page once and pages back.
+  /// A message the backend cannot read goes in the page's `unreadable`, not a thrown error: a page refused
+  /// whole would be refused again on every retry, and the history above it could never be reached.
   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage
   /// The messages after `after` (all when nil), to catch up after a reconnect.
   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message]

@@ -68,6 +68,12 @@ extension ConversationReducer {
     let requested = state.history.requestedCursor
     state.history.requestedCursor = nil
     mergeFromServer(page.messages, &state)
+    if let first = page.unreadable.first {
+      // The rest of the page and its cursor stand: paging goes on past what could not be read.
+      state.backgroundError = ChatError(
+        .invalidEvent,
+        "\(page.unreadable.count) message(s) of a history page could not be read and were left out: \(first.message)")
+    }
     lowerTrimmedBefore(&state)
     state.history.cursor = page.nextCursor
     state.history.hasMoreHistory = page.hasMore

@@ -126,6 +126,44 @@ struct HistoryTests {
     #expect(chat.state.backgroundError?.code == .invalidEvent)
   }
 
+  @Test("a page with a message the backend could not read keeps the rest and its cursor, and says how many")
+  func unreadableMessagesLeftOut() {
+    // Given a conversation whose first page has loaded
+    let chat = Self.withFirstPage()
+    // When the next page holds messages 6…10 and two the backend could not read
+    let request = chat.nextRequestID
+    chat.send(.loadMoreHistory(pageSize: 10))
+    var page = Self.page(6...10, cursor: "p3", hasMore: true)
+    page.unreadable = [
+      ChatError(.invalidEvent, "A message's role \"robot\" is not one this client knows."),
+      ChatError(.invalidEvent, "A source's external_url is not http(s)."),
+    ]
+    chat.send(.historyLoaded(request, page))
+    // Then the readable messages go in front, paging goes on from the page's cursor
+    #expect(chat.texts == (6...20).map { "m\($0)" })
+    #expect(chat.state.history.cursor == "p3" && chat.state.history.hasMoreHistory)
+    // And the user learns, as a background error, that two were left out and why the first was
+    #expect(chat.state.backgroundError?.code == .invalidEvent)
+    #expect(chat.state.backgroundError?.message.hasPrefix("2 message(s) of a history page") == true)
+    #expect(chat.state.backgroundError?.message.contains("robot") == true)
+    #expect(chat.state.userError == nil)
+    // And the next page is asked from there
+    let next = chat.nextRequestID
+    #expect(chat.send(.loadMoreHistory(pageSize: 10)) == [.fetchHistory(next, "conv-1", cursor: "p3", limit: 10)])
+  }
+
+  @Test("a page recorded before pages listed unreadable messages decodes with none")
+  func pageWithoutUnreadableDecodes() throws {
+    let json = #"{"messages":[],"nextCursor":"p2","hasMore":true}"#
+    let page = try JSONDecoder().decode(HistoryPage.self, from: Data(json.utf8))
+    #expect(page == HistoryPage(messages: [], nextCursor: "p2", hasMore: true))
+    #expect(page.unreadable.isEmpty)
+    // And one that lists them reads them back
+    var listed = page
+    listed.unreadable = [ChatError(.invalidEvent, "bad")]
+    #expect(try JSONDecoder().decode(HistoryPage.self, from: JSONEncoder().encode(listed)) == listed)
+  }
+
   @Test("a page that arrives after the live messages interleaves by server time")
   func pageInterleavesLiveMessages() {
     let chat = Chat.existing([.server("live 30", id: "s30", at: 30)])
