@@ -209,8 +209,9 @@ public final class HTTPChatBackend: ChatBackend {
   /// role, a source without a title or with a link that is not `http(s)`, more sources than the policy
   /// allows). A history page leaves such a message out instead (`readableMessages(of:)`).
   private func messages(of page: HistoryBody) throws(ChatError) -> [Message] {
-    let maximumSources = policy.maximumSourcesPerMessage
-    return try page.messages.map { wire throws(ChatError) in try wire.message(maximumSources: maximumSources) }
+    let read = readableMessages(of: page)
+    if let first = read.unreadable.first { throw first }
+    return read.messages
   }
 
   /// A history page's messages that can be read, and an `INVALID_EVENT` for each one that cannot: older

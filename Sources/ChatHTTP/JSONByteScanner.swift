@@ -164,21 +164,18 @@ package struct JSONByteScanner {
     guard take(UInt8(ascii: "\"")) else { return nil }
     let start = index
     index = firstStringSpecial(from: index)
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\"") {
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        index += 1
-        return text
-      }
-      if byte == UInt8(ascii: "\\") {
-        index = start
-        return escapedString()
-      }
-      if byte < 0x20 { return nil }
+    guard index < bytes.count else { return nil }
+    switch bytes[index] {
+    case UInt8(ascii: "\""):
+      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
       index += 1
+      return text
+    case UInt8(ascii: "\\"):
+      index = start
+      return escapedString()
+    default:
+      return nil  // a control character
     }
-    return nil
   }
 
   /// A JSON string with escapes, from its opening quote's next byte: the plain runs are copied whole and each

@@ -213,8 +213,7 @@ extension StreamingReply: Equatable {
   /// a release of each reply's two references), and a frame compares them on every delta.
   @inlinable static func areEqual(_ lhs: StreamingReply?, _ rhs: StreamingReply?) -> Bool {
     if lhs == nil || rhs == nil { return lhs == nil && rhs == nil }
-    return lhs!.text == rhs!.text && lhs!.fields.value.partUTF8Count == rhs!.fields.value.partUTF8Count
-      && lhs!.fields == rhs!.fields
+    return lhs! == rhs!
   }
 }
 

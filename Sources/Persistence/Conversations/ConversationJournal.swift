@@ -12,34 +12,28 @@ enum ConversationJournal {
     var reply: ReplyHeader?
     /// Messages the journal says are gone, which the archive may still hold after a crash.
     var removed: [ClientMessageID]
-    /// Every message the journal holds, as last written, in the order first written, with the index of the
-    /// record that last wrote it; and each entry of `removed` with the record that removed it.
-    var writes: [(message: Message, record: Int)]
+    /// Every message the journal holds, as last written, in the order first written, and the index of the
+    /// record that last wrote each; and the record that removed each entry of `removed`.
+    var messages: [Message]
+    var messageRecords: [Int]
     var removals: [Int]
     /// Where each record ends, and the file's fingerprint there (`RecordFile.Contents`).
     var recordEnds: [Int]
     var chains: [UInt64]
-    var headerChain: UInt64
-
     /// The prefix of the journal as it was read, whole.
-    var mark: JournalMark { JournalMark(length: intactLength, chain: chains.last ?? headerChain) }
+    var mark: JournalMark
 
     /// What the journal wrote after `mark`, which the archive may lack: every message and removal when the
-    /// mark names no prefix of this journal (or is nil). A mark names a prefix when it ends at a record's
-    /// end and the fingerprints there agree. O(log records) to find the prefix, then O(messages).
+    /// mark names no prefix of this journal past its header (or is nil). A mark names a prefix when it ends
+    /// at a record's end and the fingerprints there agree. O(log records) to find the prefix, then
+    /// O(messages).
     func unarchived(since mark: JournalMark?) -> (messages: [Message], removed: [ClientMessageID]) {
-      var first = 0
-      if let mark {
-        if mark.length == RecordFile.headerSize && mark.chain == headerChain {
-          first = 0
-        } else if let index = Self.index(ending: mark.length, in: recordEnds), chains[index] == mark.chain {
-          first = index + 1
-        }
+      guard let mark, let index = Self.index(ending: mark.length, in: recordEnds), chains[index] == mark.chain else {
+        return (messages, removed)
       }
-      guard first > 0 else { return (writes.map(\.message), removed) }
       return (
-        writes.filter { $0.record >= first }.map(\.message),
-        zip(removed, removals).filter { $0.1 >= first }.map(\.0)
+        messages.indices.filter { messageRecords[$0] > index }.map { messages[$0] },
+        removed.indices.filter { removals[$0] > index }.map { removed[$0] }
       )
     }
 
@@ -130,9 +124,9 @@ enum ConversationJournal {
       return Loaded(
         state: state, version: contents.version, intactLength: contents.intactLength,
         droppedTailBytes: raw.count - contents.intactLength, reply: header,
-        removed: gone.map { removedIDs[$0] }, writes: Array(zip(messages, messageRecords)),
+        removed: gone.map { removedIDs[$0] }, messages: messages, messageRecords: messageRecords,
         removals: gone.map { removedRecords[$0] }, recordEnds: contents.records.map(\.upperBound),
-        chains: contents.chains, headerChain: contents.headerChain)
+        chains: contents.chains, mark: JournalMark(length: contents.intactLength, chain: contents.chain))
     }
   }
 }
