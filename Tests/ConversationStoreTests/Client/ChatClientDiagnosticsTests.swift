@@ -63,8 +63,7 @@ struct ChatClientDiagnosticsTests {
 
     // When the connection drops (jitter 0.5: tried again after 0.5 s), the user writes meanwhile, and the
     // outbox's first upload of it fails
-    harness.socket.finish(throwing: ChatError(.network, "tunnel"))
-    #expect(await waitUntil { client.state.connection.isOffline })
+    #expect(await harness.drop(harness.socket, throwing: ChatError(.network, "tunnel")))
     _ = await chat.state(where: { $0.connection.isOffline })
     chat.sendMessage("Is it here yet?")
     let (batch, failing) = try await harness.nextBatch()
@@ -76,13 +75,10 @@ struct ChatClientDiagnosticsTests {
 
     // And the reconnect is due (once the worker has started its timer): the connection opens, c1 catches up,
     // the same batch goes again and is taken
-    await client.settled()
-    harness.clock.advance(by: 0.5)
-    guard case .realtime(nil, let socket) = await harness.calls.next() else {
+    guard await harness.reconnect(after: 0.5) != nil else {
       Issue.record("the client did not reconnect")
       return await client.close()
     }
-    socket.yield(.opened)
     var answered = (upload: false, catchUp: false)
     while !(answered.upload && answered.catchUp) {
       let call = await harness.calls.next()
@@ -196,8 +192,7 @@ struct ChatClientDiagnosticsTests {
     client.worker.async { held.wait() }
 
     // When the connection drops
-    harness.socket.finish(throwing: ChatError(.network, "tunnel"))
-    #expect(await waitUntil { client.state.connection.isOffline })
+    #expect(await harness.drop(harness.socket, throwing: ChatError(.network, "tunnel")))
 
     // Then with diagnostics off nothing was derived; on, the loss waits to be handed on
     let queued = client.core.withLock { $0.diagnosed.map(\.code) }
@@ -231,20 +226,18 @@ struct ChatClientDiagnosticsTests {
 
     // When the connection drops with a credential in the error, a message written offline is refused with
     // another, and the catch-up after the reconnect fails for good with a code and words a server made up
-    harness.socket.finish(throwing: ChatError(.network, "Bearer sk-live-AAAA for alice.smith@example.com"))
-    #expect(await waitUntil { client.state.connection.isOffline })
+    #expect(
+      await harness.drop(
+        harness.socket, throwing: ChatError(.network, "Bearer sk-live-AAAA for alice.smith@example.com")))
     _ = await chat.state(where: { $0.connection.isOffline })
     chat.sendMessage("ZEBRAQUARTZ, where is it?")
     let (_, refusing) = try await harness.nextBatch()
     refusing.resume(throwing: ChatError(.unauthorized, "Bearer sk-live-AAAA expired", status: 401))
     #expect(await log.waitFor(.outboxWaitingForCredentials(failure: .init(kind: .unauthorized, httpStatus: 401))))
-    await client.settled()
-    harness.clock.advance(by: 0.5)
-    guard case .realtime(nil, let socket) = await harness.calls.next() else {
+    guard await harness.reconnect(after: 0.5) != nil else {
       Issue.record("the client did not reconnect")
       return await client.close()
     }
-    socket.yield(.opened)
     var caughtUp = false
     while !caughtUp {
       switch await harness.calls.next() {
@@ -294,15 +287,11 @@ struct ChatClientDiagnosticsTests {
     // When its connection drops and comes back five times (each loss backs off further: attempts add up)
     var socket = harness.socket
     for _ in 1...5 {
-      socket.finish(throwing: ChatError(.network, "tunnel"))
-      #expect(await waitUntil { client.state.connection.isOffline })
-      await client.settled()
-      harness.clock.advance(by: 30)
-      guard case .realtime(nil, let next) = await harness.calls.next() else {
+      #expect(await harness.drop(socket, throwing: ChatError(.network, "tunnel")))
+      guard let next = await harness.reconnect(after: 30) else {
         Issue.record("the client did not reconnect")
         return await client.close()
       }
-      next.yield(.opened)
       #expect(await waitUntil { client.state.connection == .connected })
       socket = next
     }

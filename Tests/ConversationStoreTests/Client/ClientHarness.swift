@@ -33,6 +33,23 @@ struct ClientHarness {
     return ClientHarness(client: client, backend: backend, calls: calls, socket: socket, clock: clock)
   }
 
+  /// Drops the realtime connection `socket` with `error`; true once the client reads it as offline.
+  func drop(_ socket: ControlledBackend.RealtimeStream, throwing error: ChatError) async -> Bool {
+    socket.finish(throwing: error)
+    let client = client
+    return await waitUntil { client.state.connection.isOffline }
+  }
+
+  /// The reconnect due `seconds` after a drop: lets the client start its timer, moves virtual time and opens
+  /// the new connection. Nil when the client's next call is not a new connection.
+  mutating func reconnect(after seconds: Double) async -> ControlledBackend.RealtimeStream? {
+    await client.settled()
+    clock.advance(by: seconds)
+    guard case .realtime(nil, let socket) = await calls.next() else { return nil }
+    socket.yield(.opened)
+    return socket
+  }
+
   /// The next call other than a catch-up after a reconnect (answered with nothing missed on the way: the
   /// order of a catch-up and other calls is up to the runtime).
   mutating func nextCall() async -> ControlledBackend.Call? {
