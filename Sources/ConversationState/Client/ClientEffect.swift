@@ -37,7 +37,8 @@ public enum ClientEffect: Equatable, Sendable, Codable {
   case sendContactDetails(RequestID, ContactDetails)
   /// Tell the host what became of its own operations (`ChatClientOptions.onHostOperation`), in batch order.
   case reportHostOperations([HostOperationOutcome])
-  /// Close everything: these stores, the connection, the list, timers; write what is pending.
+  /// Close everything: these stores, the connection, timers; write what is pending. The runtime closes the
+  /// list after the stores' last snapshots have reached it.
   case shutDown([ConversationHandle])
 }
 

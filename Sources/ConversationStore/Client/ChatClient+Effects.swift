@@ -94,7 +94,7 @@ extension ChatClient {
       requests.cancelAll(closing: true)
       timers.cancelAll(closing: true)
       hub.close()
-      list.close()
+    // The list closes in `close()` once every follower has reported its store's last snapshot to it.
     }
   }
 

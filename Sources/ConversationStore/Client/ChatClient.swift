@@ -358,13 +358,17 @@ public final class ChatClient: Sendable {
   /// conversation, the shared connection and the outbox resume what was waiting for it.
   public func credentialsRefreshed() { send(.credentialsRefreshed) }
 
-  /// Closes every store, the connection and the list, and returns once every snapshot has been written.
-  /// Nothing runs afterwards; the stores the host still holds refuse actions.
+  /// Closes every store, the connection and the list, and returns once every snapshot has been written:
+  /// each conversation's file, and the list's, with every conversation the client showed (a new one the
+  /// server created included). Nothing runs afterwards; the stores the host still holds refuse actions.
   public func close() async {
     let followers = core.withLock { $0.stores.values.map(\.follower) }
     send(.close)
     await settled()
     for follower in followers { await follower.finished() }
+    // Only now: a follower may still have been telling the list about its store's last steps (a
+    // conversation the server just created), and the list's file is written from what it was told.
+    list.close()
     await listTask.withLock { $0 }?.value
     await settled()
     diagnostics?.finish()

@@ -44,12 +44,16 @@ final class ConversationFollower: Sendable {
     self.progress = progress
     let slot = self.file
     let snapshots = store.snapshots()
+    // Read now, before the host can act on the store: the first snapshot this task reads may already hold
+    // what the host did (a message sent at once), and it is reported against this state.
+    let initial = store.state
     let task = Task {
-      var previous: ConversationState?
+      var previous = initial
+      var isFirst = true
       for await snapshot in snapshots {
         let state = snapshot.state
         // Stamped as the snapshot arrives, before its write: outside every lock, off the worker.
-        if let diagnostics, let previous {
+        if let diagnostics, !isFirst {
           let events = DiagnosticRules.events(
             of: diagnostics.conversation, from: previous, to: state, mode: diagnostics.mode, at: clock.now())
           for event in events { diagnostics.sink.yield(event) }
@@ -66,11 +70,22 @@ final class ConversationFollower: Sendable {
             }
           }
         }
+        let now = clock.now()
+        // Created in any step, also the one that brought the stored copy (the server may name the new
+        // conversation while its file is read): the client adopts the store and the list gets its row.
+        if previous.conversationID == nil, let id = state.conversationID {
+          onCreated(id)
+          list.send(
+            .realtime(.conversationCreated(ConversationSummary(id: id, title: state.title, lastActivityAt: now))))
+        }
         // What was stored is not news for the list; what the user did while it was read was reported then.
-        if let previous, previous.isRestoring == state.isRestoring {
-          Self.report(from: previous, to: state, changes: snapshot.changes, to: list, at: clock.now(), onCreated)
+        if previous.isRestoring == state.isRestoring {
+          // The first snapshot is a reset: its change is worked out against the state the store opened with.
+          let changes = snapshot.changes.isReset ? state.messages.changes(since: previous.messages) : snapshot.changes
+          Self.report(from: previous, to: state, changes: changes, to: list, at: now)
         }
         previous = state
+        isFirst = false
         progress.withLock { $0.state = state }
       }
       await worker.run {
@@ -100,14 +115,9 @@ final class ConversationFollower: Sendable {
   /// bridge skips message events of conversations that are open, which are reported from here.
   private static func report(
     from previous: ConversationState, to state: ConversationState, changes: ChangeSet<ClientMessageID>,
-    to list: ConversationListStore, at now: Date, _ onCreated: @Sendable (ConversationID) -> Void
+    to list: ConversationListStore, at now: Date
   ) {
     guard let id = state.conversationID else { return }
-    if previous.conversationID == nil {
-      onCreated(id)
-      list.send(
-        .realtime(.conversationCreated(ConversationSummary(id: id, title: state.title, lastActivityAt: now))))
-    }
     var othersWrote = false
     if !changes.isReset {
       // New rows: the user's message as soon as it is written, anyone else's once committed (a streamed

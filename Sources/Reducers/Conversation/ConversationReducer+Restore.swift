@@ -4,9 +4,17 @@ import ConversationState
 /// under what the user did meanwhile.
 extension ConversationReducer {
   func restored(_ stored: ConversationState, _ state: inout ConversationState) -> [ConversationEffect] {
-    guard state.isRestoring, stored.conversationID == state.conversationID else { return [] }
+    // The new conversation's file (no ID) may be read after the server created the conversation: its copy
+    // (a draft, messages written before) is still this store's, and the ID and history are the server's.
+    let createdMeanwhile = stored.conversationID == nil && state.conversationID != nil
+    guard state.isRestoring, stored.conversationID == state.conversationID || createdMeanwhile else { return [] }
     var merged = stored
     merged.isRestoring = false
+    if createdMeanwhile {
+      merged.conversationID = state.conversationID
+      merged.history = state.history
+      merged.status = state.status
+    }
     // This run's: who is signed in, what is in flight, the connection and the credential.
     merged.epoch = state.epoch
     merged.identity = state.identity

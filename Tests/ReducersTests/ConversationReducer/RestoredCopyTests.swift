@@ -108,4 +108,29 @@ struct RestoredCopyTests {
     #expect(effects == [])
     #expect(chat.state == before)
   }
+
+  @Test("the new conversation's file read after the server created it: the copy lands, the ID is the server's")
+  func newConversationCreatedMeanwhile() {
+    // Given a new conversation's store still reading its file, the user's first message accepted meanwhile
+    var state = ConversationState(conversationID: nil, identity: UserIdentity(userID: "u1"))
+    state.isRestoring = true
+    let chat = Chat(state)
+    let send = chat.userSends("Where is my order?", id: "c-1", at: 1)
+    chat.send(
+      .sendAccepted(
+        send, confirmed: .confirmed("Where is my order?", clientID: "c-1", serverID: "s1", at: 1),
+        conversationID: "conv-9"))
+    #expect(chat.state.conversationID == "conv-9")
+
+    // When the new conversation's stored copy arrives (a draft the last run left there)
+    var stored = ConversationState(conversationID: nil)
+    stored.draft = "left unsent"
+    chat.send(.restored(stored))
+
+    // Then the store stops restoring (so it is written from now on), keeps the server's ID and its message
+    #expect(!chat.state.isRestoring)
+    #expect(chat.state.conversationID == "conv-9")
+    #expect(chat.texts == ["Where is my order?"])
+    #expect(chat.state.draft == "left unsent")
+  }
 }
