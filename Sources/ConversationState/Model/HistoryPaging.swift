@@ -8,7 +8,9 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
 
   /// The server's cursor for the next older page; `nil` before the first page.
   public var cursor: PageCursor?
-  /// Whether older messages remain on the server; true until a page says it is the oldest.
+  /// Whether older messages remain on the server; true until a page says it is the oldest. Older
+  /// messages may still be on this device (`hasStoredHistory`): bind a "load more" control to
+  /// `hasOlderMessages`.
   public var hasMoreHistory: Bool
   /// The load in flight, if any. At most one history request is in flight at a time.
   public var loadingRequest: RequestID?
@@ -89,6 +91,12 @@ public struct HistoryPaging: Hashable, Sendable, Codable {
 
   /// Whether a history page is being loaded, for a spinner above the oldest message.
   public var isLoadingHistory: Bool { loadingRequest != nil }
+
+  /// Whether anything older than the oldest message shown can be loaded, from this device or the server:
+  /// what a "load older messages" control binds to. After a relaunch a conversation whose whole history
+  /// was read in an earlier run opens at its newest page with `hasMoreHistory` false (the server has
+  /// nothing older than the stored cursor) and `hasStoredHistory` true (the rest is on the device).
+  public var hasOlderMessages: Bool { hasMoreHistory || hasStoredHistory }
 }
 
 /// One page of history as the server returns it.

@@ -11,7 +11,7 @@ extension ConversationReducer {
     // Nothing to load (yet): a conversation that does not exist has no history; one load at a time.
     guard let conversationID = state.conversationID, !state.history.isLoadingHistory else { return [] }
     let firstPage = !more || !state.history.hasLoadedFirstPage
-    if !firstPage && !state.history.hasMoreHistory { return [] }
+    if !firstPage && !state.history.hasOlderMessages { return [] }
     let requestID = state.beginRequest(.history)
     if !firstPage, state.history.hasStoredHistory, let oldest = state.messages.first(where: \.isCommitted) {
       // Local first: what this device stored comes before the server is asked.

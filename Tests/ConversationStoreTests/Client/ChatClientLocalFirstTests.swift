@@ -7,10 +7,13 @@ import Testing
 @Suite("ChatClient local first", .timeLimit(.minutes(1)))
 struct ChatClientLocalFirstTests {
   /// A conversation of `count` messages stored by an earlier run, whose server cursor is `cursor`.
-  private func storeHistory(_ count: Int, cursor: PageCursor, in root: TemporaryRoot) throws {
+  private func storeHistory(
+    _ count: Int, cursor: PageCursor, serverHasMore: Bool = true, in root: TemporaryRoot
+  ) throws {
     var state = ConversationState.existing(
       (0..<count).map { .server("message \($0)", id: "s\($0)", at: Double($0)) }, id: "c1")
     state.history.cursor = cursor
+    state.history.hasMoreHistory = serverHasMore
     state.history.hasLoadedFirstPage = true
     let storage = try ChatStorage(root: root.path)
     try storage.scope(StorageScope(workspace: "acme", userID: "u-1042")).conversation("c1")
@@ -53,6 +56,41 @@ struct ChatClientLocalFirstTests {
       returning: HistoryPage(messages: [.server("the very first", id: "s-1", at: -1)], nextCursor: nil, hasMore: false))
     let oldest = try #require(await chat.state(where: { $0.messages.count == 121 }))
     #expect(oldest.messages.first?.text == "the very first")
+    await harness.client.close()
+  }
+
+  @Test("offline, a conversation whose top was reached in an earlier launch still scrolls up through the disk")
+  func topReachedBeforeStillScrollsFromDisk() async throws {
+    // Given 2,000 messages stored by a launch in which the user had scrolled to the very first
+    let root = TemporaryRoot()
+    try storeHistory(2_000, cursor: "before-s0", serverHasMore: false, in: root)
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1042"), root: root.path)
+
+    // When the app opens it offline
+    let chat = harness.client.conversation("c1")
+    await harness.client.settled()
+    _ = await harness.drop(harness.socket, throwing: ChatError(.network, "offline"))
+
+    // Then it opens at the newest 50 and says older messages can be loaded (they are on the device)
+    #expect(chat.state.messages.count == 50)
+    #expect(!chat.state.history.hasMoreHistory, "the server's answer from the earlier launch stands")
+    #expect(chat.state.history.hasOlderMessages)
+
+    // When the user scrolls up to the top, a page at a time
+    var pages = 0
+    while chat.state.history.hasOlderMessages && pages < 100 {
+      let shown = chat.state.messages.count
+      chat.send(.loadMoreHistory(pageSize: 100))
+      // A page from the server would wait for an answer this story never gives.
+      guard await chat.state(within: 5, where: { $0.messages.count > shown && !$0.history.isLoadingHistory }) != nil
+      else { break }
+      pages += 1
+    }
+
+    // Then every stored message was read from the disk, in order, with nothing asked of the server
+    #expect(pages == 20)
+    #expect(chat.state.messages.map(\.text) == (0..<2_000).map { "message \($0)" })
+    #expect(!chat.state.history.hasOlderMessages)
     await harness.client.close()
   }
 
