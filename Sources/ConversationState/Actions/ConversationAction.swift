@@ -91,6 +91,11 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// The host (or the runtime's credential provider) has a fresh credential for the same person: the
   /// "needs credentials" condition clears, the connection re-opens and held sends go out. The epoch stays.
   case credentialsRefreshed
+  /// The credential this conversation shares with others (a `ChatClient`'s) was refused and the provider
+  /// cannot help: the conversation shows `needsCredentials` with this error, its connection closes, and
+  /// sends wait, without asking the provider, until `credentialsRefreshed`. Anything but an authorization
+  /// failure is refused (`INVALID_ACTION`).
+  case credentialsNeeded(ChatError)
   /// Sign out: a new epoch, everything of the old one dropped.
   case signOut
   /// Open the realtime connection: for `conversationID`, or, before the conversation exists, for the

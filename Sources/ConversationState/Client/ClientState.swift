@@ -32,6 +32,17 @@ public struct ClientState: Equatable, Sendable, Codable {
   public var needsCredentials = false
   /// A credential refresh the runtime is running (the host's provider), if any.
   public var credentialRefresh: RequestID?
+  /// The request counter when the credential was last renewed (by the provider or the host's
+  /// `credentialsRefreshed`), until something proves it works; nil when nothing is unproven. A request
+  /// numbered after it carried the fresh credential: its refusal means the provider cannot help, so the
+  /// client waits for the host instead of asking again (never a refresh loop). One numbered before it carried
+  /// the old one and says nothing about the new.
+  public var credentialRenewal: UInt64?
+
+  /// Whether the client waits for the host's `credentialsRefreshed()`: a credential was refused and the
+  /// provider cannot help (it failed, there is none, or its fresh credential was refused too). A store of
+  /// the client that meets an authorization failure meanwhile does not ask the provider either.
+  public var awaitsHostCredentials: Bool { needsCredentials && credentialRefresh == nil }
   /// The outbox uploader.
   public var outbox: OutboxUploadState = .idle
   /// Uploads that failed since the last one that succeeded; drives the outbox's backoff.

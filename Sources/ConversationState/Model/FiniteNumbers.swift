@@ -141,8 +141,8 @@ extension ConversationAction: FiniteNumberChecking {
       .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
-      .credentialsRefreshed, .sendQueued, .readCursorSaved, .conversationDescribed, .uploadFinished,
-      .outboxRecorded, .outboxRejected, .frameRejected, .restored, .replyPartStarted, .replyPartDelta,
+      .credentialsRefreshed, .credentialsNeeded, .sendQueued, .readCursorSaved, .conversationDescribed,
+      .uploadFinished, .outboxRecorded, .outboxRejected, .frameRejected, .restored, .replyPartStarted, .replyPartDelta,
       .replyPartEnded, .toolInputStarted, .toolInputDelta:
       return true
     }
@@ -155,7 +155,7 @@ extension ConversationAction: FiniteNumberChecking {
       .loadNewerHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed,
-      .answerInput:
+      .credentialsNeeded, .answerInput:
       return true
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .storedHistoryLoaded, .syncLoaded, .realtime,

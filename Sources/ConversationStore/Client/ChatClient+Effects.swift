@@ -47,7 +47,7 @@ extension ChatClient {
       }
       requests.run(request) { [weak self] in
         var failure: ChatError?
-        do { try await uncancelledHostCall(credentials) } catch {
+        do { try await credentials.refresh() } catch {
           failure = chatError(error) ?? ChatError(.cancelled, "Cancelled.")
         }
         if Task.isCancelled { return }

@@ -42,7 +42,8 @@ public final class ChatClient: Sendable {
   let backend: any ChatBackend
   let shared: SharedRealtimeBackend
   let hub: RealtimeHub
-  let credentials: ConversationRuntime<ConversationReducer>.CredentialProvider?
+  /// The host's provider, called once at a time for the client and all its stores.
+  let credentials: SharedCredentialRefresh?
   let tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler]
   let reducer: ClientReducer
   let conversationReducer: ConversationReducer
@@ -57,7 +58,10 @@ public final class ChatClient: Sendable {
   private let listTask: StateLock<Task<Void, Never>?>
 
   /// A client for `identity` (nil: the anonymous user of this installation) talking to `backend`.
-  /// `credentials` is called when the server says the credential expired (see `ConversationRuntime`);
+  /// `credentials` is called when the server says the credential expired: once per failure, and once at a
+  /// time for the shared connection, the outbox and every store. When the credential it provides is refused
+  /// at once, it is not called again: `state.needsCredentials` and each store's `credentials` show `needed`
+  /// until the host calls `credentialsRefreshed()`, and nothing is retried meanwhile except on its backoff;
   /// `tools` are the app-side tools the agent may call, by name.
   ///
   /// The scope's list and outbox are read here, on the calling thread (once, at launch).
@@ -76,7 +80,7 @@ public final class ChatClient: Sendable {
     if options.storage != nil { policy.offlineDelivery = .outbox }
     self.environment = environment
     self.backend = backend
-    self.credentials = credentials
+    self.credentials = credentials.map(SharedCredentialRefresh.init)
     self.tools = tools
     hub = RealtimeHub()
     shared = SharedRealtimeBackend(backend: backend, hub: hub)
@@ -304,8 +308,9 @@ public final class ChatClient: Sendable {
     }
     let file = StateLock<ConversationFile?>(nil)
     let worker = worker
+    let storeCredentials = storeCredentialProvider()
     let runtime = ConversationRuntime<ConversationReducer>(
-      backend: shared, credentials: credentials, tools: tools,
+      backend: shared, credentials: storeCredentials, tools: tools,
       outbox: { [weak self] operation, done in
         guard let self else { return done(ChatError(.storageFailed, "The client is gone.")) }
         self.record(operation, done)
@@ -333,6 +338,20 @@ public final class ChatClient: Sendable {
       onStorageError: { errors?.deliver($0) },
       onCreated: { [weak self] id in self?.send(.conversationCreated(handle, id)) })
     return OpenConversation(store: store, follower: follower)
+  }
+
+  /// What a store asks when its credential is refused: the client's one provider call under way or a new
+  /// one, and none while the client waits for the host (its own fresh credential was refused already, and
+  /// asking again would loop).
+  private func storeCredentialProvider() -> ConversationRuntime<ConversationReducer>.CredentialProvider? {
+    guard let credentials else { return nil }
+    let core = core
+    return {
+      if core.withLock({ $0.state.awaitsHostCredentials }) {
+        throw ChatError(.unauthorized, "The credential was refused; the app has to sign in again.")
+      }
+      try await credentials.refresh()
+    }
   }
 
   // MARK: - Identity

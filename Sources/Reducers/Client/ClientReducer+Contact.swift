@@ -36,6 +36,7 @@ extension ClientReducer {
     guard state.contactUpload == .sending(request) else { return [] }
     state.contactUpload = .idle
     state.contactFailures = 0
+    state.credentialRenewal = nil
     return []
   }
 
@@ -46,8 +47,7 @@ extension ClientReducer {
     state.backgroundError = error
     if error.isAuthorizationFailure {
       state.contactUpload = .needsCredentials
-      state.needsCredentials = true
-      return askForCredentials(&state)
+      return credentialRefused(by: request, error, &state)
     }
     guard error.retryable else {
       state.contactUpload = .refused(error)

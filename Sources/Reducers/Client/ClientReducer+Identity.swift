@@ -52,6 +52,7 @@ extension ClientReducer {
     // `connect` below cancels the reconnect timer.
     effects += [.cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry)]
     state.credentialRefresh = nil
+    state.credentialRenewal = nil
     connectionForgotten(&state)
     state.outbox = .idle
     state.outboxFailures = 0
@@ -68,6 +69,8 @@ extension ClientReducer {
       return effects
     }
     state.needsCredentials = false
+    // What is asked from now on carries the fresh credential, until something proves it works.
+    state.credentialRenewal = state.nextRequest
     if state.backgroundError?.isAuthorizationFailure == true { state.backgroundError = nil }
     if let refresh = state.credentialRefresh {
       effects.append(.cancel(refresh))

@@ -44,6 +44,7 @@ extension ClientReducer {
     guard case .uploading(request, let batch) = state.outbox else { return [] }
     let recovering = state.outboxFailures > 0
     state.outboxFailures = 0
+    state.credentialRenewal = nil
     clearRecoveredError(recovering: recovering, &state)
     var effects: [ClientEffect] = [.cancelTimer(.outboxRetry), .finishBatch(batch.id)]
     let refused = receipt.rejections.compactMap { rejection in
@@ -77,8 +78,7 @@ extension ClientReducer {
     state.backgroundError = error
     if error.isAuthorizationFailure {
       state.outbox = .needsCredentials
-      state.needsCredentials = true
-      return askForCredentials(&state)
+      return credentialRefused(by: request, error, &state)
     }
     if case .uploading(_, let batch) = state.outbox, !error.retryable {
       // Refused whole: sending it again would be refused again. Each operation fails where it was made.

@@ -83,7 +83,8 @@ public struct ClientReducer: Reducer {
       state.credentialRefresh = nil
       guard let error else { return credentialsRefreshed(&state) }
       state.backgroundError = error
-      return []
+      // Still refused (something opened or uploaded meanwhile would have cleared it): the host must act.
+      return state.needsCredentials ? holdStores(error, state) : []
     case .outboxChanged:
       return outboxChanged(&state)
     case .batchPrepared(let request, let batch):

@@ -33,6 +33,7 @@ extension ClientReducer {
     guard request == state.connectionRequest, state.connection == .connecting else { return [] }
     state.connection = .connected
     state.needsCredentials = false
+    state.credentialRenewal = nil
     var effects: [ClientEffect] = []
     if let seconds = ConnectionRules.healthyAfter(opening: state.failedConnectionAttempts, policy) {
       effects.append(.startTimer(.connectionHealthy, seconds: seconds))
@@ -77,19 +78,39 @@ extension ClientReducer {
       failedAttempts: &state.failedConnectionAttempts)
     switch loss {
     case .needsCredentials:
-      state.needsCredentials = true
-      return effects + askForCredentials(&state)
+      return effects + credentialRefused(by: request, error, &state)
     case .retry(let delay): return effects + [.startTimer(.reconnect, seconds: delay)]
     }
   }
 
-  /// Asks the host's provider for a fresh credential, once per failure; without one, the state shows
-  /// `needsCredentials` until the host calls `credentialsRefreshed()`.
-  func askForCredentials(_ state: inout ClientState) -> [ClientEffect] {
-    guard refreshesCredentials, state.credentialRefresh == nil else { return [] }
+  /// `failed` (the connection, an upload, the contact details) was refused for its credential. One that
+  /// carried a credential older than the latest renewal says nothing about it: what it was waits for the
+  /// connection to open with the fresh one. Otherwise the client needs credentials and asks the host's
+  /// provider, once: not while a refresh runs, and not when the refused credential was the fresh one (a
+  /// provider whose token is refused at once would be asked in a loop). Then `needsCredentials` holds until
+  /// the host calls `credentialsRefreshed()`.
+  func credentialRefused(by failed: RequestID, _ error: ChatError, _ state: inout ClientState) -> [ClientEffect] {
+    if let renewal = state.credentialRenewal, failed.sequence <= renewal { return [] }
+    let wasWaiting = state.awaitsHostCredentials
+    state.needsCredentials = true
+    if state.credentialRefresh != nil { return [] }
+    guard refreshesCredentials, state.credentialRenewal == nil else {
+      return wasWaiting ? [] : holdStores(error, state)
+    }
     let request = state.beginRequest()
     state.credentialRefresh = request
     return [.refreshCredentials(request)]
+  }
+
+  /// The client waits for the host: so does every store, showing `needsCredentials` (it shares the
+  /// credential), with nothing asked of the provider and nothing sent until `credentialsRefreshed`.
+  func holdStores(_ error: ChatError, _ state: ClientState) -> [ClientEffect] {
+    let handles = state.openHandles
+    guard !handles.isEmpty else { return [] }
+    let refusal =
+      error.isAuthorizationFailure
+      ? error : ChatError(.unauthorized, "The credential was refused and could not be renewed: \(error.message)")
+    return [.forward(.credentialsNeeded(refusal), to: handles)]
   }
 
   func timerFired(_ timer: ClientTimer, _ state: inout ClientState) -> [ClientEffect] {

@@ -51,6 +51,23 @@ extension ConversationReducer {
     return effects + dispatchPendingMessages(&state)
   }
 
+  /// The credential was refused elsewhere (a client's shared connection) and the provider cannot help:
+  /// held like a refusal of this conversation's own fresh credential, with nothing asked of the provider.
+  func credentialsNeeded(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard error.isAuthorizationFailure else {
+      return refuse(
+        .invalidAction, "credentialsNeeded takes an authorization failure, not \(error.code.rawValue).", &state)
+    }
+    var effects: [ConversationEffect] = []
+    if state.connection != .closed && state.connection != .idle { effects += disconnect(&state) }
+    // A refresh this store started is overtaken: its answer would reopen what the host must decide on.
+    let pending = state.requests.filter { $0.value == .credentials }.map(\.key).sorted { $0.sequence < $1.sequence }
+    for requestID in pending { state.requests[requestID] = nil }
+    state.credentials = .needed(error)
+    state.backgroundError = error
+    return effects + pending.map(ConversationEffect.cancel)
+  }
+
   /// The credential provider could not help: the user must sign in again.
   func credentialsUnavailable(_ error: ChatError, _ state: inout ConversationState) -> [ConversationEffect] {
     state.credentials = .needed(error)

@@ -95,6 +95,7 @@ public struct ConversationReducer: Reducer {
       return switchIdentity(to: identity, &state)
     case .signOut: return switchIdentity(to: nil, &state)
     case .credentialsRefreshed: return credentialsRefreshed(&state)
+    case .credentialsNeeded(let error): return credentialsNeeded(error, &state)
     case .connect: return connect(&state)
     case .disconnect: return disconnect(&state)
     case .escalate(let draft): return escalate(draft, &state)

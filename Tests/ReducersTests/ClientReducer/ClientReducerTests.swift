@@ -199,6 +199,7 @@ struct ClientReducerTests {
       .credentialsRefreshed, effects: [.cancelTimer(.reconnect), .connectRealtime(Self.request(4))]
     ) {
       $0.needsCredentials = false
+      $0.credentialRenewal = 3
       $0.backgroundError = nil
       $0.connection = .connecting
       $0.connectionRequest = Self.request(4)
