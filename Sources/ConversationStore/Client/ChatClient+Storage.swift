@@ -14,7 +14,7 @@ extension ChatClient {
     do throws(PersistenceError) {
       let scope = try root.scope(StorageScope(workspace: options.workspace, userID: storage.userID))
       storage.scope = scope
-      let outbox = try scope.outbox()
+      let outbox = try scope.outbox(limits: options.outboxLimits)
       if let error = outbox.restoreError { report(error) }
       // Numbered in the installation's epoch, whichever scope it is (the epoch a sign-out raised).
       try outbox.adopt(epoch: root.outboxEpoch())
@@ -42,16 +42,11 @@ extension ChatClient {
       }
       var stamped = operation
       stamped.enqueuedAt = clock.now()
-      let waiting = Dictionary(outbox.operations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+      let waiting = Self.waiting(in: outbox)
       do throws(PersistenceError) {
         let evicted = try outbox.enqueue(stamped, at: stamped.enqueuedAt)
         done(nil)
-        for eviction in evicted {
-          guard let dropped = waiting[eviction.id] else { continue }
-          self.returnToConversation(
-            dropped,
-            ChatError(.outboxEvicted, "The outbox made room for newer operations (\(eviction.reason.rawValue))."))
-        }
+        self.returnEvicted(evicted, from: waiting)
         self.send(.outboxChanged)
       } catch {
         done(ChatError(.storageFailed, "This could not be kept: \(error)"))
@@ -59,10 +54,33 @@ extension ChatClient {
     }
   }
 
-  /// Reads the batch to upload next and reports it.
+  /// The outbox's operations by ID, before a change that may evict some.
+  private static func waiting(in outbox: Outbox) -> [OutboxOperationID: OutboxOperation] {
+    Dictionary(outbox.operations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// Each operation the outbox's bounds dropped fails where it was made: a message shows `failed` with
+  /// `OUTBOX_EVICTED` (retry or discard), a host operation is reported to the host.
+  private func returnEvicted(_ evictions: [OutboxEviction], from waiting: [OutboxOperationID: OutboxOperation]) {
+    for eviction in evictions {
+      guard let dropped = waiting[eviction.id] else { continue }
+      let why =
+        switch eviction.reason {
+        case .age: "It waited longer than the outbox keeps anything (\(Int(options.outboxLimits.maximumAge)) s)."
+        case .count, .bytes: "The outbox made room for newer operations (\(eviction.reason.rawValue))."
+        }
+      returnToConversation(dropped, ChatError(.outboxEvicted, why))
+    }
+  }
+
+  /// Drops what waited past the outbox's age bound (failing it where it was made), then reads the batch to
+  /// upload next and reports it. A batch once begun is kept whole for its retry, whatever its age: it may
+  /// have reached the server.
   func prepareBatch(_ request: RequestID) {
     guard let outbox = storage.withLock({ $0.outbox }) else { return send(.batchPrepared(request, nil)) }
     do throws(PersistenceError) {
+      let waiting = Self.waiting(in: outbox)
+      returnEvicted(try outbox.expire(at: environment.clock.now()), from: waiting)
       let batch = try outbox.beginBatch(limit: 100, makeID: environment.makeID)
       send(.batchPrepared(request, batch))
     } catch {

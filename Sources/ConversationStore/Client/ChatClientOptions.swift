@@ -27,12 +27,18 @@ public struct ChatClientOptions: Sendable {
   /// (`ClientDiagnostic`: codes, the device's time and numbers, never text, IDs or credentials); nil, the
   /// default, reports nothing and costs nothing. Make one with `ClientDiagnostic.makeStream(bufferingNewest:)`.
   public var diagnostics: ClientDiagnostic.Sink?
+  /// The durable outbox's bounds (2,000 operations, 2 MiB, 7 days by default). Past one, the oldest
+  /// waiting operations are dropped: a message among them shows `failed` with `OUTBOX_EVICTED` (retry or
+  /// discard it, as any failed message), a host operation is reported to `onHostOperation`.
+  public var outboxLimits: OutboxLimits
 
   public init(
     workspace: String = "default", policy: ChatPolicy = ChatPolicy(), storage: ChatStorage? = nil,
     maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil,
-    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil
+    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
+    outboxLimits: OutboxLimits = OutboxLimits()
   ) {
+    self.outboxLimits = outboxLimits
     self.workspace = workspace
     self.policy = policy
     self.storage = storage

@@ -8,8 +8,11 @@ import Testing
 struct ChatClientOutboxTests {
   /// A signed-in user with storage, in conversation c1, offline, who wrote `texts`; returns once each
   /// message shows queued (on disk).
-  static func writtenOffline(_ texts: [String], root: TemporaryRoot) async throws -> ClientHarness {
-    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "u-1"), root: root.path)
+  static func writtenOffline(
+    _ texts: [String], root: TemporaryRoot, outboxLimits: OutboxLimits = OutboxLimits()
+  ) async throws -> ClientHarness {
+    let harness = try await ClientHarness.start(
+      identity: UserIdentity(userID: "u-1"), root: root.path, outboxLimits: outboxLimits)
     let chat = harness.client.conversation("c1")
     _ = await chat.state(where: { $0.connection == .connected })
     harness.socket.finish(throwing: ChatError(.network, "tunnel"))
@@ -294,5 +297,119 @@ struct ChatClientOutboxTests {
     #expect(error.code == .outboxEvicted)
     #expect(error.retryable)
     await client.close()
+  }
+
+  @Test("an operation the outbox's bound pushes out fails its message visibly, OUTBOX_EVICTED, also after a relaunch")
+  func evictedFailsVisibly() async throws {
+    // Given an outbox that holds two operations, and a user offline whose first message's upload failed
+    // (a batch once begun is kept whole for its retry: what it holds is never evicted)
+    let root = TemporaryRoot()
+    let limits = OutboxLimits(maximumOperations: 2)
+    var harness = try await Self.writtenOffline(["first"], root: root, outboxLimits: limits)
+    let chat = harness.client.conversation("c1")
+    let (_, upload) = try await harness.nextBatch()
+    upload.resume(throwing: ChatError(.network, "tunnel"))
+    let client = harness.client
+    _ = await waitUntil { if case .waiting = client.state.outbox { true } else { false } }
+
+    // When two more are written
+    chat.sendMessage("second")
+    _ = await chat.state(where: { $0.messages.outgoing.last?.delivery == .queued })
+    chat.sendMessage("third")
+
+    // Then the oldest one not in the batch fails with why, retryable; the others wait in the outbox
+    let evicted = await chat.state(where: { state in
+      if case .failed = state.messages.outgoing.first(where: { $0.text == "second" })?.delivery { return true }
+      return false
+    })
+    let second = try #require(evicted?.messages.outgoing.first { $0.text == "second" })
+    if case .failed(let error) = second.delivery {
+      #expect(error.code == .outboxEvicted)
+      #expect(error.retryable)
+    } else {
+      Issue.record("the evicted message reads \(second.delivery)")
+    }
+    _ = await chat.state(where: { $0.messages.outgoing.filter { $0.delivery == .queued }.count == 2 })
+    await harness.client.settled()
+    #expect(harness.client.outboxOperationCount == 2)
+    await harness.client.close()
+
+    // And after a relaunch it still shows failed (not queued), and the other two still wait
+    let again = try await ClientHarness.start(
+      identity: UserIdentity(userID: "u-1"), root: root.path, outboxLimits: limits)
+    let reopened = again.client.conversation("c1")
+    let restored = try #require(await reopened.state(where: { !$0.isRestoring }))
+    #expect(restored.messages.outgoing.map(\.text) == ["first", "second", "third"])
+    #expect(restored.messages.outgoing.map { $0.delivery == .queued } == [true, false, true])
+    if case .failed(let error) = restored.messages.outgoing.first(where: { $0.text == "second" })?.delivery {
+      #expect(error.code == .outboxEvicted)
+    } else {
+      Issue.record("after a relaunch the evicted message reads \(restored.messages.outgoing.map(\.delivery))")
+    }
+    await again.client.close()
+  }
+
+  @Test("an outbox full of a batch on its way refuses a new message with a typed error, and loses nothing")
+  func fullOfInFlightBatchRefuses() async throws {
+    // Given an outbox of two whose two messages are in a batch that failed (kept whole for its retry)
+    let root = TemporaryRoot()
+    var harness = try await Self.writtenOffline(
+      ["first", "second"], root: root, outboxLimits: OutboxLimits(maximumOperations: 2))
+    let chat = harness.client.conversation("c1")
+    let (_, upload) = try await harness.nextBatch()
+    upload.resume(throwing: ChatError(.network, "tunnel"))
+
+    // When a third is written
+    chat.sendMessage("third")
+
+    // Then it fails at once with why (nothing is evicted from a batch that may have reached the server),
+    // and the two in the batch still wait
+    let refused = try #require(
+      await chat.state(where: { state in
+        if case .failed = state.messages.outgoing.last?.delivery { return true }
+        return false
+      }))
+    #expect(refused.messages.outgoing.map(\.text) == ["first", "second", "third"])
+    #expect(refused.messages.outgoing.prefix(2).allSatisfy { $0.delivery == .queued })
+    if case .failed(let error) = refused.messages.outgoing.last?.delivery {
+      #expect(error.code == .storageFailed)
+      #expect(error.retryable)
+    }
+    await harness.client.close()
+  }
+
+  @Test("a message that waited past the outbox's age bound fails OUTBOX_EVICTED when the outbox next looks, not later")
+  func expiredFailsWhenTheOutboxLooks() async throws {
+    // Given an outbox that keeps operations a minute, a first message in a batch whose upload failed, and a
+    // second written after it
+    let root = TemporaryRoot()
+    let limits = OutboxLimits(maximumAge: 60)
+    var harness = try await Self.writtenOffline(["first"], root: root, outboxLimits: limits)
+    let chat = harness.client.conversation("c1")
+    let (_, upload) = try await harness.nextBatch()
+    upload.resume(throwing: ChatError(.network, "tunnel"))
+    let client = harness.client
+    _ = await waitUntil { if case .waiting = client.state.outbox { true } else { false } }
+    chat.sendMessage("second")
+    _ = await chat.state(where: { $0.messages.outgoing.last?.delivery == .queued })
+
+    // When more than a minute passes and the outbox tries again
+    await harness.client.settled()
+    harness.clock.advance(by: 61)
+    let (batch, retried) = try await harness.nextBatch()
+
+    // Then the second message failed with why; the batch begun before goes again whole
+    #expect(batch.operations.count == 1)
+    let expired = await chat.state(where: { state in
+      if case .failed = state.messages.outgoing.last?.delivery { return true }
+      return false
+    })
+    if case .failed(let error) = expired?.messages.outgoing.last?.delivery {
+      #expect(error.code == .outboxEvicted)
+    } else {
+      Issue.record("the expired message reads \(String(describing: expired?.messages.outgoing.last?.delivery))")
+    }
+    retried.resume(returning: OutboxReceipt())
+    await harness.client.close()
   }
 }

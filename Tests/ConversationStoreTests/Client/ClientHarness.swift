@@ -14,7 +14,8 @@ struct ClientHarness {
 
   static func start(
     identity: UserIdentity? = nil, root: String? = nil, maximumIdle: Int = 8, opened: Bool = true,
-    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil
+    onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
+    outboxLimits: OutboxLimits = OutboxLimits()
   ) async throws -> ClientHarness {
     let backend = ControlledBackend()
     var calls = backend.calls.makeAsyncIterator()
@@ -24,7 +25,7 @@ struct ClientHarness {
       backend: backend, identity: identity,
       options: ChatClientOptions(
         workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle, onHostOperation: onHostOperation,
-        diagnostics: diagnostics),
+        diagnostics: diagnostics, outboxLimits: outboxLimits),
       environment: .deterministic(clock: clock))
     guard case .realtime(nil, let socket) = await calls.next() else {
       throw HarnessError(description: "the client did not open its realtime connection first")
