@@ -103,16 +103,26 @@ extension ConversationReducer {
     case .refreshing, .needed: return []
     }
     var effects: [ConversationEffect] = []
+    // One at a time, in the order they were written: the next goes once the one before it is accepted (or
+    // fails), so the server receives them in that order whatever the network does with requests side by
+    // side. Uploads of later messages' attachments start meanwhile.
+    var isBlocked = state.messages.outgoing.contains { $0.delivery == .sending }
     for message in state.messages.outgoing
     where message.delivery == .pending && !state.outboxRecording.contains(message.clientID) {
       // Attachments first: the message goes out once every one is stored.
       if !attachmentsToUpload(message).isEmpty {
         effects += startUploads(message, &state)
+        isBlocked = true
         continue
       }
+      if isBlocked { continue }
       if state.conversationID == nil && state.requests.values.contains(where: \.isSend) { break }
       // Sent again after CONVERSATION_CHANGED: only once the reloaded history is in.
-      if state.history.isLoadingHistory && state.resentAfterReload.contains(message.clientID) { continue }
+      if state.history.isLoadingHistory && state.resentAfterReload.contains(message.clientID) {
+        isBlocked = true
+        continue
+      }
+      isBlocked = true
       let requestID = state.beginRequest(.send(message.clientID))
       state.messages.update(message.clientID) { $0.delivery = .sending }
       effects.append(
@@ -160,7 +170,7 @@ extension ConversationReducer {
     else { return [] }
     state.messages.update(clientID) { $0.delivery = .queued }
     credentialsProven(&state)
-    return []
+    return dispatchPendingMessages(&state)
   }
 
   /// Marks an outgoing message failed, keeping it in the list for retry. A queued one is the server's

@@ -38,6 +38,23 @@ public struct ConversationReducer: Reducer {
       return appendDelta(delta, &state)
     default: break
     }
+    // The user's messages go out one at a time (`dispatchPendingMessages`): whichever step the server took
+    // the one on its way in (an acceptance, a reply's start or end, an echo, a sync), the next goes. A
+    // failure dispatches where it is settled.
+    let sending = state.messages.outgoing.first { $0.delivery == .sending }?.clientID
+    var effects = reduceOffHotPath(action, &state)
+    if let sending, state.messages[clientID: sending].map({ $0.isCommitted || $0.delivery == .queued }) ?? false,
+      !state.messages.outgoing.contains(where: { $0.delivery == .sending })
+    {
+      effects += dispatchPendingMessages(&state)
+    }
+    return effects
+  }
+
+  /// Every action but a streamed delta of the newest reply.
+  private func reduceOffHotPath(_ action: ConversationAction, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
     // An event of an older reply still streaming beside the newest (rare: the list is almost always empty).
     if !state.overlappingReplies.isEmpty, let index = overlappingIndex(for: action, state) {
       return focusing(index, action, &state)

@@ -8,8 +8,10 @@ import Testing
 /// one refresh per failure, then `needsCredentials` and a wait for the host.
 @Suite("ChatClient when every credential is refused", .timeLimit(.minutes(1)))
 struct ChatClientCredentialStormTests {
-  /// A client holding the list, one conversation and the shared connection, with a message sent, left
-  /// alone for `seconds` of real time against `server`.
+  /// A client holding the list, one conversation and the shared connection, with a message sent against
+  /// `server`, once it and the conversation wait for the host, and then left alone for `seconds` of real time
+  /// (where a storm would show). The wait is for a state, not a time: on a loaded machine nothing may have
+  /// happened yet after a fixed delay.
   static func leftAlone(
     with server: RefusingServer, for seconds: Double, provider: CountingProvider
   ) async throws -> (ChatClient, ChatStore) {
@@ -19,6 +21,8 @@ struct ChatClientCredentialStormTests {
     client.list.send(.load(pageSize: 20))
     let chat = client.conversation("c1")
     chat.sendMessage("Where is my order?")
+    let waiting = await waitUntil { client.state.awaitsHostCredentials && chat.state.needsCredentials }
+    #expect(waiting, "the client and the conversation wait for the host")
     try await Task.sleep(for: .seconds(seconds))
     return (client, chat)
   }
@@ -31,7 +35,7 @@ struct ChatClientCredentialStormTests {
     let server = RefusingServer(status: status)
     let provider = CountingProvider()
 
-    // When the app lists, opens a conversation, sends, and is left alone for two seconds
+    // When the app lists, opens a conversation, sends, and is left alone for two seconds after
     let (client, chat) = try await Self.leftAlone(with: server, for: 2, provider: provider)
 
     // Then a handful of requests went out, not a storm, and the provider was asked once (twice at most,
@@ -51,6 +55,8 @@ struct ChatClientCredentialStormTests {
     // When the host signs the user in again (and the server still refuses), one more round goes out
     let asked = provider.count
     client.credentialsRefreshed()
+    _ = await waitUntil { server.counts.total > first.total }
+    _ = await waitUntil { client.state.awaitsHostCredentials && chat.state.needsCredentials }
     try await Task.sleep(for: .seconds(1))
     let second = server.counts
     #expect(second.total > first.total, "the host's fresh credential is tried")
@@ -66,7 +72,7 @@ struct ChatClientCredentialStormTests {
     let server = RefusingServer(refusing: .realtime)
     let provider = CountingProvider()
 
-    // When the app is left alone for two seconds
+    // When the app is left alone
     let (client, chat) = try await Self.leftAlone(with: server, for: 2, provider: provider)
 
     // Then the connection was tried a bounded number of times, the provider asked once or twice, and the

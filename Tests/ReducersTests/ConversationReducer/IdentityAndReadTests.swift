@@ -182,6 +182,7 @@ struct RelaunchTests {
     relaunched.send(.connect)
     let effects = relaunched.send(.connectionOpened(connect))
     #expect(effects.contains { if case .sendMessage(_, let payload) = $0 { payload.clientID == "c3" } else { false } })
-    #expect(relaunched.send(.retry("c2")).count == 1)
+    #expect(relaunched.send(.retry("c2")) == [], "it waits behind the one on its way")
+    #expect(relaunched.state.messages[clientID: "c2"]?.delivery == .pending)
   }
 }

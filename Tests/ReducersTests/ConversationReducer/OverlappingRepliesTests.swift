@@ -102,9 +102,12 @@ struct OverlappingRepliesTests {
   func bounded() throws {
     let chat = Chat.existing()
     let limit = ConversationState.maximumOverlappingReplies
-    let requests = (0...(limit + 1)).map { chat.userSends("Q\($0)", id: ClientMessageID("c\($0)")) }
-    for (index, request) in requests.enumerated() {
+    // (each question goes once the one before it is taken: its reply's start says so)
+    var requests: [RequestID] = []
+    for index in 0...(limit + 1) {
+      let request = chat.userSends("Q\(index)", id: ClientMessageID("c\(index)"))
       chat.send([.replyStarted(request, agent: nil, at: time(Double(2 + index))), .replyDelta(request, "A\(index)")])
+      requests.append(request)
     }
 
     #expect(chat.state.overlappingReplies.count == limit)

@@ -13,9 +13,9 @@ struct CredentialTests {
   func upgradeKeepsGuestChat() {
     let chat = Chat.existing([.server("Welcome", id: "s0", at: 0)])
     let connection = chat.connected()
-    let sending = chat.userSends("on its way", id: "c1", at: 1)
-    let failedSend = chat.userSends("failed", id: "c2", at: 2)
+    let failedSend = chat.userSends("failed", id: "c2", at: 1)
     chat.send(.requestFailed(failedSend, ChatError(.network, "x")))
+    let sending = chat.userSends("on its way", id: "c1", at: 2)
     chat.send(.setDraft("half-written"))
     let oldEpoch = chat.state.epoch
 
@@ -25,7 +25,7 @@ struct CredentialTests {
     #expect(effects.contains(.cancel(sending)) && effects.contains(.cancel(connection)))
     #expect(chat.state.conversationID == "conv-1")
     #expect(chat.state.draft == "half-written")
-    #expect(chat.state.messages.map(\.text) == ["Welcome", "on its way", "failed"])
+    #expect(chat.state.messages.map(\.text) == ["Welcome", "failed", "on its way"])
     #expect(chat.state.messages[clientID: "c2"]?.delivery == .failed(ChatError(.network, "x")))
     #expect(chat.state.connection == .connecting, "the connection re-opens for the signed-in person")
     // The message that was on its way goes out again, under the new epoch, with the same client ID.

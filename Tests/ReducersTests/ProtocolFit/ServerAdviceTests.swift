@@ -119,9 +119,14 @@ struct ServerAdviceTests {
     #expect(chat.state.messages[clientID: "c1"]?.delivery == .pending)
     chat.userSends("meanwhile", id: "c2")
     #expect(chat.state.messages[clientID: "c2"]?.delivery == .pending)
+    let first = chat.nextRequestID
     let released = chat.send(.timerFired(.rateLimitOver, at: time(130)))
-    #expect(released.count == 2, "both go out, in order")
+    #expect(released.map(\.sentClientID) == ["c1"], "the first goes; the next waits until it is accepted")
     #expect(chat.state.retryableAt == nil)
+    let next = chat.send(
+      .sendAccepted(
+        first, confirmed: .confirmed("Hi", clientID: "c1", serverID: "s1", at: 131), conversationID: "conv-1"))
+    #expect(next.map(\.sentClientID) == ["c2"], "then the second, in order")
   }
 
   @Test("ratings roll back to the last rating the server accepted, whatever order overlapping failures arrive in")
@@ -316,5 +321,13 @@ struct ServerAdviceTests {
     chat.send(.send(OutgoingMessage(clientID: "c1", text: text, createdAt: time(0))))
     #expect(chat.state.userError?.code == .messageTooLong)
     #expect(chat.state.messages.isEmpty)
+  }
+}
+
+extension ConversationEffect {
+  /// The client ID a `sendMessage` effect sends; nil for any other effect.
+  var sentClientID: ClientMessageID? {
+    if case .sendMessage(_, let payload) = self { return payload.clientID }
+    return nil
   }
 }
