@@ -12,6 +12,9 @@ public enum ClientAction: Equatable, Sendable, Codable {
   /// shows `id` (the server named it a moment ago); `unheld` are the open stores nobody outside the client
   /// holds, which may be closed to keep `maximumIdleConversations`.
   case open(ConversationID, adopting: ConversationHandle?, unheld: Set<ConversationHandle>)
+  /// The idle check (`ClientTimer.idleCheck`) found `unheld` open stores that nobody outside the client holds
+  /// and that have nothing in flight: those beyond `maximumIdleConversations` close.
+  case releaseIdle(unheld: Set<ConversationHandle>)
   /// The host asked for a store for a conversation the user is starting.
   case startNewConversation
   /// Sign `identity` in (see `ChatClient.identify`).

@@ -8,4 +8,7 @@ public enum ClientTimer: Hashable, Sendable, Codable {
   case outboxRetry
   /// The contact details go again after a retryable failure.
   case contactRetry
+  /// More stores are open than `maximumIdleConversations`: look again for ones nobody holds any more and
+  /// whose work has settled (a screen may let go of a store at any time; that makes no event).
+  case idleCheck
 }

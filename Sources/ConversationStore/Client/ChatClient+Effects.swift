@@ -37,6 +37,8 @@ extension ChatClient {
     case .cancel(let request):
       hub.cancel(request)
       requests.cancel(request)
+    case .startTimer(.idleCheck, let seconds):
+      timers.start(.idleCheck, after: seconds, on: environment.clock) { [weak self] in self?.releaseIdle() }
     case .startTimer(let timer, let seconds):
       timers.start(timer, after: seconds, on: environment.clock) { [weak self] in self?.send(.timerFired(timer)) }
     case .cancelTimer(let timer):

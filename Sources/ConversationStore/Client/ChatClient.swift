@@ -86,7 +86,7 @@ public final class ChatClient: Sendable {
     shared = SharedRealtimeBackend(backend: backend, hub: hub)
     reducer = ClientReducer(
       policy: policy, maximumIdleConversations: options.maximumIdleConversations,
-      refreshesCredentials: credentials != nil)
+      refreshesCredentials: credentials != nil, idleCheckInterval: options.idleCheckInterval)
     conversationReducer = ConversationReducer(policy: policy)
     core = StateLock(ClientCore(state: ClientState(identity: identity)))
     storage = StateLock(ClientStorage())
@@ -271,17 +271,7 @@ public final class ChatClient: Sendable {
       for case .openConversation(let handle, _) in effects {
         core.stores[handle] = makeConversation(parked, id: id, identity: core.state.identity, handle: handle)
       }
-      if options.storage == nil {
-        // Without storage an idle store's state is kept in memory: parked now, so asking for it again at
-        // once (before the worker closes it) finds it.
-        for case .closeConversations(let handles) in effects {
-          for handle in handles {
-            if let closing = core.stores[handle]?.store.state, let closingID = closing.conversationID {
-              core.park(closingID, closing)
-            }
-          }
-        }
-      }
+      parkClosing(effects, &core)
       let handle = id.flatMap { core.state.conversations[$0] } ?? (id == nil ? core.state.newConversation : nil)
       return (handle.flatMap { core.stores[$0]?.store }, Self.enqueue(effects, &core))
     }
@@ -291,6 +281,31 @@ public final class ChatClient: Sendable {
     let closed = ChatStore(initialState: ConversationState(conversationID: id), reducer: conversationReducer)
     closed.close()
     return closed
+  }
+
+  /// The idle check: the open stores nobody outside the client holds and that have settled go to the
+  /// reducer, which closes those beyond `maximumIdleConversations` (and checks again later while more stay).
+  func releaseIdle() {
+    let now = diagnosticTime
+    let schedules = core.withLock { core -> Bool in
+      let effects = reduce(.releaseIdle(unheld: core.unheldHandles()), &core, at: now)
+      parkClosing(effects, &core)
+      return Self.enqueue(effects, &core)
+    }
+    if schedules { schedulePerforming() }
+  }
+
+  /// Without storage an idle store's state is kept in memory: parked when the reducer decides to close it,
+  /// so asking for it again at once (before the worker closes it) finds it. Memory only.
+  private func parkClosing(_ effects: [ClientEffect], _ core: inout ClientCore) {
+    guard options.storage == nil else { return }
+    for case .closeConversations(let handles) in effects {
+      for handle in handles {
+        if let closing = core.stores[handle]?.store.state, let closingID = closing.conversationID {
+          core.park(closingID, closing)
+        }
+      }
+    }
   }
 
   /// A store and its follower (memory only: no I/O, no host code): from `parked` without storage, else

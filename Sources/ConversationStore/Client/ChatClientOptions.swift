@@ -12,9 +12,16 @@ public struct ChatClientOptions: Sendable {
   /// client goes).
   public var storage: ChatStorage?
   /// How many conversation stores stay open when nobody outside the client holds them; beyond it the least
-  /// recently asked-for are closed (their state stays in storage, or in memory) and reopened on demand. A
-  /// store with work in flight (a send, a reply, a load) is not closed until it settles.
+  /// recently asked-for are closed (their state written to storage first, or kept in memory) and reopened
+  /// on demand. A store with work in flight (a send, a reply, a load) is not closed until it settles. The
+  /// client closes them when another conversation is asked for, and, while more are open, every
+  /// `idleCheckInterval`: a screen that lets go of a store tells nobody. So open stores, their tasks and
+  /// files stay within this many plus those the host holds or that are busy, whatever order the host drops
+  /// them in.
   public var maximumIdleConversations: Int
+  /// Seconds between looks for stores to close while more than `maximumIdleConversations` are open
+  /// (default 5, clamped to 0.01...3600), on the client's `StoreEnvironment` clock.
+  public var idleCheckInterval: Double
   /// Hears storage failures (a full disk, a file moved aside), asynchronously and in order, on a task of
   /// its own: it may call back into the client. The chat goes on in memory meanwhile.
   public var onStorageError: (@Sendable (PersistenceError) -> Void)?
@@ -36,8 +43,9 @@ public struct ChatClientOptions: Sendable {
     workspace: String = "default", policy: ChatPolicy = ChatPolicy(), storage: ChatStorage? = nil,
     maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil,
     onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
-    outboxLimits: OutboxLimits = OutboxLimits()
+    outboxLimits: OutboxLimits = OutboxLimits(), idleCheckInterval: Double = 5
   ) {
+    self.idleCheckInterval = idleCheckInterval
     self.outboxLimits = outboxLimits
     self.workspace = workspace
     self.policy = policy

@@ -25,14 +25,17 @@ struct ClientCore: Sendable {
   init(state: ClientState) { self.state = state }
 
   /// The open conversation stores that may close for being idle: nobody outside the client holds them and
-  /// nothing of theirs is in flight (a send, a reply, a load, a hand-over to the outbox, their restore), so
-  /// a screen that went away never cuts off what it started. The limit is exceeded until they settle.
+  /// nothing of theirs is in flight (a send, a reply, a load, a hand-over to the outbox), so a screen that
+  /// went away never cuts off what it started. The limit is exceeded until they settle. One still reading
+  /// its file may close when nothing was done in it meanwhile (no message, no draft): its file is as it was,
+  /// and a host that opens conversations faster than files are read keeps no more stores than it holds.
   mutating func unheldHandles() -> Set<ConversationHandle> {
     var unheld = Set<ConversationHandle>()
     for handle in state.conversations.values where stores[handle] != nil {
       guard isKnownUniquelyReferenced(&stores[handle]!.store) else { continue }
       let conversation = stores[handle]!.store.state
-      if conversation.isSettled && !conversation.isRestoring && conversation.outboxRecording.isEmpty {
+      guard conversation.isSettled && conversation.outboxRecording.isEmpty else { continue }
+      if !conversation.isRestoring || (conversation.messages.outgoing.isEmpty && conversation.draft.isEmpty) {
         unheld.insert(handle)
       }
     }

@@ -65,19 +65,22 @@ public final class ConversationFile: Sendable {
       dropped = loaded.droppedTailBytes
       if dropped > 0 { events.report(.tornTailDropped(file: path, bytes: dropped)) }
     }
-    let archive = try MessageArchive.open(in: directory, events: events)
+    let archive = try SharedArchive.open(in: directory, events: events)
     var writer = ConversationWriter(
       directory: directory, path: path, replyWriteInterval: replyWriteInterval, events: events,
-      archive: archive.archive, window: window)
+      archive: archive, window: window)
     restored = try writer.resume(from: loaded)
     if var state = restored, let id = state.conversationID {
       let newestHere = state.messages.last(where: \.isCommitted)?.orderKey
-      if let newestStored = try archive.archive.newest(in: id, limit: 1).messages.first?.orderKey,
+      if let newestStored = try archive.with({ archive throws(PersistenceError) in
+        try archive.newest(in: id, limit: 1).messages.first?.orderKey
+      }),
         newestHere.map({ newestStored > $0 }) ?? true
       {
         // The journal was last written while the user read older history (`HistoryPaging.newerGap`): its
         // window is not the newest one. The archive has the newest.
-        for message in try archive.archive.newest(in: id, limit: window).messages
+        let newest = try archive.with { archive throws(PersistenceError) in try archive.newest(in: id, limit: window) }
+        for message in newest.messages
         where !state.messages.contains(message.clientID) {
           state.messages.commit(message)
         }
@@ -89,9 +92,11 @@ public final class ConversationFile: Sendable {
       for message in state.messages where ReadCursor.isUnread(message, against: state.readCursor) { unread += 1 }
       state.unreadCount = unread
       let oldest = state.messages.first(where: \.isCommitted)?.orderKey
-      state.history.hasStoredHistory = try archive.archive.messages(
-        before: oldest ?? MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), in: id, limit: 0
-      ).hasMore
+      state.history.hasStoredHistory = try archive.with { archive throws(PersistenceError) in
+        try archive.messages(
+          before: oldest ?? MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), in: id, limit: 0
+        ).hasMore
+      }
       if archive.wasReplaced {
         // Older history stored here is gone: paging starts again from the server's newest page, and what
         // is shown is merged with it.

@@ -17,7 +17,7 @@ struct ConversationWriter {
   let replyWriteInterval: Double
   let events: StorageEvents
   /// Every committed message ever persisted, for paging older history and search (see `MessageArchive`).
-  let archive: MessageArchive
+  let archive: SharedArchive
   /// How many of the newest committed messages the journal keeps (and a reopened conversation shows);
   /// older ones are in the archive.
   let window: Int
@@ -46,7 +46,7 @@ struct ConversationWriter {
   static let compactionFloor = 1 << 18
 
   init(
-    directory: String, path: String, replyWriteInterval: Double, events: StorageEvents, archive: MessageArchive,
+    directory: String, path: String, replyWriteInterval: Double, events: StorageEvents, archive: SharedArchive,
     window: Int
   ) {
     self.directory = directory
@@ -93,10 +93,12 @@ struct ConversationWriter {
     guard let loaded else { return nil }
     if let id = loaded.state.conversationID {
       let mark = loaded.mark
-      let stored = try archive.mark(in: id)
+      let stored = try archive.with { archive throws(PersistenceError) in try archive.mark(in: id) }
       if stored != mark {
         let unarchived = loaded.unarchived(since: stored)
-        try archive.write(unarchived.messages, removing: unarchived.removed, in: id, mark: mark)
+        try archive.with { archive throws(PersistenceError) in
+          try archive.write(unarchived.messages, removing: unarchived.removed, in: id, mark: mark)
+        }
       }
     }
     let shown = windowed(loaded.state)
@@ -140,7 +142,8 @@ struct ConversationWriter {
     guard let id = (latest ?? written)?.conversationID else { return ([], false) }
     let page =
       newer
-      ? try archive.messages(after: key, in: id, limit: limit) : try archive.messages(before: key, in: id, limit: limit)
+      ? try archive.with { archive throws(PersistenceError) in try archive.messages(after: key, in: id, limit: limit) }
+      : try archive.with { archive throws(PersistenceError) in try archive.messages(before: key, in: id, limit: limit) }
     for message in page.messages { served[message.clientID] = message }
     return page
   }
@@ -191,8 +194,10 @@ struct ConversationWriter {
         // Only a write that archives something moves the mark: one per reply chunk or draft would cost a
         // transaction each, and a mark that lags only makes the next open read a longer tail.
         let moves = !unarchived.isEmpty || archived.contains(where: \.isCommitted)
-        try archive.write(
-          archived, removing: unarchived, in: id, mark: moves ? JournalMark(length: fileSize, chain: chain) : nil)
+        let mark = moves ? JournalMark(length: fileSize, chain: chain) : nil
+        try archive.with { archive throws(PersistenceError) in
+          try archive.write(archived, removing: unarchived, in: id, mark: mark)
+        }
       } catch {
         // The journal has it; the next persist rewrites, which archives everything first.
         self.written = nil
@@ -284,9 +289,11 @@ struct ConversationWriter {
       let gone =
         previous?.messages.filter { !state.messages.contains($0.clientID) && !Self.wasTrimmed($0, in: state) }
         .map(\.clientID) ?? []
-      try archive.write(
-        Array(state.messages), removing: gone, in: id, mark: JournalMark(length: bytes.count, chain: chain))
-      try archive.checkpoint()
+      let mark = JournalMark(length: bytes.count, chain: chain)
+      try archive.with { archive throws(PersistenceError) in
+        try archive.write(Array(state.messages), removing: gone, in: id, mark: mark)
+        try archive.checkpoint()
+      }
     }
     try FileSystem.writeAtomically(bytes, to: newPath)
     if newPath != path { unlink(path) }

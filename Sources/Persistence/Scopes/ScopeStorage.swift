@@ -40,7 +40,9 @@ public struct ScopeStorage: Sendable {
     guard let conversationID else { return }
     var isDirectory = false
     guard FileSystem.exists("\(directory)/\(MessageArchive.fileName)", isDirectory: &isDirectory) else { return }
-    try MessageArchive(directory: directory).removeConversation(conversationID)
+    try SharedArchive.open(in: directory, events: events).with { archive throws(PersistenceError) in
+      try archive.removeConversation(conversationID)
+    }
   }
 
   /// Copies the archived messages of `conversationID` into `other`'s archive (a guest's conversation going
@@ -78,7 +80,9 @@ public struct ScopeStorage: Sendable {
     guard FileSystem.exists("\(directory)/\(MessageArchive.fileName)", isDirectory: &isDirectory) else {
       return SearchPage(results: [], next: nil)
     }
-    return try MessageArchive(directory: directory).search(words, in: conversationID, after: cursor, limit: limit)
+    return try SharedArchive.open(in: directory, events: events).with { archive throws(PersistenceError) in
+      try archive.search(words, in: conversationID, after: cursor, limit: limit)
+    }
   }
 
   /// The stored conversation list (see `ConversationListFile`).

@@ -34,7 +34,8 @@ extension ClientReducer {
   }
 
   /// Closes the least recently asked-for of `unheld` until at most `maximumIdleConversations` conversation
-  /// stores are open.
+  /// stores are open. While more stay open (held by a screen, or busy), the idle check comes back after
+  /// `idleCheckInterval`: a screen lets go of a store, and a store settles, without telling anyone.
   func evictIdle(_ unheld: Set<ConversationHandle>, _ state: inout ClientState) -> [ClientEffect] {
     var excess = state.conversations.count - maximumIdleConversations
     guard excess > 0 else { return [] }
@@ -48,6 +49,8 @@ extension ClientReducer {
       closed.append(handle)
       excess -= 1
     }
-    return closed.isEmpty ? [] : [.closeConversations(closed)]
+    var effects: [ClientEffect] = closed.isEmpty ? [] : [.closeConversations(closed)]
+    if excess > 0 { effects.append(.startTimer(.idleCheck, seconds: idleCheckInterval)) }
+    return effects
   }
 }

@@ -20,12 +20,17 @@ public struct ClientReducer: Reducer {
   public let maximumIdleConversations: Int
   /// Whether the runtime has a credential provider to ask after an authorization failure.
   public let refreshesCredentials: Bool
+  /// Seconds between idle checks while more than `maximumIdleConversations` stores are open (default 5).
+  public let idleCheckInterval: Double
 
-  public init(policy: ChatPolicy = ChatPolicy(), maximumIdleConversations: Int = 8, refreshesCredentials: Bool = false)
-  {
+  public init(
+    policy: ChatPolicy = ChatPolicy(), maximumIdleConversations: Int = 8, refreshesCredentials: Bool = false,
+    idleCheckInterval: Double = 5
+  ) {
     self.policy = policy
     self.maximumIdleConversations = max(0, maximumIdleConversations)
     self.refreshesCredentials = refreshesCredentials
+    self.idleCheckInterval = idleCheckInterval.isFinite ? min(max(idleCheckInterval, 0.01), 3_600) : 5
   }
 
   /// Applies `action` to `state` and returns the effects to perform, in order. Results of requests that
@@ -38,6 +43,8 @@ public struct ClientReducer: Reducer {
       return [.openScope(userID: state.identity?.userID)] + connect(&state) + prepareBatch(&state)
     case .open(let id, let adopting, let unheld):
       return open(id, adopting: adopting, unheld: unheld, &state)
+    case .releaseIdle(let unheld):
+      return evictIdle(unheld, &state)
     case .startNewConversation:
       if state.newConversation != nil { return [] }
       let handle = state.makeHandle()

@@ -121,6 +121,9 @@ extension ClientReducer {
     case .connectionHealthy:
       connectionProvenHealthy(&state)
       return []
+    case .idleCheck:
+      // Answered by the runtime with `releaseIdle`, which carries what only it can see: who holds a store.
+      return []
     case .outboxRetry:
       guard case .waiting = state.outbox else { return [] }
       return prepareBatch(&state)

@@ -4,39 +4,6 @@ import Testing
 
 @testable import ConversationStore
 
-/// A server that takes every message at once and stamps it with the order it arrived in.
-final class ArrivalOrderServer: ChatBackend {
-  private let arrivals = StateLock<[String]>([])
-  private let start = Date(timeIntervalSince1970: 1_800_000_000)
-
-  /// The texts of the messages, in the order the server received them.
-  var arrived: [String] { arrivals.withLock { $0 } }
-
-  func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    let position = arrivals.withLock { arrivals in
-      arrivals.append(payload.text)
-      return arrivals.count
-    }
-    let confirmed = Message(
-      clientID: payload.clientID, serverID: ServerMessageID("s\(position)"), role: .user, text: payload.text,
-      createdAt: start.addingTimeInterval(Double(position) / 1000))
-    return AsyncThrowingStream { continuation in
-      continuation.yield(.accepted(confirmed, conversationID: payload.conversationID ?? "c1"))
-      continuation.finish()
-    }
-  }
-
-  func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage {
-    HistoryPage(messages: [], nextCursor: nil, hasMore: false)
-  }
-
-  func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { [] }
-
-  func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
-    AsyncThrowingStream { $0.yield(.opened) }
-  }
-}
-
 @Suite("ChatClient: each thread's messages in its order", .timeLimit(.minutes(2)))
 struct ChatClientSendOrderTests {
   /// The texts of `thread`'s messages among `texts`, in the order they appear.

@@ -91,7 +91,10 @@ struct ClientReducerTests {
     // When c3 opens and only c1's screen is gone
     store.send(
       .open("c3", adopting: nil, unheld: [ConversationHandle(0)]),
-      effects: [.openConversation(ConversationHandle(2), "c3"), .closeConversations([ConversationHandle(0)])]
+      effects: [
+        .openConversation(ConversationHandle(2), "c3"), .closeConversations([ConversationHandle(0)]),
+        .startTimer(.idleCheck, seconds: 5),
+      ]
     ) {
       $0.conversations = ["c2": ConversationHandle(1), "c3": ConversationHandle(2)]
       $0.open = [ConversationHandle(1): .some("c2"), ConversationHandle(2): .some("c3")]
@@ -99,6 +102,18 @@ struct ClientReducerTests {
       $0.nextHandle = 3
       $0.uses = 3
     }
+    // Two are still open over a limit of 1: the client looks again later. When it finds c2's screen gone
+    // too, c2 closes (the least recently asked-for), and with the limit met it stops looking
+    store.send(
+      .releaseIdle(unheld: [ConversationHandle(1), ConversationHandle(2)]),
+      effects: [.closeConversations([ConversationHandle(1)])]
+    ) {
+      $0.conversations = ["c3": ConversationHandle(2)]
+      $0.open = [ConversationHandle(2): .some("c3")]
+      $0.lastUse = [ConversationHandle(2): 3]
+    }
+    // And a look that finds nothing over the limit does nothing
+    store.send(.releaseIdle(unheld: [ConversationHandle(2)]))
   }
 
   @Test("identifying the person already signed in takes the new name and tears nothing down")
