@@ -152,11 +152,16 @@ public final class ChatClient: Sendable {
   /// The IDs of the conversation stores open now (for diagnostics and tests).
   public var openConversationIDs: Set<ConversationID> { core.withLock { Set($0.state.conversations.keys) } }
 
-  /// Returns once every effect and storage write handed to the client's worker so far is done (tests,
-  /// and hosts that want the disk up to date before they go on). A snapshot a conversation's follower has
-  /// not picked up yet is not waited for: poll `isCaughtUp` for that.
+  /// Returns once every effect and storage write handed to the client's worker so far is done, and each
+  /// open conversation's state as of the call is written to storage and reported to the list (tests, and
+  /// hosts that want the disk up to date before they go on, say before the app is suspended). What happens
+  /// after the call (a reply still streaming) is not waited for. Replies the backend is still sending are not
+  /// waited for either: that would not return while a reply streams.
   public func settled() async {
     await worker.run {}
+    await worker.run {}
+    let open = core.withLock { $0.stores.values.map { ($0.store, $0.follower) } }
+    for (store, follower) in open { await follower.handled(through: store.version, of: store) }
     await worker.run {}
   }
 
@@ -217,7 +222,15 @@ public final class ChatClient: Sendable {
   /// let chat = client.conversation("c42")   // at once; chat.state.isRestoring while the file is read
   /// for await snapshot in chat.snapshots() where !snapshot.state.isRestoring { render(snapshot.state) }
   /// ```
+  ///
+  /// An empty `id` names no conversation: the store returned is closed (it refuses every action) and its
+  /// `userError` is `INVALID_ACTION`; nothing is sent to the server.
   public func conversation(_ id: ConversationID) -> ChatStore {
+    guard !id.rawValue.isEmpty else {
+      var refused = ConversationState()
+      refused.userError = ChatError(.invalidAction, "A conversation ID cannot be empty.")
+      return closedStore(refused)
+    }
     if let store = openStore(id) { return store }
     return makeStore(for: .open(id, adopting: nil, unheld: []), parked: parked(id), id: id)
   }
@@ -278,7 +291,12 @@ public final class ChatClient: Sendable {
     if schedules { schedulePerforming() }
     if let store { return store }
     // Closed: a store that refuses actions, as the stores of a closed client do.
-    let closed = ChatStore(initialState: ConversationState(conversationID: id), reducer: conversationReducer)
+    return closedStore(ConversationState(conversationID: id))
+  }
+
+  /// A store showing `state` that refuses every action (`send` returns false).
+  private func closedStore(_ state: ConversationState) -> ChatStore {
+    let closed = ChatStore(initialState: state, reducer: conversationReducer)
     closed.close()
     return closed
   }

@@ -20,6 +20,7 @@ final class ConversationFollower: Sendable {
   /// The last snapshot written and reported, and whether the store closed and its last one was handled.
   private struct Progress: Sendable {
     var state: ConversationState?
+    var version: UInt64 = 0
     var isFinished = false
   }
 
@@ -86,7 +87,10 @@ final class ConversationFollower: Sendable {
         }
         previous = state
         isFirst = false
-        progress.withLock { $0.state = state }
+        progress.withLock {
+          $0.state = state
+          $0.version = snapshot.version
+        }
       }
       await worker.run {
         do throws(PersistenceError) {
@@ -106,6 +110,17 @@ final class ConversationFollower: Sendable {
   func isCaughtUp(with store: ChatStore) -> Bool {
     let (handled, isFinished) = progress.withLock { ($0.state, $0.isFinished) }
     return isFinished || handled == store.state
+  }
+
+  /// Waits until the state `store` had at `version` (or a later one) was written and reported, or the store
+  /// closed and its last snapshot was handled. It polls memory (a millisecond apart): a store whose state
+  /// changes and changes back makes no new snapshot, so no wake-up would come.
+  func handled(through version: UInt64, of store: ChatStore) async {
+    while true {
+      let (handled, handledVersion, isFinished) = progress.withLock { ($0.state, $0.version, $0.isFinished) }
+      if isFinished || handledVersion >= version || handled == store.state { return }
+      try? await Task.sleep(nanoseconds: 1_000_000)
+    }
   }
 
   /// Waits until the store closed and the last snapshot was written.

@@ -18,6 +18,14 @@ struct SharedRealtimeBackend: ChatBackend {
     backend.continueRun(continuation, in: conversation)
   }
 
+  // Forwarded like every other call: the protocol's default answers `UNSUPPORTED`, and a reply the client's
+  // stores could not resume ended `truncated` on every backend that can resume.
+  func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    backend.resumeReply(from: cursor)
+  }
+
+  func updateContactDetails(_ details: ContactDetails) async throws { try await backend.updateContactDetails(details) }
+
   func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {

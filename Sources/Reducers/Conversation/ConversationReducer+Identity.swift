@@ -41,6 +41,9 @@ extension ConversationReducer {
   /// Shows an existing conversation (resume): the current one is cleared, the newest history page is
   /// asked for, and a live connection is re-opened for the conversation.
   func open(_ conversationID: ConversationID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard !conversationID.rawValue.isEmpty else {
+      return refuse(.invalidAction, "A conversation ID cannot be empty.", &state)
+    }
     guard conversationID != state.conversationID else { return [] }
     var effects = clear(&state)
     state.conversationID = conversationID

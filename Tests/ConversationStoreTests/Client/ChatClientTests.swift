@@ -6,6 +6,26 @@ import Testing
 
 @Suite("ChatClient", .timeLimit(.minutes(1)))
 struct ChatClientTests {
+  @Test("a conversation asked for by an empty ID is refused with a typed error, and nothing reaches the server")
+  func emptyConversationID() async throws {
+    // Given a client on a server that records what it is sent
+    let server = ArrivalOrderServer()
+    let client = ChatClient(backend: server, options: ChatClientOptions(workspace: "acme"))
+
+    // When the host asks for conversation "" and sends in it
+    let chat = client.conversation("")
+    let accepted = chat.send(.send(OutgoingMessage(clientID: "q1", text: "Hello?", createdAt: Date())))
+
+    // Then the store says why and takes nothing; the client opened nothing for it
+    #expect(chat.state.userError?.code == .invalidAction)
+    #expect(!accepted)
+    #expect(chat.isClosed)
+    #expect(client.openConversationIDs.isEmpty)
+    await client.settled()
+    #expect(server.arrived.isEmpty)
+    await client.close()
+  }
+
   @Test("asking twice for a conversation gives the same store, and every store shares one realtime connection")
   func sharedStoresOneConnection() async throws {
     // Given a client whose connection is open

@@ -5,6 +5,17 @@ import Testing
 
 @Suite("Identity and the read cursor")
 struct IdentityAndReadTests {
+  @Test("opening a conversation by an empty ID is refused and changes nothing else")
+  func openEmptyID() {
+    let chat = Chat.existing([.server("Hi", id: "s1", at: 1)])
+    var expected = chat.state
+    let effects = chat.send(.open(""))
+    #expect(effects.isEmpty)
+    #expect(chat.state.userError?.code == .invalidAction)
+    expected.userError = chat.state.userError
+    #expect(chat.state == expected)
+  }
+
   @Test("a response from before sign-out that arrives after it is ignored")
   func lateResponseAfterSignOut() {
     let chat = Chat.existing()
