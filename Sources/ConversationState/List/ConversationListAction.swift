@@ -33,9 +33,11 @@ public enum ConversationListAction: Equatable, Sendable, Codable {
 public enum ConversationListEvent: Equatable, Sendable, Codable {
   /// A conversation was created (on this device or another); it appears at the top.
   case conversationCreated(ConversationSummary)
-  /// A message arrived in a conversation: it moves to the top with a new preview, and counts as unread
-  /// unless the user wrote it.
-  case messageCreated(ConversationID, preview: String, role: Role, at: Date)
+  /// A message arrived in a conversation: it moves to where its time belongs (the top, for the newest)
+  /// with its preview, and counts as unread unless the user wrote it. `messageID`, when the server gave one,
+  /// makes the same message told twice (by the realtime connection and by the open conversation's catch-up)
+  /// count once; an older message than the row's newest moves nothing and keeps the newer preview.
+  case messageCreated(ConversationID, preview: String, role: Role, at: Date, messageID: ServerMessageID? = nil)
   /// A conversation's status changed (a human agent took it over, or it ended); ignored when it is not listed.
   case statusChanged(ConversationID, ConversationStatus)
   /// The server renamed a conversation; ignored when it is not listed.

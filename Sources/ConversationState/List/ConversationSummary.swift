@@ -17,6 +17,9 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable, Codable {
   public var unreadCount: Int
   /// The text of the newest message, for the row's second line; `nil` before any message.
   public var lastMessagePreview: String?
+  /// The server's ID of the newest message the list was told of, when it had one: the same message told
+  /// again counts once.
+  public var lastMessageID: ServerMessageID?
 
   /// A row as the server or a realtime event describes it; by default `ongoing`, with nothing unread.
   /// A summary as the server sends it. A server that gives no title (nil or empty) gets one from the

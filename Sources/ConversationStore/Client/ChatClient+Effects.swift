@@ -26,13 +26,9 @@ extension ChatClient {
     case .connectRealtime(let request):
       let updates = backend.realtime(conversation: nil)
       let list = list
-      let core = core
       hub.open(
         request, updates,
-        toList: { id, event in
-          let isOpen = core.withLock { $0.state.conversations[id] != nil }
-          ListBridge.route(event, of: id, isOpen: isOpen, to: list)
-        },
+        toList: { id, event, storeHasIt in ListBridge.route(event, of: id, isOpen: storeHasIt, to: list) },
         report: { [weak self] in self?.send($0) }, clock: environment.clock, jitter: environment.jitter)
     case .cancel(let request):
       hub.cancel(request)

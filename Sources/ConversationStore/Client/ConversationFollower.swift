@@ -148,7 +148,9 @@ final class ConversationFollower: Sendable {
       arrived.sort { $0.createdAt < $1.createdAt }
       for message in arrived {
         list.send(
-          .realtime(.messageCreated(id, preview: message.text, role: message.role, at: message.createdAt)))
+          .realtime(
+            .messageCreated(
+              id, preview: message.text, role: message.role, at: message.createdAt, messageID: message.serverID)))
         othersWrote = othersWrote || message.role != .user
       }
     }

@@ -6,8 +6,9 @@ import Reducers
 /// The list's side of a client: realtime events of conversations that are not open go to the list (open
 /// ones report through their follower), and the list's snapshots go to the scope's list file.
 enum ListBridge {
-  /// What the list learns from a realtime event of conversation `id`. Messages of an open conversation
-  /// count once: its follower reports them.
+  /// What the list learns from a realtime event of conversation `id`. Messages a store of the conversation
+  /// received (`isOpen`: the hub handed it to one) are its follower's to report; any other goes to the list
+  /// here, so none is told to nobody. The same message told twice counts once (`lastMessageID`).
   static func route(_ event: RealtimeEvent, of id: ConversationID, isOpen: Bool, to list: ConversationListStore) {
     if isOpen {
       if case .messageCreated = event { return }

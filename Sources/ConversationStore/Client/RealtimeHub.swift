@@ -69,7 +69,8 @@ final class RealtimeHub: Sendable {
   /// Reads `updates` as the connection of `request`: each update goes to its subscribers (and `toList`
   /// for the list), and `report` hears that it opened, delivered, or ended.
   func open(
-    _ request: RequestID, _ updates: Updates, toList: @escaping @Sendable (ConversationID, RealtimeEvent) -> Void,
+    _ request: RequestID, _ updates: Updates,
+    toList: @escaping @Sendable (ConversationID, RealtimeEvent, _ storeHasIt: Bool) -> Void,
     report: @escaping @Sendable (ClientAction) -> Void, clock: any ChatClock, jitter: @escaping @Sendable () -> Double
   ) {
     // The request is the current one before its task can report anything, so `.opened` is never dropped
@@ -98,8 +99,8 @@ final class RealtimeHub: Sendable {
           case .rejected(let error):
             report(.frameRejected(request, error))
           case .event(let conversation, let event):
-            self.route(update, of: conversation)
-            toList(conversation, event)
+            let storeHasIt = self.route(update, of: conversation)
+            toList(conversation, event, storeHasIt)
             if !delivered {
               delivered = true
               report(.connectionDelivered(request))
@@ -163,11 +164,15 @@ final class RealtimeHub: Sendable {
     for subscriber in subscribers { subscriber.continuation.yield(.opened) }
   }
 
-  private func route(_ update: RealtimeUpdate, of conversation: ConversationID) {
+  /// Hands `update` to its subscribers; true when a store of `conversation` is among them (its follower then
+  /// tells the list), decided under the same lock as the hand-over, so a store that subscribes a moment
+  /// later never leaves an event to nobody.
+  private func route(_ update: RealtimeUpdate, of conversation: ConversationID) -> Bool {
     let subscribers = routing.withLock { state in
       state.subscribers.values.filter { $0.conversation == nil || $0.conversation == conversation }
     }
     for subscriber in subscribers { subscriber.continuation.yield(update) }
+    return subscribers.contains { $0.conversation == conversation }
   }
 
   private func ended(_ request: RequestID, _ error: ChatError) {

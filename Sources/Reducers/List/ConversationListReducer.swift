@@ -134,15 +134,21 @@ public struct ConversationListReducer: Reducer {
       }
       state.conversations.place(conversation)
 
-    case .messageCreated(let id, let preview, let role, let at):
+    case .messageCreated(let id, let preview, let role, let at, let messageID):
       guard var conversation = state.conversations[id] else {
         // Not loaded (or not created yet on this device): nothing to move; the next refresh brings it.
         return
       }
+      // Told twice (the realtime connection, then the open conversation's catch-up): once is enough.
+      if let messageID, messageID == conversation.lastMessageID { return }
       if conversation.title.isEmpty && role == .user {
         conversation.title = ConversationSummary.title(fromFirstMessage: preview)
       }
-      conversation.lastMessagePreview = preview
+      // Events can arrive out of order: an older message keeps the newer one's preview.
+      if at >= conversation.lastActivityAt {
+        conversation.lastMessagePreview = preview
+        conversation.lastMessageID = messageID
+      }
       conversation.lastActivityAt = max(conversation.lastActivityAt, at)
       if role != .user { conversation.unreadCount += 1 }
       // Events can arrive out of order: the row goes where its newest activity belongs.

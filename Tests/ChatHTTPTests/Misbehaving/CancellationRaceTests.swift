@@ -34,7 +34,9 @@ struct CancellationRaceTests {
         }
       }
       for _ in 0..<(round % 40) { await Task.yield() }
-      call.cancel()
+      // One round in 40 is left to complete: on a loaded machine forty scheduler turns may end before any
+      // answer can arrive, and the count of answered calls must not depend on how busy the machine is.
+      if round % 40 != 39 { call.cancel() }
       await call.value
     }
 

@@ -251,6 +251,28 @@ struct ConversationListOrderingTests {
     #expect(!list.state.conversations.changes(since: before.conversations).isReset)
   }
 
+  @Test("the same message told twice (the realtime connection, then a conversation's catch-up) counts once")
+  func toldTwiceCountsOnce() {
+    let list = ConversationListTests.loaded(1...3, hasMore: false)
+    let unread = list.state.conversations["c2"]?.unreadCount ?? 0
+    let event = ConversationListEvent.messageCreated(
+      "c2", preview: "Your refund is on its way", role: .assistant, at: time(5_000), messageID: "s9")
+    list.send(.realtime(event))
+    list.send(.realtime(event))
+    #expect(list.state.conversations["c2"]?.unreadCount == unread + 1)
+    #expect(list.state.conversations.map(\.id).first == "c2")
+  }
+
+  @Test("a message older than the row's newest keeps the newer preview")
+  func olderMessageKeepsPreview() {
+    let list = ConversationListTests.loaded(1...3, hasMore: false)
+    list.send(.realtime(.messageCreated("c3", preview: "newest", role: .assistant, at: time(5_000), messageID: "s2")))
+    list.send(.realtime(.messageCreated("c3", preview: "older", role: .assistant, at: time(4_000), messageID: "s1")))
+    #expect(list.state.conversations["c3"]?.lastMessagePreview == "newest")
+    #expect(list.state.conversations["c3"]?.lastMessageID == "s2")
+    #expect(list.state.conversations["c3"]?.unreadCount == 2, "both are unread")
+  }
+
   @Test("a summary without a title or a date gets a title from the first message and sorts last until active")
   func optionalTitleAndDate() {
     let summary = ConversationSummary(id: "c9")
