@@ -81,7 +81,12 @@ extension ChatClient {
       }
     case .finishBatch(let id):
       guard let outbox = storage.withLock({ $0.outbox }) else { return }
-      do throws(PersistenceError) { try outbox.finishBatch(id) } catch { storageErrors?.deliver(error) }
+      do throws(PersistenceError) {
+        try outbox.finishBatch(id)
+        storageErrors.wrote()
+      } catch {
+        storageErrors.deliver(error)
+      }
     case .returnRefused(let refused):
       for item in refused { returnToConversation(item.operation, item.error) }
     case .reportHostOperations(let outcomes):

@@ -19,11 +19,11 @@ extension ChatClient {
     if let scope = storage.withLock({ $0.scope }) {
       do throws(PersistenceError) {
         let file = try scope.conversation(id)
-        if let error = file.restoreError { storageErrors?.deliver(error) }
+        if let error = file.restoreError { storageErrors.deliver(error) }
         open.follower.file.withLock { $0 = file }
         stored = file.restored.map(relaunched)
       } catch {
-        storageErrors?.deliver(error)
+        storageErrors.deliver(error)
       }
     }
     open.store.send(.restored(stored ?? ConversationState(conversationID: id)))

@@ -28,7 +28,7 @@ extension ChatClient {
     let current = storage.withLock { $0 }
     guard !current.opened || current.userID != userID else { return }
     var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
-    Self.openScope(&next, options) { storageErrors?.deliver($0) }
+    Self.openScope(&next, options) { storageErrors.deliver($0) }
     storage.withLock { $0 = next }
   }
 
@@ -45,10 +45,12 @@ extension ChatClient {
       let waiting = Self.waiting(in: outbox)
       do throws(PersistenceError) {
         let evicted = try outbox.enqueue(stamped, at: stamped.enqueuedAt)
+        self.storageErrors.wrote()
         done(nil)
         self.returnEvicted(evicted, from: waiting)
         self.send(.outboxChanged)
       } catch {
+        self.storageErrors.deliver(error)
         done(ChatError(.storageFailed, "This could not be kept: \(error)"))
       }
     }
@@ -84,7 +86,7 @@ extension ChatClient {
       let batch = try outbox.beginBatch(limit: 100, makeID: environment.makeID)
       send(.batchPrepared(request, batch))
     } catch {
-      storageErrors?.deliver(error)
+      storageErrors.deliver(error)
       send(
         .batchFailed(
           request, ChatError(.storageFailed, "The outbox could not be read: \(error)"), at: environment.clock.now(),
@@ -98,7 +100,7 @@ extension ChatClient {
   func moveGuestData(to userID: String, _ handles: [ConversationHandle]) {
     let previous = storage.withLock { $0 }
     var next = ClientStorage(userID: userID, listEpoch: previous.listEpoch)
-    Self.openScope(&next, options) { storageErrors?.deliver($0) }
+    Self.openScope(&next, options) { storageErrors.deliver($0) }
     let now = environment.clock.now()
     let open = core.withLock { core in handles.compactMap { core.stores[$0] } }
     for conversation in open {
@@ -111,7 +113,7 @@ extension ChatClient {
         conversation.follower.file.withLock { $0 = file }
         if next.scope != nil { try previous.scope?.removeConversation(state.conversationID) }
       } catch {
-        storageErrors?.deliver(error)
+        storageErrors.deliver(error)
       }
     }
     if let from = previous.scope, let to = next.scope {
@@ -130,7 +132,7 @@ extension ChatClient {
         try root.forget(StorageScope(workspace: options.workspace, userID: nil))
       }
     } catch {
-      storageErrors?.deliver(error)
+      storageErrors.deliver(error)
     }
     storage.withLock { $0 = next }
   }
@@ -164,7 +166,7 @@ extension ChatClient {
         try file?.persist(last, changes: .reset, at: now)
         try file?.flush(at: now)
       } catch {
-        storageErrors?.deliver(error)
+        storageErrors.deliver(error)
       }
     }
     let open = Set(closing.map { $0.store.state.conversationID })
@@ -188,15 +190,15 @@ extension ChatClient {
       try previous.outbox?.clear()
       if endsEpoch { try options.storage?.raiseOutboxEpoch() }
     } catch {
-      storageErrors?.deliver(error)
+      storageErrors.deliver(error)
     }
     core.withLock { $0.parked = [] }
     list.send(.identityChanged)
     var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
-    Self.openScope(&next, options) { storageErrors?.deliver($0) }
+    Self.openScope(&next, options) { storageErrors.deliver($0) }
     if !endsEpoch, let carried, let outbox = next.outbox {
       do throws(PersistenceError) { try Self.continueNumbering(of: carried, in: outbox) } catch {
-        storageErrors?.deliver(error)
+        storageErrors.deliver(error)
       }
     }
     storage.withLock { $0 = next }
@@ -221,7 +223,7 @@ extension ChatClient {
         try file.persist(state, changes: .reset, at: now)
         try file.flush(at: now)
       } catch {
-        storageErrors?.deliver(error)
+        storageErrors.deliver(error)
       }
     }
   }
@@ -253,7 +255,7 @@ extension ChatClient {
         try file.flush(at: now)
       }
     } catch {
-      storageErrors?.deliver(error)
+      storageErrors.deliver(error)
     }
   }
 }

@@ -52,7 +52,7 @@ public final class ChatClient: Sendable {
   let worker = ClientWorker()
   let requests = CancellableRegistry<RequestID>()
   let timers = CancellableRegistry<ClientTimer>()
-  let storageErrors: HostCallbacks<PersistenceError>?
+  let storageErrors: StorageHealthReporter
   let hostOperations: HostCallbacks<HostOperationOutcome>?
   let diagnostics: ClientDiagnostic.Sink?
   private let listTask: StateLock<Task<Void, Never>?>
@@ -72,7 +72,7 @@ public final class ChatClient: Sendable {
     tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler] = [:]
   ) {
     self.options = options
-    storageErrors = options.onStorageError.map { HostCallbacks($0) }
+    storageErrors = StorageHealthReporter(onError: options.onStorageError, onRecovered: options.onStorageRecovered)
     hostOperations = options.onHostOperation.map { HostCallbacks($0) }
     diagnostics = options.diagnostics
     var policy = options.policy
@@ -94,12 +94,12 @@ public final class ChatClient: Sendable {
     let errors = storageErrors
     var opened = ClientStorage(userID: identity?.userID)
     var restoredList: ConversationListState?
-    Self.openScope(&opened, options) { errors?.deliver($0) }
+    Self.openScope(&opened, options) { errors.deliver($0) }
     if let scope = opened.scope {
       do throws(PersistenceError) {
         restoredList = try scope.conversationList.load()
       } catch {
-        errors?.deliver(error)
+        errors.deliver(error)
       }
     }
     list = ConversationListStore(restoredList ?? ConversationListState(), backend: shared, environment: environment)
@@ -110,7 +110,7 @@ public final class ChatClient: Sendable {
       $0 = ListBridge.persist(
         list: list, worker: worker,
         target: { epoch in slot.withLock { $0.listEpoch == epoch ? $0.scope?.conversationList : nil } },
-        onStorageError: { errors?.deliver($0) })
+        onStorageError: { errors.deliver($0) }, onWritten: { errors.wrote() })
     }
     send(.start)
   }
@@ -368,7 +368,7 @@ public final class ChatClient: Sendable {
         ConversationFollower.Diagnostics(
           sink: $0, conversation: handle, mode: conversationReducer.policy.connectionMode)
       },
-      onStorageError: { errors?.deliver($0) },
+      onStorageError: { errors.deliver($0) }, onWritten: { errors.wrote() },
       onCreated: { [weak self] id in self?.send(.conversationCreated(handle, id)) })
     return OpenConversation(store: store, follower: follower)
   }

@@ -22,9 +22,15 @@ public struct ChatClientOptions: Sendable {
   /// Seconds between looks for stores to close while more than `maximumIdleConversations` are open
   /// (default 5, clamped to 0.01...3600), on the client's `StoreEnvironment` clock.
   public var idleCheckInterval: Double
-  /// Hears storage failures (a full disk, a file moved aside), asynchronously and in order, on a task of
-  /// its own: it may call back into the client. The chat goes on in memory meanwhile.
+  /// Hears storage failures, asynchronously and in order, on a task of its own: it may call back into the
+  /// client. Writes that fail (a full disk, a folder whose permissions changed: kind `io`) are told once,
+  /// when writing starts failing, not once per write; `onStorageRecovered` says when it works again. A file
+  /// that could not be read and was moved aside is told each time. The chat goes on in memory meanwhile:
+  /// a message written offline that the outbox could not keep fails `STORAGE_FAILED` (retry it) instead of
+  /// showing `queued`, and what was stored before stays readable.
   public var onStorageError: (@Sendable (PersistenceError) -> Void)?
+  /// Hears that writing works again after a failure `onStorageError` reported, once per outage.
+  public var onStorageRecovered: (@Sendable (StorageRecovery) -> Void)?
   /// Hears what became of each operation the host queued with `ChatClient.enqueue`: accepted by the server,
   /// or refused (by the server, by the outbox's bounds, by a sign-out), once each, in the order they settle,
   /// asynchronously on a task of its own (it may call back into the client). Set it when the client is made:
@@ -43,8 +49,10 @@ public struct ChatClientOptions: Sendable {
     workspace: String = "default", policy: ChatPolicy = ChatPolicy(), storage: ChatStorage? = nil,
     maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil,
     onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
-    outboxLimits: OutboxLimits = OutboxLimits(), idleCheckInterval: Double = 5
+    outboxLimits: OutboxLimits = OutboxLimits(), idleCheckInterval: Double = 5,
+    onStorageRecovered: (@Sendable (StorageRecovery) -> Void)? = nil
   ) {
+    self.onStorageRecovered = onStorageRecovered
     self.idleCheckInterval = idleCheckInterval
     self.outboxLimits = outboxLimits
     self.workspace = workspace

@@ -36,6 +36,7 @@ final class ConversationFollower: Sendable {
     store: ChatStore, file: StateLock<ConversationFile?>, awaitsFile: Bool, list: ConversationListStore,
     clock: any ChatClock,
     worker: ClientWorker, diagnostics: Diagnostics?, onStorageError: @escaping @Sendable (PersistenceError) -> Void,
+    onWritten: @escaping @Sendable () -> Void,
     onCreated: @escaping @Sendable (ConversationID) -> Void
   ) {
     self.file = file
@@ -65,7 +66,9 @@ final class ConversationFollower: Sendable {
         if !state.isRestoring {
           await worker.run {
             do throws(PersistenceError) {
-              try slot.withLock { $0 }?.persist(state, changes: snapshot.changes, at: clock.now())
+              guard let file = slot.withLock({ $0 }) else { return }
+              try file.persist(state, changes: snapshot.changes, at: clock.now())
+              onWritten()
             } catch {
               onStorageError(error)
             }

@@ -22,7 +22,7 @@ enum ListBridge {
   static func persist(
     list: ConversationListStore, worker: ClientWorker,
     target: @escaping @Sendable (IdentityEpoch) -> ConversationListFile?,
-    onStorageError: @escaping @Sendable (PersistenceError) -> Void
+    onStorageError: @escaping @Sendable (PersistenceError) -> Void, onWritten: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
     let snapshots = list.snapshots()
     return Task {
@@ -38,6 +38,7 @@ enum ListBridge {
           guard let file = target(state.epoch) else { return false }
           do throws(PersistenceError) {
             try file.save(state)
+            onWritten()
             return true
           } catch {
             onStorageError(error)

@@ -71,6 +71,7 @@ final class SQLiteDatabase: @unchecked Sendable {
 
   /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
   func transaction<T>(_ body: () throws(PersistenceError) -> T) throws(PersistenceError) -> T {
+    try StorageFaults.check("write", path: path)
     try execute("BEGIN IMMEDIATE")
     do throws(PersistenceError) {
       let result = try body()

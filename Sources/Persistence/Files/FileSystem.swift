@@ -88,6 +88,7 @@ enum FileSystem {
 
   /// Writes every byte, retrying short writes and interruptions.
   static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(PersistenceError) {
+    try StorageFaults.check("write", path: path)
     var written = 0
     while written < bytes.count {
       let count = bytes.withUnsafeBytes { buffer in

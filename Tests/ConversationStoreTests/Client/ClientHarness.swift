@@ -15,7 +15,9 @@ struct ClientHarness {
   static func start(
     identity: UserIdentity? = nil, root: String? = nil, maximumIdle: Int = 8, opened: Bool = true,
     onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
-    outboxLimits: OutboxLimits = OutboxLimits()
+    outboxLimits: OutboxLimits = OutboxLimits(),
+    onStorageError: (@Sendable (PersistenceError) -> Void)? = nil,
+    onStorageRecovered: (@Sendable (StorageRecovery) -> Void)? = nil
   ) async throws -> ClientHarness {
     let backend = ControlledBackend()
     var calls = backend.calls.makeAsyncIterator()
@@ -24,8 +26,9 @@ struct ClientHarness {
     let client = ChatClient(
       backend: backend, identity: identity,
       options: ChatClientOptions(
-        workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle, onHostOperation: onHostOperation,
-        diagnostics: diagnostics, outboxLimits: outboxLimits),
+        workspace: "acme", storage: storage, maximumIdleConversations: maximumIdle, onStorageError: onStorageError,
+        onHostOperation: onHostOperation, diagnostics: diagnostics, outboxLimits: outboxLimits,
+        onStorageRecovered: onStorageRecovered),
       environment: .deterministic(clock: clock))
     guard case .realtime(nil, let socket) = await calls.next() else {
       throw HarnessError(description: "the client did not open its realtime connection first")
