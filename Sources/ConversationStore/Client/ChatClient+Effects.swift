@@ -80,7 +80,7 @@ extension ChatClient {
         }
       }
     case .finishBatch(let id):
-      guard let outbox = storage.withLock({ $0.outbox }) else { return }
+      guard let outbox = currentOutbox() else { return }
       do throws(PersistenceError) {
         try outbox.finishBatch(id)
         storageErrors.wrote()

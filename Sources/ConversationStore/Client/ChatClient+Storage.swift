@@ -24,6 +24,25 @@ extension ChatClient {
     }
   }
 
+  /// The outbox of the scope in use. When opening it failed (a full disk when the person signed in), it is
+  /// opened again here, on the worker: one failed write must not leave the client without a durable outbox
+  /// for the rest of the session.
+  func currentOutbox() -> Outbox? {
+    let current = storage.withLock { $0 }
+    if let outbox = current.outbox { return outbox }
+    guard options.storage != nil, current.opened else { return nil }
+    var reopened = ClientStorage(userID: current.userID, listEpoch: current.listEpoch)
+    Self.openScope(&reopened, options) { storageErrors.deliver($0) }
+    guard reopened.outbox != nil else { return nil }
+    return storage.withLock { storage -> Outbox? in
+      // Only into the same person's scope: a change of identity since has its own.
+      guard storage.userID == current.userID, storage.outbox == nil else { return storage.outbox }
+      storage.scope = storage.scope ?? reopened.scope
+      storage.outbox = reopened.outbox
+      return storage.outbox
+    }
+  }
+
   func openScopeIfNeeded(_ userID: String?) {
     let current = storage.withLock { $0 }
     guard !current.opened || current.userID != userID else { return }
@@ -37,7 +56,7 @@ extension ChatClient {
   func record(_ operation: OutboxOperation, _ done: @escaping @Sendable (ChatError?) -> Void) {
     let clock = environment.clock
     worker.async { [weak self] in
-      guard let self, let outbox = self.storage.withLock({ $0.outbox }) else {
+      guard let self, let outbox = self.currentOutbox() else {
         return done(ChatError(.storageFailed, "There is no outbox to keep this in."))
       }
       var stamped = operation
@@ -79,7 +98,7 @@ extension ChatClient {
   /// upload next and reports it. A batch once begun is kept whole for its retry, whatever its age: it may
   /// have reached the server.
   func prepareBatch(_ request: RequestID) {
-    guard let outbox = storage.withLock({ $0.outbox }) else { return send(.batchPrepared(request, nil)) }
+    guard let outbox = currentOutbox() else { return send(.batchPrepared(request, nil)) }
     do throws(PersistenceError) {
       let waiting = Self.waiting(in: outbox)
       returnEvicted(try outbox.expire(at: environment.clock.now()), from: waiting)
@@ -105,16 +124,19 @@ extension ChatClient {
     let open = core.withLock { core in handles.compactMap { core.stores[$0] } }
     for conversation in open {
       let state = conversation.store.state
+      var moved: ConversationFile?
       do throws(PersistenceError) {
         // The older history it pages from disk first, so the account's file opens knowing it is there.
         if let to = next.scope { try previous.scope?.copyArchivedMessages(of: state.conversationID, to: to) }
-        let file = try next.scope?.conversation(state.conversationID)
-        try file?.persist(state, changes: .reset, at: now)
-        conversation.follower.file.withLock { $0 = file }
+        moved = try next.scope?.conversation(state.conversationID)
+        try moved?.persist(state, changes: .reset, at: now)
         if next.scope != nil { try previous.scope?.removeConversation(state.conversationID) }
       } catch {
         storageErrors.deliver(error)
       }
+      // Whatever failed (a full disk), nothing more of it reaches the guest's scope: its next snapshot goes
+      // to the account's file, which a failed write leaves to be rewritten whole, or nowhere.
+      conversation.follower.file.withLock { $0 = moved }
     }
     if let from = previous.scope, let to = next.scope {
       moveStoredConversations(from: from, to: to, skipping: Set(open.map { $0.store.state.conversationID }), at: now)

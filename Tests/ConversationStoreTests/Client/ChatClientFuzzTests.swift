@@ -3,6 +3,11 @@ import Foundation
 import Testing
 
 @testable import ConversationStore
+@testable import Persistence
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A client driven by several threads at once with everything a host and a network do to it (identify,
 /// sign out, sign up, open, drop, send, clear, expire the credential, break the connection, let time pass),
@@ -45,10 +50,10 @@ struct ChatClientFuzzTests {
   /// One thing a host or the network does, chosen by `generator`.
   static func operate(
     _ generator: inout SeededGenerator, client: ChatClient, server: AnsweringServer, clock: TestClock,
-    screens: Screens
+    screens: Screens, root: String
   ) {
     let pick = Int(generator.next() % 1_000)
-    switch generator.next() % 24 {
+    switch generator.next() % 26 {
     case 0, 1, 2: screens.hold(client.conversation(ConversationID("c\(pick % 4)")))
     case 3: screens.hold(client.newConversation())
     case 4: client.identify(UserIdentity(userID: people[pick % people.count]))
@@ -64,6 +69,8 @@ struct ChatClientFuzzTests {
       server.breakLiveSockets(with: ChatError(.network, "the network went away"))
     case 18: server.setOffline(false)
     case 19: server.breakLiveSockets(with: ChatError(.network, "the network went away"))
+    case 20: StorageFaults.failWrites(under: root, with: ENOSPC)  // the disk fills
+    case 21: StorageFaults.lift(under: root)  // space is freed
     default: clock.advance(by: Double(pick % 40))
     }
   }
@@ -172,17 +179,20 @@ struct ChatClientFuzzTests {
     for round in 0..<4 {
       // When four threads drive it at once
       let driven = try #require(client)
+      let rootPath = root.path
       await withTaskGroup(of: Void.self) { group in
         for thread in 0..<4 {
           group.addTask {
             var generator = SeededGenerator(state: seed &* 1_000 &+ UInt64(round * 10 + thread))
             for _ in 0..<40 {
-              Self.operate(&generator, client: driven, server: server, clock: clock, screens: screens)
+              Self.operate(
+                &generator, client: driven, server: server, clock: clock, screens: screens, root: rootPath)
             }
           }
         }
       }
       await driven.settled()
+      StorageFaults.lift(under: root.path)
 
       // And the network goes away while the user writes
       let offline = await Self.writeOffline(client: driven, server: server, round: round)
@@ -192,6 +202,14 @@ struct ChatClientFuzzTests {
       #expect(broken.isEmpty, "seed \(seed), round \(round): \(broken)")
       #expect(queued >= 1, "seed \(seed), round \(round): the message written offline was looked at")
       withExtendedLifetime(offline) {}
+
+      // And the stores open are those the screens hold, those with work, and at most the idle limit more
+      // (the idle check runs on the client's clock)
+      clock.advance(by: 6)
+      let held = Set(screens.held.filter { !$0.isClosed }.compactMap(\.state.conversationID))
+      let bounded = await waitUntil { driven.openConversationIDs.subtracting(held).count <= 2 + 1 }
+      #expect(
+        bounded, "seed \(seed), round \(round): \(driven.openConversationIDs.count) stores open, \(held.count) held")
 
       // And nothing written from now on lands outside the scope of whoever is signed in
       let strays = try await Self.writesOutsideTheCurrentScope(client: driven, root: root.path, round: round)
