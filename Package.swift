@@ -25,6 +25,7 @@ let package = Package(
     .executable(name: "fixtures", targets: ["FixturesCommand"]),
     .executable(name: "benchmarks", targets: ["Benchmarks"]),
     .executable(name: "persistence-stress", targets: ["PersistenceStress"]),
+    .executable(name: "client-crash", targets: ["ClientCrash"]),
     .executable(name: "demo", targets: ["Demo"]),
   ],
   targets: [
@@ -81,6 +82,8 @@ let package = Package(
       exclude: ["Conformance"],
       swiftSettings: strictness),
     .executableTarget(
+      name: "ClientCrash", dependencies: ["ConversationStore", "ConversationTesting"], swiftSettings: strictness),
+    .executableTarget(
       name: "PersistenceStress", dependencies: ["ConversationState", "Persistence", "ConversationTesting"],
       swiftSettings: strictness),
     .testTarget(
@@ -114,7 +117,7 @@ let package = Package(
       name: "ReducersTests", dependencies: ["ConversationState", "Reducers", "ConversationTesting"],
       swiftSettings: strictness),
     .testTarget(
-      name: "ConversationStoreTests", dependencies: ["ConversationStore", "ConversationTesting"],
+      name: "ConversationStoreTests", dependencies: ["ConversationStore", "ConversationTesting", "ClientCrash"],
       swiftSettings: strictness),
     .testTarget(
       name: "ConversationTestingTests",
