@@ -10,6 +10,9 @@ final class AnsweringServer: Sendable {
   private let sockets = Sockets()
   private let uploaded = StateLock<Set<ClientMessageID>>([])
   private let offline = StateLock(false)
+  private let refusing = StateLock(false)
+  private let answered = StateLock(0)
+  private let kinds = StateLock<[String]>([])
   private let task = StateLock<Task<Void, Never>?>(nil)
 
   /// The realtime streams handed out that may still be live (finishing an ended one does nothing).
@@ -27,12 +30,18 @@ final class AnsweringServer: Sendable {
     let sockets = sockets
     let uploaded = uploaded
     let offline = offline
+    let refusing = refusing
+    let answered = answered
+    let kinds = kinds
+    let refused = ChatError(.unauthorized, "the token was refused", status: 401)
     let unreachable = ChatError(.network, "The server cannot be reached.")
     task.withLock {
       $0 = Task {
         var realtimeCalls = 0
         var uploads = 0
         for await call in calls {
+          answered.withLock { $0 += 1 }
+          kinds.withLock { $0.append(String(describing: call).prefix(while: { $0 != "(" }).description) }
           switch call {
           case .realtime(_, let socket):
             realtimeCalls += 1
@@ -41,6 +50,8 @@ final class AnsweringServer: Sendable {
             sockets.withLock { $0[realtimeCalls] = socket }
             if offline.withLock({ $0 }) {
               socket.finish(throwing: unreachable)
+            } else if refusing.withLock({ $0 }) {
+              socket.finish(throwing: refused)
             } else if failingRealtimeEvery > 0, realtimeCalls % failingRealtimeEvery == 0 {
               socket.finish(throwing: ChatError(.unauthorized, "expired", status: 401))
             } else {
@@ -50,6 +61,10 @@ final class AnsweringServer: Sendable {
             reply.finish(throwing: unreachable)
           case .uploadOutbox(_, let answer) where offline.withLock({ $0 }):
             answer.resume(throwing: unreachable)
+          case .send(_, let reply) where refusing.withLock({ $0 }):
+            reply.finish(throwing: refused)
+          case .uploadOutbox(_, let answer) where refusing.withLock({ $0 }):
+            answer.resume(throwing: refused)
           case .send(let payload, let reply):
             let message = Message.server(
               payload.text, id: "s-\(payload.clientID)", role: .user, at: 1, clientID: payload.clientID)
@@ -95,6 +110,18 @@ final class AnsweringServer: Sendable {
   /// While offline, the server cannot be reached: new realtime streams, sends and uploads fail with a
   /// network error (what is live already stays, until `breakLiveSockets`).
   func setOffline(_ isOffline: Bool) { offline.withLock { $0 = isOffline } }
+
+  /// While refusing, every token is refused (a revoked account): new realtime streams, sends and uploads
+  /// fail with 401.
+  func setRefusingTokens(_ isRefusing: Bool) { refusing.withLock { $0 = isRefusing } }
+
+  /// How many calls the client has made so far.
+  var callCount: Int { answered.withLock { $0 } }
+
+  /// The kinds of the calls made after the first `skipping`, counted (for a failure message).
+  func callKinds(after skipping: Int) -> [String: Int] {
+    kinds.withLock { Dictionary($0.dropFirst(skipping).map { ($0, 1) }, uniquingKeysWith: +) }
+  }
 
   /// Ends every live realtime stream with `error` (a dropped network, an expired credential).
   func breakLiveSockets(with error: ChatError) {

@@ -53,7 +53,7 @@ struct ChatClientFuzzTests {
     screens: Screens, root: String
   ) {
     let pick = Int(generator.next() % 1_000)
-    switch generator.next() % 26 {
+    switch generator.next() % 28 {
     case 0, 1, 2: screens.hold(client.conversation(ConversationID("c\(pick % 4)")))
     case 3: screens.hold(client.newConversation())
     case 4: client.identify(UserIdentity(userID: people[pick % people.count]))
@@ -71,6 +71,10 @@ struct ChatClientFuzzTests {
     case 19: server.breakLiveSockets(with: ChatError(.network, "the network went away"))
     case 20: StorageFaults.failWrites(under: root, with: ENOSPC)  // the disk fills
     case 21: StorageFaults.lift(under: root)  // space is freed
+    case 22:  // the account is revoked: every token refused
+      server.setRefusingTokens(true)
+      server.breakLiveSockets(with: ChatError(.unauthorized, "revoked", status: 401))
+    case 23: server.setRefusingTokens(false)
     default: clock.advance(by: Double(pick % 40))
     }
   }
@@ -193,6 +197,27 @@ struct ChatClientFuzzTests {
       }
       await driven.settled()
       StorageFaults.lift(under: root.path)
+
+      // And when every token is refused and the host does nothing for ten minutes, the client asks the
+      // server a handful of times, not in a loop: no retry runs faster than its backoff
+      // (reachable: an unreachable server is retried at the backoff's pace, every 30 s at most, and rightly)
+      server.setOffline(false)
+      server.setRefusingTokens(true)
+      server.breakLiveSockets(with: ChatError(.unauthorized, "revoked", status: 401))
+      await driven.settled()
+      let callsBefore = server.callCount
+      for _ in 0..<20 {
+        clock.advance(by: 30)
+        await driven.settled()
+      }
+      let stores = driven.openConversationIDs.count
+      let made = server.callCount - callsBefore
+      #expect(
+        made <= 4 + 3 * stores,
+        "seed \(seed), round \(round): \(made) calls with every token refused: \(server.callKinds(after: callsBefore))")
+      server.setRefusingTokens(false)
+      driven.credentialsRefreshed()
+      await driven.settled()
 
       // And the network goes away while the user writes
       let offline = await Self.writeOffline(client: driven, server: server, round: round)
