@@ -82,7 +82,7 @@ struct ChatClientLocalFirstTests {
       let shown = chat.state.messages.count
       chat.send(.loadMoreHistory(pageSize: 100))
       // A page from the server would wait for an answer this story never gives.
-      guard await chat.state(within: 5, where: { $0.messages.count > shown && !$0.history.isLoadingHistory }) != nil
+      guard await chat.state(where: { $0.messages.count > shown && !$0.history.isLoadingHistory }) != nil
       else { break }
       pages += 1
     }

@@ -380,10 +380,10 @@ struct ChatClientOutboxTests {
 
   @Test("a message that waited past the outbox's age bound fails OUTBOX_EVICTED when the outbox next looks, not later")
   func expiredFailsWhenTheOutboxLooks() async throws {
-    // Given an outbox that keeps operations a minute, a first message in a batch whose upload failed, and a
-    // second written after it
+    // Given an outbox that keeps operations ten seconds (less than its first retry waits), a first message in
+    // a batch whose upload failed, and a second written after it
     let root = TemporaryRoot()
-    let limits = OutboxLimits(maximumAge: 60)
+    let limits = OutboxLimits(maximumAge: 10)
     var harness = try await Self.writtenOffline(["first"], root: root, outboxLimits: limits)
     let chat = harness.client.conversation("c1")
     let (_, upload) = try await harness.nextBatch()
@@ -393,10 +393,11 @@ struct ChatClientOutboxTests {
     chat.sendMessage("second")
     _ = await chat.state(where: { $0.messages.outgoing.last?.delivery == .queued })
 
-    // When more than a minute passes and the outbox tries again
+    // When time passes and the outbox tries again (after its backoff, past the age bound)
     await harness.client.settled()
-    harness.clock.advance(by: 61)
+    let ticker = Self.tick(harness.clock)
     let (batch, retried) = try await harness.nextBatch()
+    ticker.cancel()
 
     // Then the second message failed with why; the batch begun before goes again whole
     #expect(batch.operations.count == 1)

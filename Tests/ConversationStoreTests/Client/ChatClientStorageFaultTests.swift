@@ -48,6 +48,7 @@ struct ChatClientStorageFaultTests {
       chat.send(.setDraft("typing while full"))
       let shown = await chat.state(where: { $0.messages.count == 4 && $0.draft == "typing while full" })
       _ = await harness.drop(harness.socket, throwing: ChatError(.network, "tunnel"))
+      _ = await chat.state(where: { $0.connection.isOffline })
       chat.sendMessage("Written while full")
       let offline = await chat.state(where: { state in
         if case .failed = state.messages.outgoing.last?.delivery { return true }
