@@ -23,6 +23,17 @@ struct ChatClientOutboxTests {
     return harness
   }
 
+  /// Offline, "first" written in c1 and its batch's upload failed: it waits out the outbox's backoff, kept
+  /// whole in its batch for the retry (and so never evicted).
+  static func firstUploadFailed(root: TemporaryRoot, outboxLimits: OutboxLimits) async throws -> ClientHarness {
+    var harness = try await writtenOffline(["first"], root: root, outboxLimits: outboxLimits)
+    let (_, upload) = try await harness.nextBatch()
+    upload.resume(throwing: ChatError(.network, "tunnel"))
+    let client = harness.client
+    _ = await waitUntil { if case .waiting = client.state.outbox { true } else { false } }
+    return harness
+  }
+
   /// Moves virtual time forward a second at a time, letting tasks run in between, until cancelled.
   static func tick(_ clock: TestClock) -> Task<Void, Never> {
     Task {
@@ -305,12 +316,8 @@ struct ChatClientOutboxTests {
     // (a batch once begun is kept whole for its retry: what it holds is never evicted)
     let root = TemporaryRoot()
     let limits = OutboxLimits(maximumOperations: 2)
-    var harness = try await Self.writtenOffline(["first"], root: root, outboxLimits: limits)
+    let harness = try await Self.firstUploadFailed(root: root, outboxLimits: limits)
     let chat = harness.client.conversation("c1")
-    let (_, upload) = try await harness.nextBatch()
-    upload.resume(throwing: ChatError(.network, "tunnel"))
-    let client = harness.client
-    _ = await waitUntil { if case .waiting = client.state.outbox { true } else { false } }
 
     // When two more are written
     chat.sendMessage("second")
@@ -384,12 +391,8 @@ struct ChatClientOutboxTests {
     // a batch whose upload failed, and a second written after it
     let root = TemporaryRoot()
     let limits = OutboxLimits(maximumAge: 10)
-    var harness = try await Self.writtenOffline(["first"], root: root, outboxLimits: limits)
+    var harness = try await Self.firstUploadFailed(root: root, outboxLimits: limits)
     let chat = harness.client.conversation("c1")
-    let (_, upload) = try await harness.nextBatch()
-    upload.resume(throwing: ChatError(.network, "tunnel"))
-    let client = harness.client
-    _ = await waitUntil { if case .waiting = client.state.outbox { true } else { false } }
     chat.sendMessage("second")
     _ = await chat.state(where: { $0.messages.outgoing.last?.delivery == .queued })
 
