@@ -58,10 +58,6 @@ public struct AGUIReplyMapper: Sendable {
   private var anyRunStarted = false
   private var requestedRunStarted = false
   private var ending: AGUIRunOutcome?
-  /// The producer's ID of the first assistant message of the requested run that shows something (text, or
-  /// a tool call it owns): the answer's server ID, so the stored answer can be rated and matched like any
-  /// other (AG-UI sends no copy of the answer).
-  private var answerID: String?
   private var drafts: [String: Draft] = [:]
   private var draftOrder: [String] = []
   private var streamed: [String: Streamed] = [:]
@@ -221,13 +217,10 @@ public struct AGUIReplyMapper: Sendable {
         sideEvents.append(.warning("The run left tool call \(id) pending, but it is not one of the app's tools."))
       }
     }
-    // Without an assistant message (a run that only changed state), the run names the answer.
-    let serverID = ServerMessageID(rawValue: answerID ?? "agui-\(runID)")
     events.append(
       .finished(
-        Message(
-          clientID: ClientMessageID(rawValue: "agui-\(runID)"), serverID: serverID, role: .assistant, text: "",
-          createdAt: receivedAt)))
+        Message(clientID: ClientMessageID(rawValue: "agui-\(runID)"), role: .assistant, text: "", createdAt: receivedAt)
+      ))
     return events
   }
 
@@ -282,7 +275,6 @@ public struct AGUIReplyMapper: Sendable {
       if role == "assistant", shown { openPart(for: id) }
     case .textMessageContent(let id, let delta):
       guard let part = stream(delta, of: id, as: .text, into: &events) else { return }
-      if answerID == nil { answerID = id }
       isHot = true
       hotID = id
       hotPart = part
@@ -292,7 +284,6 @@ public struct AGUIReplyMapper: Sendable {
     case .toolCallStart(let id, let name, let parent):
       let owner = parent.flatMap { drafts[$0] != nil || thread.message($0) != nil ? $0 : nil } ?? id
       if drafts[owner] == nil { openDraft(owner, role: "assistant", name: nil) }
-      if shown, answerID == nil { answerID = owner }
       let execution: ToolCall.Execution = appTools.contains(name) ? .client : .server
       calls[id] = Call(name: name, execution: execution, parent: owner)
       callOrder.append(id)
