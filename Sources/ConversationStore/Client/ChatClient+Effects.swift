@@ -92,12 +92,13 @@ extension ChatClient {
     case .reportHostOperations(let outcomes):
       for outcome in outcomes { hostOperations?.deliver(outcome) }
     case .shutDown(let handles):
+      // The list is not closed here: `close()` closes it once every follower has reported its store's last
+      // snapshot to it.
       let closing = takeStores(handles)
       for (_, store) in closing { store.close() }
       requests.cancelAll(closing: true)
       timers.cancelAll(closing: true)
       hub.close()
-    // The list closes in `close()` once every follower has reported its store's last snapshot to it.
     }
   }
 

@@ -110,27 +110,29 @@ final class ConversationFollower: Sendable {
   /// Whether the state `store` has now was written and reported to the list (or the store closed and its
   /// last snapshot was handled). It compares states: a check for tests and the demo, which poll it, not for
   /// a hot path. Nothing waits on it, so no wakeup can be lost when a state changes and changes back.
-  func isCaughtUp(with store: ChatStore) -> Bool {
-    let (handled, isFinished) = progress.withLock { ($0.state, $0.isFinished) }
-    return isFinished || handled == store.state
-  }
+  func isCaughtUp(with store: ChatStore) -> Bool { hasHandled(through: .max, of: store) }
 
   /// Waits until the state `store` had at `version` (or a later one) was written and reported, or the store
   /// closed and its last snapshot was handled. It polls memory (a millisecond apart): a store whose state
   /// changes and changes back makes no new snapshot, so no wake-up would come.
   func handled(through version: UInt64, of store: ChatStore) async {
-    while true {
-      let (handled, handledVersion, isFinished) = progress.withLock { ($0.state, $0.version, $0.isFinished) }
-      if isFinished || handledVersion >= version || handled == store.state { return }
-      try? await Task.sleep(nanoseconds: 1_000_000)
-    }
+    while !hasHandled(through: version, of: store) { try? await Task.sleep(nanoseconds: 1_000_000) }
+  }
+
+  /// Whether the store closed and its last snapshot was handled, or a snapshot at `version` or later was, or
+  /// the state handled last is the store's state now (the store's lock is taken after this one's, never
+  /// inside it).
+  private func hasHandled(through version: UInt64, of store: ChatStore) -> Bool {
+    let (handled, handledVersion, isFinished) = progress.withLock { ($0.state, $0.version, $0.isFinished) }
+    return isFinished || handledVersion >= version || handled == store.state
   }
 
   /// Waits until the store closed and the last snapshot was written.
   func finished() async { await task.withLock { $0 }?.value }
 
-  /// What the list learns from one step of an open conversation. Messages count once: the client's list
-  /// bridge skips message events of conversations that are open, which are reported from here.
+  /// What the list learns from one step of an open conversation. Messages count once: the realtime hub
+  /// leaves a message it handed to this store to be reported from here (`ListBridge.route`), and the list
+  /// counts one told twice once (`ConversationSummary.lastMessageID`).
   private static func report(
     from previous: ConversationState, to state: ConversationState, changes: ChangeSet<ClientMessageID>,
     to list: ConversationListStore, at now: Date

@@ -42,11 +42,9 @@ extension ConversationReducer {
     case .refreshing, .needed: waiting = true
     }
     guard waiting else { return [] }
-    let pending = state.requests.filter { $0.value == .credentials }.map(\.key).sorted { $0.sequence < $1.sequence }
-    for requestID in pending { state.requests[requestID] = nil }
+    var effects = dropCredentialRequests(&state)
     state.credentials = .refreshed
     if state.backgroundError?.isAuthorizationFailure == true { state.backgroundError = nil }
-    var effects = pending.map(ConversationEffect.cancel)
     if state.connection == .closed { effects += connect(&state) }
     return effects + dispatchPendingMessages(&state)
   }
@@ -61,11 +59,18 @@ extension ConversationReducer {
     var effects: [ConversationEffect] = []
     if state.connection != .closed && state.connection != .idle { effects += disconnect(&state) }
     // A refresh this store started is overtaken: its answer would reopen what the host must decide on.
-    let pending = state.requests.filter { $0.value == .credentials }.map(\.key).sorted { $0.sequence < $1.sequence }
-    for requestID in pending { state.requests[requestID] = nil }
+    effects += dropCredentialRequests(&state)
     state.credentials = .needed(error)
     state.backgroundError = error
-    return effects + pending.map(ConversationEffect.cancel)
+    return effects
+  }
+
+  /// Forgets the provider calls this store has running, oldest first, and returns their cancellations: a
+  /// credential came (or was refused) from elsewhere, and their answers are stale.
+  private func dropCredentialRequests(_ state: inout ConversationState) -> [ConversationEffect] {
+    let pending = state.requests.filter { $0.value == .credentials }.map(\.key).sorted { $0.sequence < $1.sequence }
+    for requestID in pending { state.requests[requestID] = nil }
+    return pending.map(ConversationEffect.cancel)
   }
 
   /// The credential provider could not help: the user must sign in again.
