@@ -71,7 +71,7 @@ let package = Package(
       dependencies: ["ChatAGUI", "ConversationStore", "ConversationTesting", "ProducerSupport", "ServerSentEvents"],
       exclude: ["Conformance"], swiftSettings: strictness),
     .target(
-      name: "ProducerSupport", dependencies: ["ConversationState", "ConversationTesting"],
+      name: "ProducerSupport", dependencies: ["ConversationState", "ConversationStore", "ConversationTesting"],
       path: "Tests/ProducerSupport", swiftSettings: strictness),
     .testTarget(
       name: "ChatHTTPTests",

@@ -17,21 +17,23 @@ public import Foundation
 ///   tools: [AGUITool(name: "pick_color", description: "Ask the user for a color")],
 ///   companion: try HTTPChatBackend(baseURL: historyServer) { await tokens.current() }
 /// ) { await tokens.current() }
-/// var policy = ChatPolicy()
-/// policy.toolResultDelivery = .nextRun          // AG-UI runs end with the app's calls pending
-/// let client = ChatClient(backend: agent, policy: policy)
+/// let client = ChatClient(backend: agent)
 /// ```
 ///
-/// - The store's policy must set `toolResultDelivery = .nextRun`: the app's results go back in the next run.
+/// - The app's results go back in the next run (`toolResultDelivery` is `.nextRun`, whatever the store's
+///   policy says).
 /// - What AG-UI does not carry (history pages, the conversation list, ratings, feedback, typing, read
 ///   state, tickets, uploads, the outbox, realtime events) goes to `companion`, the host's own backend;
 ///   without one those calls fail `UNSUPPORTED` (typing and read state do nothing), history is empty, and
 ///   the realtime connection opens and stays quiet.
-/// - The agent's view of each conversation (`thread(for:)`) lives in this object: a host that restarts
-///   restores it with `restore(_:for:)` (from the messages it stored), or the agent sees a new thread.
+/// - Each run's `messages` and `state` are built from the conversation the store shows and stores
+///   (`AgentContext`, cut by `contextPolicy`): this object keeps nothing between runs, so a relaunched app,
+///   or a second client on the same storage, sends the agent what the user sees. What a run waits on (its
+///   interrupts, the run to resume) is kept on the answer (`Message.providerMetadata`), so an approval asked
+///   before a relaunch is answered after it.
 /// - Approvals go back as `{"approved": true}` or `{"approved": false, "reason": …}` (Pydantic AI's shape);
 ///   a question's answer as its value; a declined question as a `cancelled` resume entry.
-public final class AGUIBackend: CompanionBackend {
+public final class AGUIBackend: CompanionBackend, AgentBackend {
   /// The limits and timeouts applied to what the agent sends.
   public var policy: ChatPolicy { transport.policy }
   /// What the streams carry besides replies (custom and raw events, activity, steps, warnings), in order.
@@ -44,8 +46,11 @@ public final class AGUIBackend: CompanionBackend {
   private let forwardedProps: JSONValue
   /// The host's backend for what AG-UI does not carry.
   public let companion: (any ChatBackend)?
+  /// How much of the conversation each run carries (the newest 100 messages unless the host says).
+  public let contextPolicy: AgentContextPolicy
+  /// AG-UI runs end with the app's calls pending; their results go in the next run.
+  public var toolResultDelivery: ToolResultDelivery { .nextRun }
   private let makeID: @Sendable () -> String
-  private let threads = StateLock<[ConversationID: AGUIThread]>([:])
   private let sideEventSink: AsyncStream<AGUISideEvent>.Continuation
 
   /// A backend for the agent at `endpoint` (`https`, or `http` to this machine only).
@@ -56,19 +61,23 @@ public final class AGUIBackend: CompanionBackend {
   ///   - context: grounding strings sent with every run.
   ///   - forwardedProps: the host's own payload, sent with every run untouched.
   ///   - companion: the backend for what AG-UI does not carry.
+  ///   - contextPolicy: how much of the conversation each run carries.
   ///   - policy: the transport's timeouts and limits.
   ///   - now: the device's clock, for the time of answers (AG-UI sends none).
   ///   - makeID: new thread and run IDs (random UUIDs unless a test gives its own).
   ///   - token: the bearer token for each request, sent to `endpoint`'s origin only.
-  /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work.
+  /// - Throws: `INVALID_CONFIGURATION` for a policy or context policy that cannot work.
   public init(
     endpoint: URL, tools: [AGUITool] = [], context: [(description: String, value: String)] = [],
-    forwardedProps: JSONValue = .object([:]), companion: (any ChatBackend)? = nil, policy: ChatPolicy = ChatPolicy(),
+    forwardedProps: JSONValue = .object([:]), companion: (any ChatBackend)? = nil,
+    contextPolicy: AgentContextPolicy = .standard, policy: ChatPolicy = ChatPolicy(),
     now: @escaping @Sendable () -> Date = { Date() },
     makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
     token: @escaping @Sendable () async throws -> String? = { nil }
   ) throws(ChatError) {
     transport = try HTTPTransport(baseURL: endpoint, policy: policy, now: now, token: token)
+    try contextPolicy.validate()
+    self.contextPolicy = contextPolicy
     self.tools = tools
     self.context = context
     self.forwardedProps = forwardedProps
@@ -79,66 +88,60 @@ public final class AGUIBackend: CompanionBackend {
 
   deinit { sideEventSink.finish() }
 
-  /// The agent's view of `conversation`: its history as sent on the next run, and its state.
-  public func thread(for conversation: ConversationID) -> AGUIThread? { threads.withLock { $0[conversation] } }
-
-  /// Sets the agent's view of `conversation` (after a restart, from what the host stored).
-  public func restore(_ thread: AGUIThread, for conversation: ConversationID) {
-    threads.withLock { $0[conversation] = thread }
-  }
-
   // MARK: - Runs
 
-  public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
+  public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
     let user = Message(
       clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
       attachments: payload.attachments)
-    let (thread, abandoned) = threads.withLock { threads in
-      var thread = threads[conversation] ?? AGUIThread()
-      // A new message gives up what the last run left waiting (the store has cancelled those waits).
-      let abandoned = thread.abandonWaits()
-      thread.upsert(AGUIThread.userMessage(user))  // a retry replaces it in place
-      threads[conversation] = thread
-      return (thread, abandoned)
-    }
+    var thread = AGUIThread(context: context)
+    thread.upsert(AGUIThread.userMessage(user))
+    // A new message gives up the interrupts the last run left open (the store cancelled that wait): each
+    // gets a `cancelled` entry, with the run it answers (omission is not abandonment).
+    let last = context.messages.last { $0.role == .assistant || $0.role == .humanAgent }
+    let (parent, open) = last.map(AGUIThread.run(of:)) ?? (nil, [])
+    let resume = open.map { JSONValue.object(["interruptId": .string($0), "status": "cancelled"]) }
     return run(
-      in: conversation, on: thread, userMessage: user, parentRunID: abandoned.parentRunID, resume: abandoned.resume)
+      in: conversation, on: thread, userMessage: user, parentRunID: resume.isEmpty ? nil : parent, resume: resume)
   }
 
-  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
-    -> AsyncThrowingStream<ReplyEvent, any Error>
-  {
-    guard var thread = threads.withLock({ $0[conversation]?.prefix(through: prompt.rawValue) }) else {
-      return Self.failing(ChatError(.unknownMessage, "The agent's thread does not hold message \(prompt.rawValue)."))
+  public func regenerate(
+    in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    guard context.messages.last?.serverID == prompt else {
+      return Self.failing(ChatError(.unknownMessage, "The conversation does not hold message \(prompt.rawValue)."))
     }
-    // The answer being replaced goes, with whatever it left waiting.
-    thread.pendingInterrupts = []
-    thread.pendingToolCallIDs = []
-    return run(in: conversation, on: thread, userMessage: nil)
+    return run(in: conversation, on: AGUIThread(context: context), userMessage: nil)
   }
 
-  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
-    guard var thread = threads.withLock({ $0[conversation] }) else {
-      return Self.failing(ChatError(.unknownMessage, "The agent's thread for \(conversation.rawValue) is gone."))
-    }
+    var thread = AGUIThread(context: context)
+    for message in AGUIThread.wireMessages(continuation.message, resuming: true) { thread.upsert(message) }
     for call in continuation.toolResults {
       if let message = AGUIThread.toolMessage(answering: call) { thread.upsert(message) }
     }
+    let (parentRunID, interrupts) = AGUIThread.run(of: continuation.message)
     let answers = Dictionary(continuation.inputAnswers.map { ($0.id.rawValue, $0) }) { first, _ in first }
     var resume: [JSONValue] = []
-    for interrupt in thread.pendingInterrupts {
+    for interrupt in interrupts {
       // Omission is not abandonment: every interrupt is answered, or nothing is sent.
-      guard let request = answers[interrupt.id], let entry = AGUIThread.resumeEntry(request) else {
-        return Self.failing(ChatError(.invalidAction, "Interrupt \(interrupt.id) has no answer; nothing was sent."))
+      guard let request = answers[interrupt], let entry = AGUIThread.resumeEntry(request) else {
+        return Self.failing(ChatError(.invalidAction, "Interrupt \(interrupt) has no answer; nothing was sent."))
       }
       resume.append(entry)
     }
-    let parent = resume.isEmpty ? nil : thread.lastRunID
-    thread.pendingInterrupts = []
-    return run(in: conversation, on: thread, userMessage: nil, parentRunID: parent, resume: resume)
+    return run(
+      in: conversation, on: thread, userMessage: nil, parentRunID: resume.isEmpty ? nil : parentRunID, resume: resume)
+  }
+
+  /// AG-UI has no way to resume a run's stream: `NOT_RESUMABLE`, and the reply ends `truncated` with what
+  /// it had.
+  public func resumeReply(from cursor: ReplyCursor, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    Self.failing(ChatError(.notResumable, "AG-UI runs cannot be resumed."))
   }
 
   private func run(
@@ -160,32 +163,15 @@ public final class AGUIBackend: CompanionBackend {
         try mapper.map(event, into: &events)
         if !mapper.sideEvents.isEmpty { self.publish(mapper.takeSideEvents()) }
       } catch {
-        self.keep(mapper.thread, for: conversation)
         self.publish(mapper.takeSideEvents())
         throw error
       }
     } end: { mapper throws(ChatError) in
-      defer {
-        self.keep(mapper.thread, for: conversation)
-        self.publish(mapper.takeSideEvents())
-      }
+      defer { self.publish(mapper.takeSideEvents()) }
       return try mapper.finish()
     } failed: { mapper, error in
-      self.keep(mapper.thread, for: conversation)
       self.publish(mapper.takeSideEvents())
       return mapper.failure(ofTransport: error)
-    }
-  }
-
-  /// Stores a run's thread. A message written meanwhile by a newer send (a run that overlapped this one) is
-  /// kept, after this run's messages.
-  private func keep(_ thread: AGUIThread, for conversation: ConversationID) {
-    threads.withLock { threads in
-      var merged = thread
-      for message in threads[conversation]?.messages ?? [] {
-        if let id = message.field("id")?.stringValue, merged.message(id) == nil { merged.upsert(message) }
-      }
-      threads[conversation] = merged
     }
   }
 

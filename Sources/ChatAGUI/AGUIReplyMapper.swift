@@ -207,11 +207,13 @@ public struct AGUIReplyMapper: Sendable {
     guard let ending else {
       throw ChatError(.incompleteStream, "The stream ended before run \(runID) finished.")
     }
+    var interruptIDs: [String] = []
     switch ending {
     case .cancelled:
       throw ChatError(.cancelled, "The agent stopped run \(runID) on purpose.")
     case .interrupt(let interrupts):
       for interrupt in interrupts { events.append(.inputRequested(request(for: interrupt))) }
+      interruptIDs = interrupts.map(\.id)
     case .success(let pending):
       for id in pending where calls[id].map({ $0.execution == .server }) ?? true {
         sideEvents.append(.warning("The run left tool call \(id) pending, but it is not one of the app's tools."))
@@ -219,8 +221,9 @@ public struct AGUIReplyMapper: Sendable {
     }
     events.append(
       .finished(
-        Message(clientID: ClientMessageID(rawValue: "agui-\(runID)"), role: .assistant, text: "", createdAt: receivedAt)
-      ))
+        Message(
+          clientID: ClientMessageID(rawValue: "agui-\(runID)"), role: .assistant, text: "", createdAt: receivedAt,
+          providerMetadata: AGUIThread.metadata(runID: runID, interrupts: interruptIDs))))
     return events
   }
 

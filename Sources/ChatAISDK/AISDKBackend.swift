@@ -16,23 +16,26 @@ public import Foundation
 /// let agent = try AISDKBackend(
 ///   endpoint: URL(string: "https://app.example.com/api/chat")!, appTools: ["pick_color"]
 /// ) { await tokens.current() }
-/// var policy = ChatPolicy()
-/// policy.toolResultDelivery = .nextRun          // the app's results go back in the next request
-/// let client = ChatClient(backend: agent, policy: policy)
+/// let client = ChatClient(backend: agent)
 /// ```
 ///
-/// - The store's policy must set `toolResultDelivery = .nextRun`: an app-run call's result, like an
+/// - An app-run call's result, like an
 ///   approval's answer, goes back as the assistant message resent with it (`continueRun`), and the reply
 ///   continues in the same row.
-/// - The chat's UI messages (`chat(for:)`) live in this object, as `useChat` keeps them: a host that
-///   restarts restores them with `restore(_:for:)`, or the server sees a new chat.
+/// - Each request's `messages` are built from the conversation the store shows and stores (`AgentContext`,
+///   cut by `contextPolicy`; `AISDKChat(context:)` says how): this object keeps no chat, so a relaunched
+///   app, or a second client on the same storage, sends what the user sees.
 /// - What the protocol does not carry (history pages, the conversation list, ratings, feedback, typing,
 ///   read state, tickets, uploads, the outbox, realtime events) goes to `companion` (`CompanionBackend`).
-public final class AISDKBackend: CompanionBackend {
+public final class AISDKBackend: CompanionBackend, AgentBackend {
   /// The limits and timeouts applied to what the server sends.
   public var policy: ChatPolicy { transport.policy }
   /// The host's backend for what the protocol does not carry.
   public let companion: (any ChatBackend)?
+  /// How much of the conversation each request carries (the newest 100 messages unless the host says).
+  public let contextPolicy: AgentContextPolicy
+  /// The app's results go back as the assistant message resent with them, in the next request.
+  public var toolResultDelivery: ToolResultDelivery { .nextRun }
   /// What the streams carry besides replies (transient data, metadata, skipped chunks), in order.
   /// Delivered asynchronously; the newest 1,024 are kept while nobody reads.
   public let sideEvents: AsyncStream<AISDKSideEvent>
@@ -41,9 +44,6 @@ public final class AISDKBackend: CompanionBackend {
   private let appTools: Set<String>
   private let body: [String: JSONValue]
   private let makeID: @Sendable () -> String
-  private let chats = StateLock<[ConversationID: AISDKChat]>([:])
-  /// The newest request of each chat, as it began: what a resume maps its replay with.
-  private let latest = StateLock<[ConversationID: ReplyRequest]>([:])
   private let sideEventSink: AsyncStream<AISDKSideEvent>.Continuation
 
   /// A backend for the chat route at `endpoint` (`https`, or `http` to this machine only).
@@ -55,6 +55,7 @@ public final class AISDKBackend: CompanionBackend {
   ///     other tool is the server's.
   ///   - body: the host's own fields, sent with every request (the protocol's own fields win).
   ///   - companion: the backend for what the protocol does not carry.
+  ///   - contextPolicy: how much of the conversation each request carries.
   ///   - policy: the transport's timeouts and limits.
   ///   - now: the device's clock, for the time of answers (the protocol sends none).
   ///   - makeID: new chat IDs (random UUIDs unless a test gives its own).
@@ -62,11 +63,14 @@ public final class AISDKBackend: CompanionBackend {
   /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work.
   public init(
     endpoint: URL, appTools: Set<String> = [], body: [String: JSONValue] = [:], companion: (any ChatBackend)? = nil,
-    policy: ChatPolicy = ChatPolicy(), now: @escaping @Sendable () -> Date = { Date() },
+    contextPolicy: AgentContextPolicy = .standard, policy: ChatPolicy = ChatPolicy(),
+    now: @escaping @Sendable () -> Date = { Date() },
     makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
     token: @escaping @Sendable () async throws -> String? = { nil }
   ) throws(ChatError) {
     transport = try HTTPTransport(baseURL: endpoint, policy: policy, errorCodes: .fromStatus, now: now, token: token)
+    try contextPolicy.validate()
+    self.contextPolicy = contextPolicy
     self.appTools = appTools
     self.body = body
     self.companion = companion
@@ -76,45 +80,35 @@ public final class AISDKBackend: CompanionBackend {
 
   deinit { sideEventSink.finish() }
 
-  /// The chat's UI messages for `conversation`, as the next request sends them.
-  public func chat(for conversation: ConversationID) -> AISDKChat? { chats.withLock { $0[conversation] } }
-
-  /// Sets the chat's UI messages for `conversation` (after a restart, from what the host stored).
-  public func restore(_ chat: AISDKChat, for conversation: ConversationID) {
-    chats.withLock { $0[conversation] = chat }
-  }
-
   // MARK: - Requests
 
-  public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
+  public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
     let user = Message(
       clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
       attachments: payload.attachments)
-    let chat = chats.withLock { chats in
-      var chat = chats[conversation] ?? AISDKChat()
-      chat.upsert(AISDKChat.userMessage(user))  // a retry replaces it in place
-      chats[conversation] = chat
-      return chat
-    }
+    var chat = AISDKChat(context: context)
+    chat.upsert(AISDKChat.userMessage(user))
     return request(in: conversation, chat: chat, trigger: "submit-message", messageID: nil, userMessage: user)
   }
 
-  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
-    -> AsyncThrowingStream<ReplyEvent, any Error>
-  {
-    guard let chat = chats.withLock({ $0[conversation]?.prefix(through: prompt.rawValue) }) else {
-      return Self.failing(ChatError(.unknownMessage, "The chat does not hold message \(prompt.rawValue)."))
+  public func regenerate(
+    in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    guard context.messages.last?.serverID == prompt else {
+      return Self.failing(ChatError(.unknownMessage, "The conversation does not hold message \(prompt.rawValue)."))
     }
-    return request(in: conversation, chat: chat, trigger: "regenerate-message", messageID: answer?.rawValue)
+    return request(
+      in: conversation, chat: AISDKChat(context: context), trigger: "regenerate-message", messageID: answer?.rawValue)
   }
 
-  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
-    guard var chat = chats.withLock({ $0[conversation] }) else {
-      return Self.failing(ChatError(.unknownMessage, "The chat for \(conversation.rawValue) is gone."))
-    }
+    var chat = AISDKChat(context: context)
+    var waited = continuation.message
+    if let answer = continuation.answer { waited.serverID = answer }
+    chat.upsert(AISDKChat.uiMessage(waited))
     let answer: String
     do throws(ChatError) {
       answer = try chat.answer(continuation)
@@ -126,20 +120,15 @@ public final class AISDKBackend: CompanionBackend {
 
   /// Resumes a reply through the protocol's resume endpoint, `GET {endpoint}/{chatId}/stream`: `204` (no
   /// active stream) is `NOT_RESUMABLE`; a stream is the reply replayed from its start, whose chunks up to the
-  /// cursor are mapped again but not passed on (`EventNumbering`), so the reply goes on where it was.
-  ///
-  /// After a relaunch this object has no record of the request; it then rebuilds the reply from the chat
-  /// `restore(_:for:)` gave it, without the partial answer.
-  public func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+  /// cursor are mapped again but not passed on (`EventNumbering`), so the reply goes on where it was. The
+  /// replay is mapped against `context` (the chat before the answer), the same after a relaunch.
+  public func resumeReply(from cursor: ReplyCursor, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
     let conversation = cursor.conversationID
     let answer = cursor.replyID?.rawValue
-    let begun = latest.withLock { $0[conversation] }.flatMap { $0.answer == nil || $0.answer == answer ? $0 : nil }
-    let original =
-      begun
-      ?? ReplyRequest(
-        key: answer.flatMap { $0.hasPrefix("aisdk-") ? String($0.dropFirst(6)) : nil } ?? makeID(),
-        chat: chats.withLock { $0[conversation] }?.removing(answer) ?? AISDKChat(), userMessage: nil, continuing: nil,
-        answer: answer)
+    let original = ReplyRequest(
+      key: answer.flatMap { $0.hasPrefix("aisdk-") ? String($0.dropFirst(6)) : nil } ?? makeID(),
+      chat: AISDKChat(context: context).removing(answer), userMessage: nil, continuing: nil, answer: answer)
     let path =
       conversation.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? conversation.rawValue
     return stream(
@@ -158,7 +147,6 @@ public final class AISDKBackend: CompanionBackend {
     if let messageID { fields["messageId"] = .string(messageID) }
     let request = ReplyRequest(
       key: key, chat: chat, userMessage: userMessage, continuing: continuing, answer: continuing)
-    latest.withLock { $0[conversation] = request }
     return stream(
       .post("", body: JSONValue.object(fields).encoded(), key: key), request, in: conversation,
       numbering: .counting())
@@ -178,33 +166,16 @@ public final class AISDKBackend: CompanionBackend {
         try mapper.map(event, into: &events)
         if !mapper.sideEvents.isEmpty { self.publish(mapper.takeSideEvents()) }
       } catch {
-        self.keep(mapper.chat, for: conversation)
         self.publish(mapper.takeSideEvents())
         throw error
       }
     } end: { mapper throws(ChatError) in
-      defer {
-        self.keep(mapper.chat, for: conversation)
-        self.publish(mapper.takeSideEvents())
-      }
+      defer { self.publish(mapper.takeSideEvents()) }
       return try mapper.finish()
     } failed: { mapper, error in
       let failure = mapper.failure(ofTransport: error)
-      self.keep(mapper.chat, for: conversation)
       self.publish(mapper.takeSideEvents())
       return failure
-    }
-  }
-
-  /// Stores a request's chat. A message written meanwhile by a newer send (a request that overlapped this
-  /// one) is kept, after this request's messages.
-  private func keep(_ chat: AISDKChat, for conversation: ConversationID) {
-    chats.withLock { chats in
-      var merged = chat
-      for message in chats[conversation]?.messages ?? [] {
-        if let id = message.field("id")?.stringValue, merged.index(of: id) == nil { merged.upsert(message) }
-      }
-      chats[conversation] = merged
     }
   }
 

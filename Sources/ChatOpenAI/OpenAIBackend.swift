@@ -8,9 +8,10 @@ import ServerSentEvents
 /// Chat Completions (vLLM, Ollama, llama.cpp, LiteLLM, OpenRouter…) or Responses API.
 ///
 /// Each send, regeneration and continuation is one streaming request to `baseURL` + `/chat/completions` or
-/// `/responses` with the whole conversation (`transcript(for:)`): the API keeps none here. The app's tools
-/// are offered on every request, and a call to one is app-run: its result goes back on the next request
-/// and the answer continues in the same row. The transport is `ChatHTTP`'s: the same timeouts (a stalled
+/// `/responses` with the conversation the store shows and stores (`AgentContext`, cut by `contextPolicy`;
+/// `OpenAITranscript(context:api:)` says how): the API keeps none, and neither does this object. The
+/// app's tools are offered on every request, and a call to one is app-run: its result goes back on the next
+/// request and the answer continues in the same row. The transport is `ChatHTTP`'s: the same timeouts (a stalled
 /// stream hits `ChatPolicy.idleTimeout`), limits, origin-bound credential and redirect rules as
 /// `HTTPChatBackend`; a 429's `Retry-After` is honoured by the store's backoff.
 ///
@@ -20,28 +21,31 @@ import ServerSentEvents
 ///   instructions: "You are a support agent for Example Inc.",
 ///   tools: [OpenAITool(name: "order_status", description: "The status of an order")]
 /// ) { try await keychain.apiKey() }
-/// var policy = ChatPolicy()
-/// policy.toolResultDelivery = .nextRun          // results go back on the next request
-/// let client = ChatClient(backend: model, policy: policy)
+/// let client = ChatClient(backend: model)
 /// ```
 ///
-/// - The store's policy must set `toolResultDelivery = .nextRun`.
+/// - A call's result goes back on the next request (`toolResultDelivery` is `.nextRun`).
 /// - Errors: HTTP failures take their code from the status (429 `RATE_LIMITED`, 401 `UNAUTHORIZED`), with
 ///   OpenAI's message; an error inside the stream is `PROVIDER_ERROR`; a stream that ends early is
 ///   `INCOMPLETE_STREAM` and the answer `truncated`, with its text kept.
 /// - What the API does not carry (history pages, the conversation list, ratings…) goes to `companion`.
-/// - A host that restarts restores each conversation's transcript with `restore(_:for:)`.
+/// - A Responses answer keeps its output items (reasoning with its encrypted content, function calls) in
+///   `Message.providerMetadata`, and they go back as the server sent them; after a relaunch too.
 /// - Resuming: a Responses request the host makes a background response (`body: ["background": true]`, which
 ///   OpenAI also needs `store` for) numbers its events by `sequence_number`, and a reply whose connection
 ///   drops is resumed (`resumeReply(from:)`). Chat Completions, and Responses without `background`, cannot
 ///   be resumed: a dropped reply ends `truncated` with its text.
-public final class OpenAIBackend: CompanionBackend {
+public final class OpenAIBackend: CompanionBackend, AgentBackend {
   /// The limits and timeouts applied to what the server sends.
   public var policy: ChatPolicy { transport.policy }
   /// The host's backend for what the API does not carry.
   public let companion: (any ChatBackend)?
   /// The API this backend speaks.
   public let api: OpenAIAPI
+  /// How much of the conversation each request carries (the newest 100 messages unless the host says).
+  public let contextPolicy: AgentContextPolicy
+  /// A call to one of the app's tools ends the response; its result goes back on the next request.
+  public var toolResultDelivery: ToolResultDelivery { .nextRun }
 
   private let transport: HTTPTransport
   private let model: String
@@ -49,16 +53,6 @@ public final class OpenAIBackend: CompanionBackend {
   private let tools: [OpenAITool]
   private let body: [String: JSONValue]
   private let makeID: @Sendable () -> String
-  private let transcripts = StateLock<[ConversationID: OpenAITranscript]>([:])
-  /// Each conversation's latest request, to map its stream again when it is resumed.
-  private let latest = StateLock<[ConversationID: ReplyRequest]>([:])
-
-  /// What a reply's stream is mapped from.
-  private struct ReplyRequest: Sendable {
-    var key: String
-    var transcript: OpenAITranscript
-    var userMessage: Message?
-  }
 
   /// Whether replies are background responses, which can be resumed.
   public var isResumable: Bool { api == .responses && body["background"] == true }
@@ -75,6 +69,7 @@ public final class OpenAIBackend: CompanionBackend {
   ///   - body: the host's own fields for every request (`temperature`, `reasoning`, `store`…); the
   ///     protocol's own fields win.
   ///   - companion: the backend for what the API does not carry.
+  ///   - contextPolicy: how much of the conversation each request carries.
   ///   - policy: the transport's timeouts and limits.
   ///   - now: the device's clock, for the time of answers.
   ///   - makeID: new conversation and request IDs (random UUIDs unless a test gives its own).
@@ -83,11 +78,14 @@ public final class OpenAIBackend: CompanionBackend {
   public init(
     baseURL: URL, api: OpenAIAPI = .chatCompletions, model: String, instructions: String? = nil,
     tools: [OpenAITool] = [], body: [String: JSONValue] = [:], companion: (any ChatBackend)? = nil,
-    policy: ChatPolicy = ChatPolicy(), now: @escaping @Sendable () -> Date = { Date() },
+    contextPolicy: AgentContextPolicy = .standard, policy: ChatPolicy = ChatPolicy(),
+    now: @escaping @Sendable () -> Date = { Date() },
     makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
     token: @escaping @Sendable () async throws -> String? = { nil }
   ) throws(ChatError) {
     transport = try HTTPTransport(baseURL: baseURL, policy: policy, errorCodes: .fromStatus, now: now, token: token)
+    try contextPolicy.validate()
+    self.contextPolicy = contextPolicy
     self.api = api
     self.model = model
     self.instructions = instructions
@@ -97,72 +95,59 @@ public final class OpenAIBackend: CompanionBackend {
     self.makeID = makeID
   }
 
-  /// What the model is sent of `conversation` on the next request.
-  public func transcript(for conversation: ConversationID) -> OpenAITranscript? {
-    transcripts.withLock { $0[conversation] }
-  }
-
-  /// Sets what the model is sent of `conversation` (after a restart, from what the host stored).
-  public func restore(_ transcript: OpenAITranscript, for conversation: ConversationID) {
-    transcripts.withLock { $0[conversation] = transcript }
-  }
-
   // MARK: - Requests
 
-  public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
+  public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
     let user = Message(
       clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
       attachments: payload.attachments)
-    let transcript = transcripts.withLock { transcripts in
-      var transcript = transcripts[conversation] ?? OpenAITranscript()
-      transcript.set([api.userItem(user)], for: user.clientID.rawValue)  // a retry replaces it in place
-      transcripts[conversation] = transcript
-      return transcript
-    }
+    var transcript = OpenAITranscript(context: context, api: api)
+    transcript.set([api.userItem(user)], for: user.clientID.rawValue)
     return request(in: conversation, transcript: transcript, userMessage: user)
   }
 
-  public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
-    -> AsyncThrowingStream<ReplyEvent, any Error>
-  {
-    guard let transcript = transcripts.withLock({ $0[conversation]?.prefix(through: prompt.rawValue) }) else {
-      return Self.failing(ChatError(.unknownMessage, "The transcript does not hold message \(prompt.rawValue)."))
+  public func regenerate(
+    in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    guard context.messages.last?.serverID == prompt else {
+      return Self.failing(ChatError(.unknownMessage, "The conversation does not hold message \(prompt.rawValue)."))
     }
-    return request(in: conversation, transcript: transcript)
+    return request(in: conversation, transcript: OpenAITranscript(context: context, api: api))
   }
 
-  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     guard continuation.inputAnswers.isEmpty else {
       return Self.failing(ChatError(.invalidAction, "OpenAI's APIs ask no questions; nothing was sent."))
     }
-    guard var transcript = transcripts.withLock({ $0[conversation] }), let answer = continuation.answer else {
-      return Self.failing(ChatError(.unknownMessage, "The transcript for \(conversation.rawValue) is gone."))
+    for call in continuation.toolResults where api.toolOutputItem(call) == nil {
+      return Self.failing(
+        ChatError(.invalidAction, "Tool call \(call.id.rawValue) has no outcome; nothing was sent."))
     }
-    var outputs: [JSONValue] = []
+    var transcript = OpenAITranscript(context: context, api: api)
+    var waited = continuation.message
     for call in continuation.toolResults {
-      guard let item = api.toolOutputItem(call) else {
-        return Self.failing(
-          ChatError(.invalidAction, "Tool call \(call.id.rawValue) has no outcome; nothing was sent."))
-      }
-      outputs.append(item)
+      if let index = waited.toolCalls.firstIndex(where: { $0.id == call.id }) { waited.toolCalls[index] = call }
     }
-    transcript.append(outputs, to: answer.rawValue)
-    return request(in: conversation, transcript: transcript)
+    let items = api.items(of: waited, goesOn: false)
+    transcript.set(items.items, for: waited.clientID.rawValue)
+    // The answer's stored items so far go on before the continuation's own, so none is lost.
+    let earlier = api == .responses ? items.items : []
+    return request(in: conversation, transcript: transcript, earlierOutput: earlier)
   }
 
   /// Resumes a background response (see the type's notes) through `GET responses/{id}?stream=true`, the
   /// reply's server ID being the response's ID. It asks for the whole stream again rather than
   /// `starting_after` the cursor: the events after it refer to output items (a message, a function call)
   /// that opened before it, which the mapper must have read. The events through the cursor are mapped again
-  /// and dropped (`EventNumbering.sequenceNumbers`), so nothing shows twice.
+  /// and dropped (`EventNumbering.sequenceNumbers`), so nothing shows twice; after a relaunch too.
   ///
   /// `NOT_RESUMABLE` at once when replies are not background responses, or the reply has no response ID or
-  /// no sequence number yet. A response the server no longer has is its 404. After a relaunch this object
-  /// has no record of the request; it maps the stream from the transcript `restore(_:for:)` gave it.
-  public func resumeReply(from cursor: ReplyCursor) -> AsyncThrowingStream<ReplyEvent, any Error> {
+  /// no sequence number yet. A response the server no longer has is its 404.
+  public func resumeReply(from cursor: ReplyCursor, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
     guard isResumable else {
       return Self.failing(
         ChatError(
@@ -172,21 +157,19 @@ public final class OpenAIBackend: CompanionBackend {
       return Self.failing(ChatError(.notResumable, "The reply has no response ID or sequence number to resume from."))
     }
     let conversation = cursor.conversationID
-    let request =
-      latest.withLock { $0[conversation] }
-      ?? ReplyRequest(key: makeID(), transcript: transcript(for: conversation) ?? OpenAITranscript(), userMessage: nil)
     let path = response.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? response.rawValue
     let mapper = ResponsesMapper(
-      key: request.key, conversationID: conversation, transcript: request.transcript,
-      userMessage: request.userMessage, receivedAt: transport.now())
+      key: makeID(), conversationID: conversation, transcript: OpenAITranscript(context: context, api: api),
+      receivedAt: transport.now())
     return stream(
-      .get("responses/\(path)", query: ["stream": "true"]), mapper, for: conversation,
+      .get("responses/\(path)", query: ["stream": "true"]), mapper,
       numbering: .sequenceNumbers(resumingAfter: cursor.position))
   }
 
-  private func request(in conversation: ConversationID, transcript: OpenAITranscript, userMessage: Message? = nil)
-    -> AsyncThrowingStream<ReplyEvent, any Error>
-  {
+  private func request(
+    in conversation: ConversationID, transcript: OpenAITranscript, userMessage: Message? = nil,
+    earlierOutput: [JSONValue] = []
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let key = makeID()
     var fields = body
     fields["model"] = .string(model)
@@ -201,57 +184,29 @@ public final class OpenAIBackend: CompanionBackend {
       let mapper = ChatCompletionsMapper(
         key: key, conversationID: conversation, transcript: transcript, userMessage: userMessage,
         receivedAt: receivedAt)
-      return stream(
-        .post("chat/completions", body: JSONValue.object(fields).encoded(), key: key), mapper, for: conversation)
+      return stream(.post("chat/completions", body: JSONValue.object(fields).encoded(), key: key), mapper)
     case .responses:
       fields["input"] = .array(transcript.items)
       if let instructions { fields["instructions"] = .string(instructions) }
       let mapper = ResponsesMapper(
         key: key, conversationID: conversation, transcript: transcript, userMessage: userMessage,
-        receivedAt: receivedAt)
-      guard isResumable else {
-        return stream(.post("responses", body: JSONValue.object(fields).encoded(), key: key), mapper, for: conversation)
-      }
-      latest.withLock {
-        $0[conversation] = ReplyRequest(key: key, transcript: transcript, userMessage: userMessage)
-      }
+        earlierOutput: earlierOutput, receivedAt: receivedAt)
       return stream(
-        .post("responses", body: JSONValue.object(fields).encoded(), key: key), mapper, for: conversation,
-        numbering: .sequenceNumbers())
+        .post("responses", body: JSONValue.object(fields).encoded(), key: key), mapper,
+        numbering: isResumable ? .sequenceNumbers() : nil)
     }
   }
 
   private func stream<Mapper: OpenAIStreamMapper>(
-    _ endpoint: Endpoint, _ mapper: Mapper, for conversation: ConversationID, numbering: EventNumbering? = nil
+    _ endpoint: Endpoint, _ mapper: Mapper, numbering: EventNumbering? = nil
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
     transport.eventStream(endpoint, mapper, opened: nil, numbering: numbering) {
       mapper, event, events throws(ChatError) in
-      do throws(ChatError) {
-        try mapper.map(event, into: &events)
-      } catch {
-        self.keep(mapper.transcript, for: conversation)
-        throw error
-      }
+      try mapper.map(event, into: &events)
     } end: { mapper throws(ChatError) in
-      defer { self.keep(mapper.transcript, for: conversation) }
-      return try mapper.finish()
+      try mapper.finish()
     } failed: { mapper, error in
-      let failure = mapper.failure(ofTransport: error)
-      self.keep(mapper.transcript, for: conversation)
-      return failure
-    }
-  }
-
-  /// Stores a request's transcript. Items written meanwhile by a newer send (a request that overlapped
-  /// this one) are kept, after this request's.
-  private func keep(_ transcript: OpenAITranscript, for conversation: ConversationID) {
-    transcripts.withLock { transcripts in
-      var merged = transcript
-      let known = Set(merged.entries.map(\.messageID))
-      for entry in transcripts[conversation]?.entries ?? [] where !known.contains(entry.messageID) {
-        merged.entries.append(entry)
-      }
-      transcripts[conversation] = merged
+      mapper.failure(ofTransport: error)
     }
   }
 }

@@ -18,6 +18,9 @@ public struct OpenAITranscript: Hashable, Sendable {
   }
 
   public var entries: [Entry]
+  /// Messages of the context whose stored provider items could not be read (each sent as its other fields
+  /// hold it): one typed error each.
+  public var unreadable: [ChatError] = []
 
   public init(entries: [Entry] = []) { self.entries = entries }
 

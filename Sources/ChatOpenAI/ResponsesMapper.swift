@@ -34,15 +34,18 @@ public struct ResponsesMapper: OpenAIStreamMapper {
   private var output: [JSONValue] = []
   /// Call IDs by the function call item's ID.
   private var callsByItem: [String: String] = [:]
+  /// The output items of the runs this one continues, which the answer keeps before this run's.
+  private let earlierOutput: [JSONValue]
 
   /// A mapper for one request of `conversationID` (see `ChatCompletionsMapper.init`).
   public init(
     key: String, conversationID: ConversationID, transcript: OpenAITranscript, userMessage: Message? = nil,
-    receivedAt: Date
+    earlierOutput: [JSONValue] = [], receivedAt: Date
   ) {
     reply = OpenAIReplyBuilder(
       key: key, conversationID: conversationID, userMessage: userMessage, receivedAt: receivedAt)
     self.transcript = transcript
+    self.earlierOutput = earlierOutput
   }
 
   /// Appends the store events one Server-Sent Event stands for to `events`.
@@ -140,7 +143,7 @@ public struct ResponsesMapper: OpenAIStreamMapper {
       throw ChatError(.incompleteStream, "The stream ended before the response completed.")
     case .completed:
       reply.completeAllCalls(into: &events)
-      events.append(reply.finished(reply.calls.isEmpty ? .stop : .toolCalls))
+      events.append(keepingOutput(reply.finished(reply.calls.isEmpty ? .stop : .toolCalls)))
     case .incomplete(let why):
       let reason: FinishReason =
         switch why {
@@ -148,9 +151,23 @@ public struct ResponsesMapper: OpenAIStreamMapper {
         case "content_filter": .contentFilter
         default: FinishReason(rawValue: why ?? "incomplete")
         }
-      events.append(reply.finished(reason))
+      events.append(keepingOutput(reply.finished(reason)))
     }
     return events
+  }
+
+  /// The finished answer with the output items it is sent back as (`Message.providerMetadata`): the
+  /// earlier runs' and this one's, reasoning only with its encrypted content.
+  private func keepingOutput(_ event: ReplyEvent) -> ReplyEvent {
+    guard case .finished(var message, let userMessageID) = event else { return event }
+    let items = earlierOutput + output.filter(Self.isResendable)
+    guard !items.isEmpty else { return event }
+    message.providerMetadata = [OpenAITranscript.responsesKey: ["output": .array(items)]]
+    return .finished(message, userMessageID: userMessageID)
+  }
+
+  private static func isResendable(_ item: JSONValue) -> Bool {
+    item.field("type")?.stringValue != "reasoning" || item.field("encrypted_content") != nil
   }
 
   /// What a transport failure of the body means (see `OpenAIReplyBuilder.failure`).
@@ -162,7 +179,7 @@ public struct ResponsesMapper: OpenAIStreamMapper {
   /// Writes the response's output items into the transcript (reasoning only with its encrypted content,
   /// which a stateless request needs; an item the server keeps is referred to by nothing here).
   private mutating func commit() {
-    let items = output.filter { $0.field("type")?.stringValue != "reasoning" || $0.field("encrypted_content") != nil }
+    let items = output.filter(Self.isResendable)
     guard !items.isEmpty else { return }
     transcript.set(items, for: reply.replyID ?? reply.key)
   }

@@ -10,6 +10,7 @@ What the agent does depends on the latest user message:
            and answers, one that denies answers without it
 
 Routes (127.0.0.1):
+  GET  /requests         every request body received so far, oldest first: [{"path", "body"}]
   POST /agent            AG-UI 1.0 (AGUIAdapter). pick_color is the client's tool, advertised in
                          RunAgentInput.tools; the answer is a `tool` message. An approval is an interrupt
                          (outcome `interrupt`); the next run resumes it (`resume: [{interruptId, status,
@@ -49,6 +50,7 @@ from pydantic_ai.toolsets import ExternalToolset  # noqa: E402
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
 from pydantic_ai.ui.vercel_ai import VercelAIAdapter  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
+from starlette.responses import JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 
@@ -111,7 +113,24 @@ def delete_files(paths: list[str]) -> str:
     return "deleted %s" % ", ".join(paths)
 
 
+# Every request body received, oldest first, with its path: what a test checks the client sent.
+RECEIVED = []
+
+
+async def remember(request):
+    try:
+        body = await request.json()  # Starlette keeps the body: the adapter reads it again
+    except ValueError:
+        body = None
+    RECEIVED.append({"path": request.url.path, "body": body})
+
+
+async def received(request):
+    return JSONResponse(RECEIVED)
+
+
 async def run_agent(request):
+    await remember(request)
     return await AGUIAdapter.dispatch_request(request, agent=agent)
 
 
@@ -124,6 +143,7 @@ APP_TOOLS = ExternalToolset([ToolDefinition(
 
 def vercel_route(sdk_version):
     async def run_vercel(request):
+        await remember(request)
         return await VercelAIAdapter.dispatch_request(
             request, agent=agent, sdk_version=sdk_version, toolsets=[APP_TOOLS])
     return run_vercel
@@ -137,6 +157,7 @@ def main():
         Route("/agent", run_agent, methods=["POST"]),
         Route("/vercel/v5/chat", vercel_route(5), methods=["POST"]),
         Route("/vercel/v6/chat", vercel_route(6), methods=["POST"]),
+        Route("/requests", received, methods=["GET"]),
     ])
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

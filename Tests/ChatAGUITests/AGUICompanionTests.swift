@@ -56,17 +56,15 @@ struct AGUICompanionTests {
 
   @Test("a continuation that leaves an interrupt unanswered is refused before anything is sent")
   func uncoveredResume() async throws {
-    // Given a thread whose last run stopped on two interrupts
+    // Given an answer whose run stopped on two interrupts (as the conversation stores it)
     let backend = try AGUIBackend(endpoint: Self.agent)
-    var thread = AGUIThread()
-    thread.pendingInterrupts = [AGUIInterrupt(id: "i1", reason: "confirm"), AGUIInterrupt(id: "i2", reason: "confirm")]
-    backend.restore(thread, for: "conv-1")
+    let waiting = Message(
+      clientID: "a", role: .assistant, text: "", createdAt: Date(),
+      providerMetadata: ["ag-ui": ["runId": "run-1", "interrupts": ["i1", "i2"]]])
 
     // When a continuation answers only one
     let answered = InputRequest(id: "i1", kind: .question(.object([:])), answer: .answered(true))
-    let run = RunContinuation(
-      answer: nil, message: Message(clientID: "a", role: .assistant, text: "", createdAt: Date()), toolResults: [],
-      inputAnswers: [answered])
+    let run = RunContinuation(answer: nil, message: waiting, toolResults: [], inputAnswers: [answered])
     var events = backend.continueRun(run, in: "conv-1").makeAsyncIterator()
 
     // Then it fails at once with INVALID_ACTION (the endpoint, where nothing listens, is never asked)

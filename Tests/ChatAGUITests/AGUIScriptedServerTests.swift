@@ -42,7 +42,10 @@ struct AGUIScriptedServerTests {
     #expect(body["runId"] as? String != (requests.first?["body"] as? [String: Any])?["runId"] as? String)
     let messages = try #require(body["messages"] as? [[String: Any]])
     #expect(messages.map { $0["role"] as? String } == ["user", "assistant", "user"])
-    #expect(messages.map { $0["id"] as? String } == [first.rawValue, "m1", second.rawValue])
+    // The answer goes back under the store's ID for it: this producer answers every run as "m1"
+    let answer = try #require(answered.messages.last)
+    let answerID = answer.serverID?.rawValue ?? answer.clientID.rawValue
+    #expect(messages.map { $0["id"] as? String } == [first.rawValue, answerID, second.rawValue])
     #expect(messages[1]["content"] as? String == "Hello, from the scripted agent.")
     #expect((body["tools"] as? [[String: Any]])?.first?["name"] as? String == "pick_color")
     #expect((body["context"] as? [[String: Any]])?.first?["value"] as? String == "en-GB")

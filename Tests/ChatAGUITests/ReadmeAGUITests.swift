@@ -11,9 +11,8 @@ func agentChat(agent: URL) throws -> ChatStore {
   let backend = try AGUIBackend(
     endpoint: agent,  // e.g. http://127.0.0.1:8765/agent
     tools: [AGUITool(name: "pick_color", description: "Ask the user for a color")])
-  var policy = ChatPolicy()
-  policy.toolResultDelivery = .nextRun  // AG-UI runs end with the app's calls pending
-  return ChatStore(policy: policy, backend: backend, tools: ["pick_color": { _ in "teal" }])
+  // AG-UI runs end with the app's calls pending: the backend makes the store send results in the next run.
+  return ChatStore(backend: backend, tools: ["pick_color": { _ in "teal" }])
 }
 // README-AGUI-END
 

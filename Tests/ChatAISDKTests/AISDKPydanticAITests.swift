@@ -79,9 +79,8 @@ struct AISDKPydanticAITests {
     #expect(answer.toolCalls.map(\.execution) == [.client])
     #expect(answer.toolCalls.first?.outcome == .succeeded("teal"))
     #expect(answer.text == "The pick_color tool said: teal")
-    // And the chat holds one assistant message with the tool part answered, then the text
-    let conversation = try #require(store.state.conversationID)
-    let messages = try #require(backend.chat(for: conversation)?.messages)
+    // And the chat the next request sends holds one assistant message with the tool part answered, then the text
+    let messages = AISDKChat(context: AgentContext(messages: Array(store.state.messages))).messages
     #expect(messages.count == 2)
     let states = messages.last?.field("parts")?.arrayValue?.compactMap { $0.field("state") }
     #expect(states == ["output-available", "done"])
@@ -126,8 +125,8 @@ struct AISDKPydanticAITests {
     let done = try #require(await store.ended(4))
     #expect(done.messages.map(\.reply) == [nil, .completed, nil, .completed])
     #expect(done.messages.last?.text == "Hello! How can I help?")
-    let conversation = try #require(done.conversationID)
     #expect(
-      backend.chat(for: conversation)?.messages.map { $0.field("role") } == ["user", "assistant", "user", "assistant"])
+      AISDKChat(context: AgentContext(messages: Array(done.messages))).messages.map { $0.field("role") }
+        == ["user", "assistant", "user", "assistant"])
   }
 }

@@ -49,8 +49,7 @@ struct AISDKResumeTests {
     #expect(answer.reply == .completed)
     #expect(state.userError == nil)
     // And the chat the next request sends holds the answer once, with its text once
-    let conversation = try #require(state.conversationID)
-    let chat = try #require(backend.chat(for: conversation))
+    let chat = AISDKChat(context: AgentContext(messages: Array(state.messages)))
     let assistants = chat.messages.filter { $0.field("role")?.stringValue == "assistant" }
     #expect(assistants.count == 1)
     #expect(assistants.first?.encoded().count ?? 0 < 400, "the answer's UI message holds its text once")

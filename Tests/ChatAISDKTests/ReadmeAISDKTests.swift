@@ -12,9 +12,8 @@ func routeChat(route: URL) throws -> ChatStore {
   let backend = try AISDKBackend(
     endpoint: route,  // e.g. http://127.0.0.1:8765/vercel/v6/chat
     appTools: ["pick_color"])  // the tools the app runs itself (useChat's onToolCall)
-  var policy = ChatPolicy()
-  policy.toolResultDelivery = .nextRun  // results and approvals go back in the resent message
-  return ChatStore(policy: policy, backend: backend, tools: ["pick_color": { _ in "teal" }])
+  // Results and approvals go back in the resent message: the backend decides, not the store's policy.
+  return ChatStore(backend: backend, tools: ["pick_color": { _ in "teal" }])
 }
 // README-AISDK-END
 

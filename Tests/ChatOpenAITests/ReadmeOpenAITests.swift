@@ -13,9 +13,7 @@ func modelChat(server: URL) throws -> ChatStore {
     baseURL: server,  // the API root, e.g. https://api.openai.com/v1
     api: .chatCompletions, model: "gpt-4o-mini",
     tools: [OpenAITool(name: "pick_color", description: "Ask the user for a color")])
-  var policy = ChatPolicy()
-  policy.toolResultDelivery = .nextRun  // results go back on the next request
-  return ChatStore(policy: policy, backend: backend, tools: ["pick_color": { _ in "teal" }])
+  return ChatStore(backend: backend, tools: ["pick_color": { _ in "teal" }])  // results go on the next request
 }
 // README-OPENAI-END
 

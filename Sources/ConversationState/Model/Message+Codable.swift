@@ -3,7 +3,7 @@ import Foundation
 extension Message {
   enum CodingKeys: String, CodingKey {
     case clientID, serverID, role, author, text, createdAt, editedAt, delivery, reply, attachments, rating, agent
-    case sources, toolCalls, finishReason, usage, isPlaceholderText, parts
+    case sources, toolCalls, finishReason, usage, isPlaceholderText, parts, providerMetadata
   }
 
   /// Decodes a message, defaulting what a server (or a fixture) may leave out: delivery `sent`, rating
@@ -28,7 +28,8 @@ extension Message {
       finishReason: try container.decodeIfPresent(FinishReason.self, forKey: .finishReason),
       usage: try container.decodeIfPresent(Usage.self, forKey: .usage),
       isPlaceholderText: try container.decodeIfPresent(Bool.self, forKey: .isPlaceholderText) ?? false,
-      parts: try container.decodeIfPresent([MessagePart].self, forKey: .parts) ?? [])
+      parts: try container.decodeIfPresent([MessagePart].self, forKey: .parts) ?? [],
+      providerMetadata: try container.decodeIfPresent(JSONValue.self, forKey: .providerMetadata))
   }
 
   /// Encodes every field under its name, leaving out those that are `nil` (as the synthesized encoding did).
@@ -52,6 +53,7 @@ extension Message {
     try container.encodeIfPresent(usage, forKey: .usage)
     try container.encode(isPlaceholderText, forKey: .isPlaceholderText)
     if !parts.isEmpty { try container.encode(parts, forKey: .parts) }
+    try container.encodeIfPresent(providerMetadata, forKey: .providerMetadata)
   }
 }
 
@@ -66,6 +68,7 @@ extension Message: CustomReflectable {
         ("reply", reply as Any), ("attachments", attachments), ("rating", rating), ("agent", agent as Any),
         ("sources", sources), ("toolCalls", toolCalls), ("finishReason", finishReason as Any),
         ("usage", usage as Any), ("isPlaceholderText", isPlaceholderText), ("parts", parts),
+        ("providerMetadata", providerMetadata as Any),
       ], displayStyle: .struct)
   }
 }

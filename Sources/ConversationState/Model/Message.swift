@@ -61,6 +61,17 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     set { editRare { $0.parts = newValue } }
   }
 
+  /// What the agent's protocol needs to send this message back that the other fields do not hold, by
+  /// protocol: the run an AG-UI answer came from (`{"ag-ui": {"runId": …}}`), a Responses answer's output
+  /// items with their IDs and encrypted reasoning (`{"openai.responses": {"output": […]}}`). Stored with the
+  /// message and sent back as it was kept; a UI never needs it. Nil for most messages, and for every
+  /// message stored before it existed (the agent is then sent what the other fields hold: text, parts,
+  /// tool calls with their arguments and outcomes).
+  public var providerMetadata: JSONValue? {
+    get { rare.value?.providerMetadata }
+    set { editRare { $0.providerMetadata = newValue } }
+  }
+
   /// Edits the rare fields; a message left with none of them set drops its box.
   private mutating func editRare(_ edit: (inout RareFields) -> Void) {
     var fields = rare.value ?? RareFields()
@@ -77,7 +88,8 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     text: String, createdAt: Date, editedAt: Date? = nil, delivery: Delivery = .sent, reply: ReplyState? = nil,
     attachments: [MessageAttachment] = [], rating: Rating = .none, agent: AgentInfo? = nil,
     sources: [KnowledgeSource] = [], toolCalls: [ToolCall] = [], finishReason: FinishReason? = nil,
-    usage: Usage? = nil, isPlaceholderText: Bool = false, parts: [MessagePart] = []
+    usage: Usage? = nil, isPlaceholderText: Bool = false, parts: [MessagePart] = [],
+    providerMetadata: JSONValue? = nil
   ) {
     self.clientID = clientID
     self.serverID = serverID
@@ -92,7 +104,10 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
     self.sources = sources
     self.toolCalls = toolCalls
     self.finishReason = finishReason
-    self.rare = OutOfLine(RareFields(agent: agent, usage: usage, editedAt: editedAt, parts: parts).unlessEmpty)
+    self.rare = OutOfLine(
+      RareFields(
+        agent: agent, usage: usage, editedAt: editedAt, parts: parts, providerMetadata: providerMetadata
+      ).unlessEmpty)
     self.isPlaceholderText = isPlaceholderText
   }
 
@@ -117,9 +132,12 @@ struct RareFields: Hashable, Sendable {
   var usage: Usage?
   var editedAt: Date?
   var parts: [MessagePart] = []
+  var providerMetadata: JSONValue?
 
   /// These fields, or nil when none is set: a message with none of them set holds no box.
-  var unlessEmpty: RareFields? { agent == nil && usage == nil && editedAt == nil && parts.isEmpty ? nil : self }
+  var unlessEmpty: RareFields? {
+    agent == nil && usage == nil && editedAt == nil && parts.isEmpty && providerMetadata == nil ? nil : self
+  }
 }
 
 /// Server order of committed messages.

@@ -40,7 +40,6 @@ public final class ChatClient: Sendable {
   let options: ChatClientOptions
   let environment: StoreEnvironment
   let backend: any ChatBackend
-  let shared: SharedRealtimeBackend
   let hub: RealtimeHub
   /// The host's provider, called once at a time for the client and all its stores.
   let credentials: SharedCredentialRefresh?
@@ -78,12 +77,12 @@ public final class ChatClient: Sendable {
     var policy = options.policy
     // With storage, what is written offline waits in the durable outbox and goes out in ordered batches.
     if options.storage != nil { policy.offlineDelivery = .outbox }
+    policy = policy.following(backend)
     self.environment = environment
     self.backend = backend
     self.credentials = credentials.map(SharedCredentialRefresh.init)
     self.tools = tools
     hub = RealtimeHub()
-    shared = SharedRealtimeBackend(backend: backend, hub: hub)
     reducer = ClientReducer(
       policy: policy, maximumIdleConversations: options.maximumIdleConversations,
       refreshesCredentials: credentials != nil, idleCheckInterval: options.idleCheckInterval)
@@ -102,7 +101,7 @@ public final class ChatClient: Sendable {
         errors.deliver(error)
       }
     }
-    list = ConversationListStore(restoredList ?? ConversationListState(), backend: shared, environment: environment)
+    list = ConversationListStore(restoredList ?? ConversationListState(), backend: backend, environment: environment)
     opened.listEpoch = list.state.epoch
     storage.withLock { $0 = opened }
     let slot = storage
@@ -343,7 +342,7 @@ public final class ChatClient: Sendable {
     let worker = worker
     let storeCredentials = storeCredentialProvider()
     let runtime = ConversationRuntime<ConversationReducer>(
-      backend: shared, credentials: storeCredentials, tools: tools,
+      backend: backend, credentials: storeCredentials, tools: tools,
       outbox: { [weak self] operation, done in
         guard let self else { return done(ChatError(.storageFailed, "The client is gone.")) }
         self.record(operation, done)
@@ -358,7 +357,8 @@ public final class ChatClient: Sendable {
             return .failure(ChatError(.storageFailed, "Stored history could not be read: \(error)"))
           }
         }.get()
-      })
+      },
+      realtime: { [hub] in hub.subscribe($0) })
     let store = ChatStore(
       initialState: initial, reducer: conversationReducer, environment: environment, runtime: runtime)
     let errors = storageErrors

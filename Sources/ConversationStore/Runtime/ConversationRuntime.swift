@@ -34,7 +34,13 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// Reads older pages from this device's storage (see the top-level `StoredHistoryReader`).
   public typealias StoredHistoryReader = ConversationStore.StoredHistoryReader
 
+  /// Opens a realtime connection in place of `backend.realtime` (`ChatClient`'s one shared connection).
+  public typealias RealtimeSource =
+    @Sendable (ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error>
+
   private let backend: any ChatBackend
+  private let agent: (any AgentBackend)?
+  private let realtime: RealtimeSource?
   private let storedHistory: StoredHistoryReader?
   private let refreshCredentials: CredentialProvider?
   private let tools: [String: ToolHandler]
@@ -51,11 +57,17 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// `tools` are the app-side tools the agent may call, by name. `outbox` stores what the reducer hands to
   /// the outbox; without one such a message fails with `UNSUPPORTED`. `storedHistory` reads older pages
   /// from this device's storage; without one, storage is said to have none and paging goes to the server.
+  /// `realtime`, when given, opens the realtime connection instead of the backend.
+  ///
+  /// An `AgentBackend` is sent each request with its `AgentContext`, built from the store's conversation
+  /// (and `storedHistory` for older messages) when the request starts.
   public init(
     backend: any ChatBackend, credentials: CredentialProvider? = nil, tools: [String: ToolHandler] = [:],
-    outbox: OutboxRecorder? = nil, storedHistory: StoredHistoryReader? = nil
+    outbox: OutboxRecorder? = nil, storedHistory: StoredHistoryReader? = nil, realtime: RealtimeSource? = nil
   ) {
     self.backend = backend
+    agent = backend as? any AgentBackend
+    self.realtime = realtime
     self.storedHistory = storedHistory
     refreshCredentials = credentials
     self.tools = tools
@@ -98,18 +110,38 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         }
       }
     case .sendMessage(let requestID, let payload):
-      requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }
+      guard let agent else {
+        requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }
+        return
+      }
+      run(requestID, agent, ending: .before(payload.clientID), store) { agent.send(payload, context: $0) }
     case .regenerate(let requestID, let conversationID, let prompt, let answer):
-      requests.run(requestID) {
-        await Self.stream(
-          backend.regenerate(in: conversationID, replyTo: prompt, answer: answer), requestID, into: store)
+      guard let agent else {
+        requests.run(requestID) {
+          await Self.stream(
+            backend.regenerate(in: conversationID, replyTo: prompt, answer: answer), requestID, into: store)
+        }
+        return
+      }
+      run(requestID, agent, ending: .through(prompt), store) {
+        agent.regenerate(in: conversationID, replyTo: prompt, answer: answer, context: $0)
       }
     case .continueRun(let requestID, let conversationID, let continuation):
-      requests.run(requestID) {
-        await Self.stream(backend.continueRun(continuation, in: conversationID), requestID, into: store)
+      guard let agent else {
+        requests.run(requestID) {
+          await Self.stream(backend.continueRun(continuation, in: conversationID), requestID, into: store)
+        }
+        return
+      }
+      run(requestID, agent, ending: .before(continuation.message.clientID), store) {
+        agent.continueRun(continuation, in: conversationID, context: $0)
       }
     case .resumeReply(let requestID, let cursor):
-      requests.run(requestID) { await Self.stream(backend.resumeReply(from: cursor), requestID, into: store) }
+      guard let agent else {
+        requests.run(requestID) { await Self.stream(backend.resumeReply(from: cursor), requestID, into: store) }
+        return
+      }
+      run(requestID, agent, ending: .everything, store) { agent.resumeReply(from: cursor, context: $0) }
     case .cancel(let requestID):
       requests.cancel(requestID)
     case .fetchHistory(let requestID, let conversationID, let cursor, let limit):
@@ -227,7 +259,33 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         }
       }
     case .connectRealtime(let requestID, let conversationID):
-      requests.run(requestID) { await Self.listen(backend.realtime(conversation: conversationID), requestID, store) }
+      let open = realtime ?? backend.realtime(conversation:)
+      requests.run(requestID) { await Self.listen(open(conversationID), requestID, store) }
+    }
+  }
+
+  /// Starts an agent request: what memory holds of its context is read now, on the thread performing the
+  /// effect (the state the reducer just left), and what storage must add is read in the request's task.
+  private func run(
+    _ requestID: RequestID, _ agent: any AgentBackend, ending end: AgentContextEnd, _ store: StoreSink<R>,
+    _ request: @escaping @Sendable (AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
+  ) {
+    let policy = agent.contextPolicy
+    let window = store.state?.agentContextWindow(ending: end, limit: policy.maximumMessages ?? .max)
+    let conversationID = store.state?.conversationID
+    let reader = storedHistory
+    requests.run(requestID) {
+      let context: AgentContext
+      do {
+        context = try await AgentContextBuilder.build(
+          window ?? AgentContextWindow(messages: [], storedNeeded: 0), of: conversationID, ending: end,
+          policy: policy, storage: reader)
+      } catch {
+        if let error = chatError(error) { store.fail(requestID, error) }
+        return
+      }
+      guard !Task.isCancelled else { return }
+      await Self.stream(request(context), requestID, into: store)
     }
   }
 
@@ -382,6 +440,9 @@ struct StoreSink<R: Reducer>: Sendable where R.State: ChangeTracking & Equatable
   /// Sends `action`; false when the store is gone or closed, so the caller can stop its work.
   @discardableResult
   func send(_ action: R.Action) -> Bool { store?.send(action) ?? false }
+
+  /// The store's state now; nil once it is gone.
+  var state: R.State? { store?.state }
 }
 
 extension StoreSink where R: ConversationReducing {

@@ -36,8 +36,20 @@ extension Store where R == ConversationReducer {
     tools: [String: ConversationRuntime<R>.ToolHandler] = [:], storedHistory: StoredHistoryReader? = nil
   ) {
     self.init(
-      state, reducer: ConversationReducer(policy: policy), backend: backend, environment: environment,
+      state, reducer: ConversationReducer(policy: policy.following(backend)), backend: backend,
+      environment: environment,
       credentials: credentials, tools: tools, storedHistory: storedHistory)
+  }
+}
+
+extension ChatPolicy {
+  /// This policy, with what the backend's protocol decides in place of the host's choice: an
+  /// `AgentBackend`'s tool-result delivery.
+  public func following(_ backend: any ChatBackend) -> ChatPolicy {
+    guard let agent = backend as? any AgentBackend else { return self }
+    var policy = self
+    policy.toolResultDelivery = agent.toolResultDelivery
+    return policy
   }
 }
 

@@ -65,10 +65,9 @@ extension DemoSession {
         ],
         now: { clock.now() }, makeID: environment.makeID, token: { key })
     }
-    var policy = ChatPolicy()
-    policy.toolResultDelivery = .nextRun
+    // The agent backend decides how tool results go back (`AgentBackend.toolResultDelivery`).
     return DemoSession(
       backend: backend, agent: nil, environment: environment, storage: storage, user: user,
-      workspace: endpoint.workspace, policy: policy)
+      workspace: endpoint.workspace, policy: ChatPolicy())
   }
 }

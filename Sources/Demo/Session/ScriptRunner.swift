@@ -25,9 +25,18 @@ struct ScriptRunner {
   private let replyLayout = ReplyLayoutCache()
 
   func run() async {
-    let clock = TestClock(start: Date(timeIntervalSince1970: 1_767_225_600))  // 2026-01-01, any fixed time
+    // A data folder the script ran on before holds that run's messages: this run's IDs and times must be new
+    // (a reused client ID is a message already sent). Each run on one folder is numbered, so the output is
+    // still the same for the same script, seed and run.
+    let run = storage.map { Self.nextRun(in: $0.root) } ?? 0
+    // 2026-01-01, any fixed time; a day later for each earlier run on the folder.
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_767_225_600 + Double(run) * 86_400))
     // Jitter is fixed: stores and the client draw it concurrently, so a sequence would reach them in any order.
-    let environment = StoreEnvironment.deterministic(clock: clock, jitter: 0.5)
+    var environment = StoreEnvironment.deterministic(clock: clock, jitter: 0.5)
+    if run > 0 {
+      let counted = environment.makeID
+      environment.makeID = { "run\(run)-\(counted())" }
+    }
     let session: DemoSession
     if let agent {
       do {
@@ -61,6 +70,14 @@ struct ScriptRunner {
       }
     }
     await session.close()
+  }
+
+  /// How many scripts ran on the data folder at `root` before this one; counts this one.
+  static func nextRun(in root: String) -> Int {
+    let path = URL(fileURLWithPath: root).appendingPathComponent("demo-script-runs").path
+    let earlier = (try? String(contentsOfFile: path, encoding: .utf8)).flatMap { Int($0) } ?? 0
+    try? String(earlier + 1).write(toFile: path, atomically: true, encoding: .utf8)
+    return earlier
   }
 
   private func emit(_ session: DemoSession, _ transcript: inout Transcript, heading: String) {

@@ -15,8 +15,10 @@ import ConversationState
 final class MessageArchive: Sendable {
   let database: SQLiteDatabase
 
-  /// The archive format; a newer one is refused with `unsupportedVersion`.
-  static let formatVersion: Int64 = 1
+  /// The archive format; a newer one is refused with `unsupportedVersion`. 2: a message's record may hold
+  /// provider metadata (rare-field bit 64), which a format-1 reader would take for a malformed row. Its
+  /// tables are format 1's; an archive of format 1 is one of format 2 with no such message.
+  static let formatVersion: Int64 = 2
   static let fileName = "messages.sqlite"
 
   init(directory: String) throws(PersistenceError) {

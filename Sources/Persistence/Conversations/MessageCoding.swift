@@ -53,6 +53,7 @@ extension Message {
     let rare: UInt8 =
       (attachments.isEmpty ? 0 : 1) | (agent == nil ? 0 : 2) | (sources.isEmpty ? 0 : 4)
       | (toolCalls.isEmpty ? 0 : 8) | (usage == nil ? 0 : 16) | (parts.isEmpty ? 0 : 32)
+      | (providerMetadata == nil ? 0 : 64)
     writer.byte(rare)
     if !attachments.isEmpty { writer.blob(JSONBlob.encode(attachments)) }
     if let agent { writer.blob(JSONBlob.encode(agent)) }
@@ -60,6 +61,7 @@ extension Message {
     if !toolCalls.isEmpty { writer.blob(JSONBlob.encode(toolCalls)) }
     if let usage { writer.blob(JSONBlob.encode(usage)) }
     if !parts.isEmpty { writer.blob(JSONBlob.encode(parts)) }
+    if let providerMetadata { writer.blob(JSONBlob.encode(providerMetadata)) }
   }
 
   init(from reader: inout ByteReader) throws(ByteReader.Malformed) {
@@ -97,7 +99,7 @@ extension Message {
     let finishReason = try reader.optionalString().map(FinishReason.init(rawValue:))
     let isPlaceholderText = try reader.bool()
     let rare = try reader.byte()
-    guard rare < 64 else { throw ByteReader.Malformed() }
+    guard rare < 128 else { throw ByteReader.Malformed() }
     self.init(
       clientID: clientID, serverID: serverID, role: role, author: author, text: text, createdAt: createdAt,
       editedAt: editedAt, delivery: delivery, reply: reply,
@@ -109,7 +111,10 @@ extension Message {
       finishReason: finishReason,
       usage: rare & 16 == 0 ? nil : try JSONBlob.decode(Usage.self, try reader.blob()),
       isPlaceholderText: isPlaceholderText,
-      parts: rare & 32 == 0 ? [] : try JSONBlob.decode([MessagePart].self, try reader.blob()))
+      parts: rare & 32 == 0 ? [] : try JSONBlob.decode([MessagePart].self, try reader.blob()),
+      // `JSONValue?.none`, not `nil`: JSONValue is itself nil-literal expressible, so a bare `nil` here would be
+      // JSON's null.
+      providerMetadata: rare & 64 == 0 ? JSONValue?.none : try JSONBlob.decode(JSONValue.self, try reader.blob()))
   }
 }
 

@@ -95,6 +95,7 @@ struct MessageLayoutTests {
       Mirror(reflecting: Self.reply()).children.map(\.label) == [
         "clientID", "serverID", "role", "author", "text", "createdAt", "editedAt", "delivery", "reply",
         "attachments", "rating", "agent", "sources", "toolCalls", "finishReason", "usage", "isPlaceholderText", "parts",
+        "providerMetadata",
       ])
   }
 }

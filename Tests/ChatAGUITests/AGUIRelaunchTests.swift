@@ -1,0 +1,107 @@
+import ChatAGUI
+import ConversationState
+import ConversationStore
+import ConversationTesting
+import Foundation
+import ProducerSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The agent is sent the conversation the user sees, after a relaunch too: `AGUIBackend` keeps no thread
+/// between runs, and a client on the same storage sends the stored messages as `RunAgentInput.messages`.
+@Suite(
+  "AG-UI backend after a relaunch", .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason),
+  .timeLimit(.minutes(2)))
+struct AGUIRelaunchTests {
+  let pydantic: LocalServerProcess
+  let scripted: ScriptedAGUIServer
+
+  init() async throws {
+    pydantic = try await AGUIProducers.shared("pydantic_agent_server.py")
+    scripted = try await ScriptedAGUIServer.shared()
+  }
+
+  var pydanticBase: URL { URL(string: "http://127.0.0.1:\(pydantic.port)")! }
+
+  /// The bodies Pydantic AI's server received on `/agent`, oldest first.
+  func pydanticRuns() async throws -> [[String: Any]] {
+    let (data, _) = try await URLSession.shared.data(from: pydanticBase.appendingPathComponent("requests"))
+    let all = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    return all.filter { $0["path"] as? String == "/agent" }.compactMap { $0["body"] as? [String: Any] }
+  }
+
+  /// The roles and texts of a run's `messages`.
+  static func history(_ body: [String: Any]) -> [String] {
+    (body["messages"] as? [[String: Any]] ?? []).map { message in
+      "\(message["role"] as? String ?? "?"): \(message["content"] as? String ?? "")"
+    }
+  }
+
+  @Test("Pydantic AI: after a relaunch, the next run carries the earlier exchange in RunAgentInput.messages")
+  func pydanticKeepsContext() async throws {
+    let endpoint = pydanticBase.appendingPathComponent("agent")
+    let story = RelaunchStory { try AGUIBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    let (id, first) = try await story.firstLaunch("hello, I am Zed") { $0.messages.last?.reply == .completed }
+    let answer = try #require(first.messages.last?.text)
+
+    let state = try await story.relaunch(id) { chat in
+      chat.sendMessage("hello again")
+      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
+    }
+    #expect(state != nil)
+
+    let run = try #require(
+      try await pydanticRuns().last { ($0["threadId"] as? String) == id.rawValue })
+    #expect(Self.history(run) == ["user: hello, I am Zed", "assistant: \(answer)", "user: hello again"])
+  }
+
+  @Test("Pydantic AI: an approval asked before a relaunch is answered after it, and the run continues")
+  func pydanticApprovalAcrossRelaunch() async throws {
+    let endpoint = pydanticBase.appendingPathComponent("agent")
+    let story = RelaunchStory { try AGUIBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    // Given a run that stopped to ask for an approval, and an app that quit then
+    let (id, waiting) = try await story.firstLaunch("delete a.txt") {
+      if case .awaitingInput = $0.messages.last?.reply { return true }
+      return false
+    }
+    guard case .awaitingInput(let requests)? = waiting.messages.last?.reply, let request = requests.first else {
+      Issue.record("the run did not ask: \(String(describing: waiting.messages.last?.reply))")
+      return
+    }
+
+    // When the relaunched app approves it
+    let done = try await story.relaunch(id) { chat in
+      chat.send(.answerInput(request.id, .approved))
+      return await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })
+    }
+
+    // Then the run resumed with the answer and the tool ran
+    let answer = try #require(done?.messages.last)
+    #expect(answer.text.contains("deleted a.txt"), "\(answer.text)")
+    let resumed = try #require(try await pydanticRuns().last { ($0["threadId"] as? String) == id.rawValue })
+    let resume = resumed["resume"] as? [[String: Any]] ?? []
+    #expect(resume.first?["interruptId"] as? String == request.id.rawValue)
+    #expect(resumed["parentRunId"] as? String != nil, "the resume names the run it continues")
+  }
+
+  @Test("ag-ui-protocol's server: after a relaunch, the next run carries the earlier exchange")
+  func scriptedKeepsContext() async throws {
+    let endpoint = scripted.endpoint("text")
+    let story = RelaunchStory { try AGUIBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    let (id, first) = try await story.firstLaunch("My name is Zed") { $0.messages.last?.reply == .completed }
+    let answer = try #require(first.messages.last?.text)
+    _ = try await story.relaunch(id) { chat in
+      chat.sendMessage("What is my name?")
+      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
+    }
+    let runs = try await scripted.requests().compactMap { $0["body"] as? [String: Any] ?? $0 }
+    let run = try #require(runs.last { ($0["threadId"] as? String) == id.rawValue })
+    #expect(Self.history(run) == ["user: My name is Zed", "assistant: \(answer)", "user: What is my name?"])
+  }
+}

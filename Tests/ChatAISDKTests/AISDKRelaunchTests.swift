@@ -1,0 +1,113 @@
+import ChatAISDK
+import ConversationState
+import ConversationStore
+import ConversationTesting
+import Foundation
+import ProducerSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The server is sent the chat the user sees, after a relaunch too: `AISDKBackend` keeps no chat between
+/// requests, and a client on the same storage sends the stored messages as the request's `messages`.
+@Suite(
+  "AI SDK backend after a relaunch", .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
+  .timeLimit(.minutes(2)))
+struct AISDKRelaunchTests {
+  let server: LocalServerProcess
+  var base: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+
+  init() async throws { server = try await AgentProducers.shared("pydantic_agent_server.py") }
+
+  /// The bodies Pydantic AI's server received for chat `id`, oldest first.
+  func requests(for id: ConversationID) async throws -> [[String: Any]] {
+    let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("requests"))
+    let all = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    return all.compactMap { $0["body"] as? [String: Any] }.filter { $0["id"] as? String == id.rawValue }
+  }
+
+  /// Each UI message of a request as "role: its text parts joined".
+  static func history(_ body: [String: Any]) -> [String] {
+    (body["messages"] as? [[String: Any]] ?? []).map { message in
+      let parts = message["parts"] as? [[String: Any]] ?? []
+      let text = parts.filter { $0["type"] as? String == "text" }.compactMap { $0["text"] as? String }.joined()
+      return "\(message["role"] as? String ?? "?"): \(text)"
+    }
+  }
+
+  @Test("after a relaunch, the next request carries the earlier exchange in its messages")
+  func relaunchKeepsContext() async throws {
+    let endpoint = base.appendingPathComponent("vercel/v6/chat")
+    let story = RelaunchStory { try AISDKBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    let (id, first) = try await story.firstLaunch("hello, I am Zed") { $0.messages.last?.reply == .completed }
+    let answer = try #require(first.messages.last?.text)
+
+    let state = try await story.relaunch(id) { chat in
+      chat.sendMessage("hello again")
+      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
+    }
+    #expect(state != nil)
+    let last = try #require(try await requests(for: id).last)
+    #expect(Self.history(last) == ["user: hello, I am Zed", "assistant: \(answer)", "user: hello again"])
+  }
+
+  @Test("an approval asked before a relaunch is answered after it: the resent message carries the answer")
+  func approvalAcrossRelaunch() async throws {
+    let endpoint = base.appendingPathComponent("vercel/v6/chat")
+    let story = RelaunchStory { try AISDKBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    let (id, waiting) = try await story.firstLaunch("delete a.txt") {
+      if case .awaitingInput = $0.messages.last?.reply { return true }
+      return false
+    }
+    guard case .awaitingInput(let requests)? = waiting.messages.last?.reply, let request = requests.first else {
+      Issue.record("the answer does not wait: \(String(describing: waiting.messages.last?.reply))")
+      return
+    }
+    let done = try await story.relaunch(id) { chat in
+      chat.send(.answerInput(request.id, .approved))
+      return await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })
+    }
+    let answer = try #require(done?.messages.last)
+    #expect(answer.text == "The delete_files tool said: deleted a.txt")
+    #expect(done?.messages.count == 2, "the continuation streamed in the same row")
+  }
+
+  @Test("an app tool answered before a relaunch goes back with the answer after it, and the tool never runs again")
+  func appToolAcrossRelaunch() async throws {
+    let endpoint = base.appendingPathComponent("vercel/v6/chat")
+    let runs = Counter()
+    let story = RelaunchStory(
+      backend: { try AISDKBackend(endpoint: endpoint, appTools: ["pick_color"]) },
+      tools: [
+        "pick_color": { _ in
+          runs.increment()
+          return "teal"
+        }
+      ])
+    defer { story.cleanUp() }
+    let (id, _) = try await story.firstLaunch("pick a color") { $0.messages.last?.reply == .completed }
+    let state = try await story.relaunch(id) { chat in
+      chat.sendMessage("hello again")
+      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
+    }
+    #expect(state != nil)
+    #expect(runs.value == 1)
+    // The second request resent the first answer with its tool part answered
+    let last = try #require(try await requests(for: id).last)
+    let assistant = (last["messages"] as? [[String: Any]])?.first { $0["role"] as? String == "assistant" }
+    let tool = (assistant?["parts"] as? [[String: Any]])?.first { $0["type"] as? String == "tool-pick_color" }
+    #expect(tool?["state"] as? String == "output-available")
+    #expect(tool?["output"] as? String == "teal")
+  }
+}
+
+/// A count several tasks add to.
+final class Counter: Sendable {
+  private let count = StateLock(0)
+  func increment() { count.withLock { $0 += 1 } }
+  var value: Int { count.withLock { $0 } }
+}

@@ -1,0 +1,76 @@
+package import ConversationState
+package import ConversationStore
+import ConversationTesting
+package import Foundation
+
+/// The story every agent backend must pass: a user talks, quits, relaunches, opens the conversation and
+/// goes on; the agent must be sent what the user sees. Each step runs a `ChatClient` with storage in
+/// `folder`, as an app does, and returns what the stores showed.
+package struct RelaunchStory {
+  package let folder: URL
+  /// A fresh backend for each launch (an app builds its objects again after a relaunch).
+  package let backend: @Sendable () throws -> any ChatBackend
+  package let tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler]
+
+  package init(
+    backend: @escaping @Sendable () throws -> any ChatBackend,
+    tools: [String: ConversationRuntime<ConversationReducer>.ToolHandler] = [:]
+  ) {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("relaunch-\(UUID().uuidString)")
+    self.backend = backend
+    self.tools = tools
+  }
+
+  /// A client on the story's storage.
+  package func launch() throws -> ChatClient {
+    try ChatClient(
+      backend: backend(), identity: UserIdentity(userID: "zed"),
+      options: ChatClientOptions(storage: ChatStorage(root: folder.path)), tools: tools)
+  }
+
+  /// First launch: sends `text` in a new conversation, waits until the answer has ended and is stored, and
+  /// quits. Returns the conversation's ID and what it showed.
+  package func firstLaunch(_ text: String, until ended: @escaping @Sendable (ConversationState) -> Bool)
+    async throws -> (ConversationID, ConversationState)
+  {
+    let client = try launch()
+    let chat = client.newConversation()
+    chat.sendMessage(text)
+    guard let state = await chat.state(within: 60, where: { $0.conversationID != nil && ended($0) && $0.isSettled }),
+      let id = state.conversationID
+    else {
+      await client.close()
+      throw RelaunchStoryError("the first launch's answer never ended: \(chat.state.messages.map(\.reply))")
+    }
+    await client.close()
+    return (id, state)
+  }
+
+  /// A later launch: opens `id` restored from storage, runs `step` on its store, and quits.
+  package func relaunch<T: Sendable>(
+    _ id: ConversationID, _ step: @Sendable (ChatStore) async throws -> T
+  ) async throws -> T {
+    let client = try launch()
+    let chat = client.conversation(id)
+    guard await chat.state(within: 30, where: { !$0.isRestoring && !$0.messages.isEmpty }) != nil else {
+      await client.close()
+      throw RelaunchStoryError("the relaunch did not restore \(id.rawValue)")
+    }
+    do {
+      let result = try await step(chat)
+      await client.close()
+      return result
+    } catch {
+      await client.close()
+      throw error
+    }
+  }
+
+  /// Removes the story's storage.
+  package func cleanUp() { try? FileManager.default.removeItem(at: folder) }
+}
+
+package struct RelaunchStoryError: Error, CustomStringConvertible {
+  package let description: String
+  package init(_ description: String) { self.description = description }
+}
