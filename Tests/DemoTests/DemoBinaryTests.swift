@@ -33,6 +33,27 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
 
 @Suite("The demo binary", .timeLimit(.minutes(2)))
 struct DemoBinaryTests {
+  @Test("a script run twice on one data folder sends its messages again as new ones, and both stay")
+  func scriptTwiceOnOneFolder() async throws {
+    // Given a data folder a script already ran on
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-twice-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let script = folder.appendingPathComponent("hello.script")
+    try "hello there\n".write(to: script, atomically: true, encoding: .utf8)
+    let arguments = ["--script", script.path, "--plain", "--data-dir", folder.appendingPathComponent("data").path]
+    let first = try await runDemo(arguments)
+    #expect(first.status == 0)
+
+    // When it runs again
+    let second = try await runDemo(arguments)
+
+    // Then its message is a new one (its client ID was never sent), and the conversation shows both
+    #expect(second.status == 0)
+    #expect(!second.output.contains("already sent"), "\(second.output)")
+    #expect(second.output.components(separatedBy: "you: hello there").count - 1 == 2, "\(second.output)")
+  }
+
   @Test(
     "each example script prints its expected transcript",
     arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes"])
