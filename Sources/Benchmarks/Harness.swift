@@ -141,6 +141,7 @@ struct RatioTarget {
     RatioTarget(numerator: "open.newest.h100k", denominator: "open.newest.h1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "open.full.h100k", denominator: "open.newest.h100k", limit: 50, atMost: false),
     RatioTarget(numerator: "page.disk.h100k", denominator: "page.disk.h1k", limit: 1.5, atMost: true),
+    RatioTarget(numerator: "agent.context.h100k", denominator: "agent.context.h1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "search.scan.h100k", denominator: "search.index.h100k", limit: 20, atMost: false),
     RatioTarget(numerator: "persist.delta.reply1m", denominator: "delta.store.reply1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "sse.decode.1mb", denominator: "sse.scan.1mb", limit: 3, atMost: true),

@@ -39,6 +39,8 @@ enum Suite {
         ("open.newest.h1k", { LocalFirstWorkloads.open(history: 1_000) }),
         ("open.newest.h100k", { LocalFirstWorkloads.open(history: 100_000) }),
         ("open.full.h100k", { LocalFirstWorkloads.open(history: 100_000, whole: true) }),
+        ("agent.context.h1k", { AgentContextWorkloads.context(history: 1_000, requests: 200 / scale) }),
+        ("agent.context.h100k", { AgentContextWorkloads.context(history: 100_000, requests: 200 / scale) }),
         ("page.disk.h1k", { LocalFirstWorkloads.page(history: 1_000, pages: 200 / scale) }),
         ("page.disk.h100k", { LocalFirstWorkloads.page(history: 100_000, pages: 200 / scale) }),
         ("search.index.h100k", { LocalFirstWorkloads.searchIndex(searches: 20 / scale + 1) }),

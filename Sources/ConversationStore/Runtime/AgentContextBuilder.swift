@@ -3,13 +3,13 @@ import Foundation
 
 /// The I/O half of an agent request's context: reads from storage what memory did not hold, then applies
 /// the backend's `AgentContextPolicy`.
-enum AgentContextBuilder {
+package enum AgentContextBuilder {
   /// The context of a request ending at `end`, from what memory held (`window`) and `storage`.
   ///
   /// - Throws: what the storage read throws (`STORAGE_FAILED`): a request sent without the context the
   ///   user sees would answer a different conversation, so it fails, retryable, instead.
   ///   `INVALID_CONFIGURATION` when the policy's transform left a regeneration without its prompt.
-  static func build(
+  package static func build(
     _ window: AgentContextWindow, of conversation: ConversationID?, ending end: AgentContextEnd,
     policy: AgentContextPolicy, storage: StoredHistoryReader?
   ) async throws -> AgentContext {
