@@ -143,6 +143,9 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case agentStateDelta([JSONPatchOperation])
   /// The outbox has the message on disk: it shows `queued` and goes out with the outbox's next batch.
   case outboxRecorded(ClientMessageID)
+  /// Storage has written a state holding `continuationAwaitingStorage` (this answer): its tool results and
+  /// answers are on disk, and its continuation goes out (`ConversationReducer.storesBeforeContinuing`).
+  case toolResultsStored(ClientMessageID)
   /// The outbox could not store an operation, or the server refused it in a batch. A message fails with
   /// `error` (retry sends it again); a rating of an answer goes back to the one it replaced and the
   /// conversation's feedback question opens again, both with `error` as `userError`; a read-cursor move is

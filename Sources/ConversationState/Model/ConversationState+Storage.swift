@@ -41,6 +41,7 @@ extension ConversationState {
     @usableFromInline var agentState: JSONValue?
     @usableFromInline var needsAgentStateSnapshot: Bool
     @usableFromInline var awaitingRun: RequestID?
+    @usableFromInline var continuationAwaitingStorage: ClientMessageID?
     /// nil rather than empty, so that a state without any leaves the key out of its JSON.
     @usableFromInline var overlappingReplies: [StreamingReply]?
 
@@ -81,6 +82,7 @@ extension ConversationState {
       agentState = nil
       needsAgentStateSnapshot = false
       awaitingRun = nil
+      continuationAwaitingStorage = nil
       overlappingReplies = nil
     }
   }

@@ -229,6 +229,14 @@ public struct ConversationState: Sendable {
     _modify { yield &cold.value.awaitingRun }
   }
 
+  /// The waiting answer whose continuation is held until a state holding its tool results and answers is
+  /// on disk (`ConversationReducer.storesBeforeContinuing`): the storage that writes this state reports
+  /// `toolResultsStored` then. Nil otherwise. This run's: never stored, and a relaunch starts without it.
+  @inlinable public var continuationAwaitingStorage: ClientMessageID? {
+    _read { yield cold.value.continuationAwaitingStorage }
+    _modify { yield &cold.value.continuationAwaitingStorage }
+  }
+
   /// Older replies that still stream while a newer one does (`streamingReply`), oldest first: a second
   /// run, or a reply over the realtime connection, started before the first one ended. Each goes on taking
   /// its own events and is committed when it ends; none is shown as cut off while it still streams. Empty

@@ -143,7 +143,7 @@ extension ConversationAction: FiniteNumberChecking {
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
       .credentialsRefreshed, .credentialsNeeded, .sendQueued, .readCursorSaved, .conversationDescribed,
       .uploadFinished, .outboxRecorded, .outboxRejected, .frameRejected, .restored, .replyPartStarted, .replyPartDelta,
-      .replyPartEnded, .toolInputStarted, .toolInputDelta:
+      .replyPartEnded, .toolInputStarted, .toolInputDelta, .toolResultsStored:
       return true
     }
   }
@@ -164,7 +164,7 @@ extension ConversationAction: FiniteNumberChecking {
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
       .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .inputRequested,
-      .positioned, .replyRestated:
+      .positioned, .replyRestated, .toolResultsStored:
       return false
     }
   }

@@ -86,7 +86,7 @@ public final class ChatClient: Sendable {
     reducer = ClientReducer(
       policy: policy, maximumIdleConversations: options.maximumIdleConversations,
       refreshesCredentials: credentials != nil, idleCheckInterval: options.idleCheckInterval)
-    conversationReducer = ConversationReducer(policy: policy)
+    conversationReducer = ConversationReducer(policy: policy, storesBeforeContinuing: options.storage != nil)
     core = StateLock(ClientCore(state: ClientState(identity: identity)))
     storage = StateLock(ClientStorage())
     listTask = StateLock(nil)

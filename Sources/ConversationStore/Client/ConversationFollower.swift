@@ -49,7 +49,7 @@ final class ConversationFollower: Sendable {
     // Read now, before the host can act on the store: the first snapshot this task reads may already hold
     // what the host did (a message sent at once), and it is reported against this state.
     let initial = store.state
-    let task = Task {
+    let task = Task { [weak store] in
       var previous = initial
       var isFirst = true
       for await snapshot in snapshots {
@@ -73,6 +73,10 @@ final class ConversationFollower: Sendable {
               onStorageError(error)
             }
           }
+          // The waiting answer's results are on disk with this state: its continuation may go. A write that
+          // failed reports too: storage that cannot keep the results (reported to the host) must not hold
+          // the agent's answer for ever.
+          if let answer = state.continuationAwaitingStorage { store?.send(.toolResultsStored(answer)) }
         }
         let now = clock.now()
         // Created in any step, also the one that brought the stored copy (the server may name the new

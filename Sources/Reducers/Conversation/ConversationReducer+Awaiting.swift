@@ -124,7 +124,10 @@ extension ConversationReducer {
 
   /// Starts the continuation run once the waiting answer has every request answered and every app-run
   /// call settled; nothing otherwise, or when one is already on its way.
-  func continueIfReady(_ state: inout ConversationState) -> [ConversationEffect] {
+  ///
+  /// With `storesBeforeContinuing`, it first waits for storage: the answer, with its results, is marked
+  /// (`continuationAwaitingStorage`) and goes on at `toolResultsStored`.
+  func continueIfReady(_ state: inout ConversationState, stored: Bool = false) -> [ConversationEffect] {
     guard let answer = awaitingAnswer(state), let conversationID = state.conversationID else { return [] }
     let requests: [InputRequest]
     if case .awaitingInput(let asked) = answer.reply { requests = asked } else { requests = [] }
@@ -132,12 +135,28 @@ extension ConversationReducer {
     guard requests.allSatisfy({ $0.answer != nil }), appCalls.allSatisfy(\.isSettledForContinuation),
       !state.requests.values.contains(.continuation(answer: answer.clientID))
     else { return [] }
+    if storesBeforeContinuing, !stored {
+      state.continuationAwaitingStorage = answer.clientID
+      return []
+    }
+    state.continuationAwaitingStorage = nil
     state.awaitingRun = nil
     let requestID = state.beginRequest(.continuation(answer: answer.clientID))
     state.agentActivity = .thinking
     let continuation = RunContinuation(
       answer: answer.serverID, message: answer, toolResults: appCalls, inputAnswers: requests)
     return [.continueRun(requestID, conversationID, continuation)]
+  }
+
+  /// Storage has the state that held `answer`'s results: its continuation goes out, unless the wait ended
+  /// meanwhile (then nothing waits any more).
+  func toolResultsStored(_ answer: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard state.continuationAwaitingStorage == answer else { return [] }
+    guard awaitingAnswer(state)?.clientID == answer else {
+      state.continuationAwaitingStorage = nil
+      return []
+    }
+    return continueIfReady(&state, stored: true)
   }
 
   /// The waiting answer will not go on (the user stopped it, wrote something new, or regenerates it): it
@@ -162,6 +181,7 @@ extension ConversationReducer {
     var effects: [ConversationEffect] = []
     if let run = state.awaitingRun { effects += cancelTools(of: run, &state) }
     state.awaitingRun = nil
+    state.continuationAwaitingStorage = nil
     guard var answer else { return effects }
     effects += cancelRequests(&state) { $0 == .continuation(answer: answer.clientID) }
     answer.reply = .cancelled

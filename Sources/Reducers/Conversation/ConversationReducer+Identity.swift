@@ -103,6 +103,8 @@ extension ConversationReducer {
       interrupt(reply, stoppedStreaming, &state)
     }
     if case .creating(let draft, _) = state.escalation { state.escalation = .failed(draft, stopped) }
+    settleToolsStoppedByRelaunch(&state)
+    state.continuationAwaitingStorage = nil
     state.requests = [:]
     state.history.loadingRequest = nil
     state.regenerateAfterReload = nil
@@ -121,6 +123,21 @@ extension ConversationReducer {
     state.userError = nil
     // At once: nothing has failed yet. (`connect` starts it too, for a host that drops these effects.)
     return state.streamingReply?.resumption == nil ? [] : [.startTimer(.replyResume, seconds: 0)]
+  }
+
+  /// The waiting answer's app calls that were running when the app stopped may have done their work: they
+  /// are never run again (no tool runs twice for one call ID); each fails, and the agent is told so. A
+  /// result stored before the app stopped stays, and goes to the agent when the store is restored.
+  private func settleToolsStoppedByRelaunch(_ state: inout ConversationState) {
+    guard var answer = awaitingAnswer(state) else { return }
+    var changed = false
+    for index in answer.toolCalls.indices
+    where answer.toolCalls[index].execution == .client && answer.toolCalls[index].outcome == .running {
+      answer.toolCalls[index].outcome = .failed(
+        ChatError(.toolFailed, "The app stopped while this tool ran; it was not run again."))
+      changed = true
+    }
+    if changed { commitIncoming(answer, &state) }
   }
 
   /// Cancel effects for every request in flight and every timer, in a stable order. The connection's

@@ -66,6 +66,8 @@ extension ConversationReducer {
     }
     for message in state.messages.outgoing { merged.messages.appendOutgoing(message) }
     state = merged
-    return effects
+    // An answer stored with every result and answer in hand but not yet continued (the app stopped first)
+    // goes on now: its results are delivered again, never produced again.
+    return effects + continueIfReady(&state)
   }
 }

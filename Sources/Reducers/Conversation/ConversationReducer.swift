@@ -21,9 +21,17 @@ public struct ConversationReducer: Reducer {
 
   /// The limits, lifetimes and backoff settings this reducer applies.
   public let policy: ChatPolicy
+  /// Whether a continuation waits until storage has its tool results and answers
+  /// (`ConversationState.continuationAwaitingStorage`, `toolResultsStored`): set where a storage follows the
+  /// store and reports writes (`ChatClient` with storage), so a result is on disk before the agent gets it,
+  /// and a relaunch delivers it again rather than running the tool again.
+  public let storesBeforeContinuing: Bool
 
   /// A reducer applying `policy` (the documented defaults when omitted).
-  public init(policy: ChatPolicy = ChatPolicy()) { self.policy = policy }
+  public init(policy: ChatPolicy = ChatPolicy(), storesBeforeContinuing: Bool = false) {
+    self.policy = policy
+    self.storesBeforeContinuing = storesBeforeContinuing
+  }
 
   public func reduce(into state: inout ConversationState, action: ConversationAction) -> [ConversationEffect] {
     // The hot path first, in one switch: a streamed delta is O(delta), touches only the streamed reply, and
@@ -121,6 +129,7 @@ public struct ConversationReducer: Reducer {
     case .agentStateSnapshot(let snapshot): return agentStateSnapshot(snapshot, &state)
     case .agentStateDelta(let patch): return agentStateDelta(patch, &state)
     case .outboxRecorded(let clientID): return outboxRecorded(clientID, &state)
+    case .toolResultsStored(let answer): return toolResultsStored(answer, &state)
     case .outboxRejected(let kind, let error): return outboxRejected(kind, error, &state)
 
     case .sendAccepted(let requestID, let confirmed, let conversationID):
