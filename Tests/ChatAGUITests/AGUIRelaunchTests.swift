@@ -48,11 +48,7 @@ struct AGUIRelaunchTests {
     let (id, first) = try await story.firstLaunch("hello, I am Zed") { $0.messages.last?.reply == .completed }
     let answer = try #require(first.messages.last?.text)
 
-    let state = try await story.relaunch(id) { chat in
-      chat.sendMessage("hello again")
-      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
-    }
-    #expect(state != nil)
+    #expect(try await story.relaunchAndSend(id, "hello again") != nil)
 
     let run = try #require(
       try await pydanticRuns().last { ($0["threadId"] as? String) == id.rawValue })
@@ -64,21 +60,8 @@ struct AGUIRelaunchTests {
     let endpoint = pydanticBase.appendingPathComponent("agent")
     let story = RelaunchStory { try AGUIBackend(endpoint: endpoint) }
     defer { story.cleanUp() }
-    // Given a run that stopped to ask for an approval, and an app that quit then
-    let (id, waiting) = try await story.firstLaunch("delete a.txt") {
-      if case .awaitingInput = $0.messages.last?.reply { return true }
-      return false
-    }
-    guard case .awaitingInput(let requests)? = waiting.messages.last?.reply, let request = requests.first else {
-      Issue.record("the run did not ask: \(String(describing: waiting.messages.last?.reply))")
-      return
-    }
-
-    // When the relaunched app approves it
-    let done = try await story.relaunch(id) { chat in
-      chat.send(.answerInput(request.id, .approved))
-      return await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })
-    }
+    // Given a run that stopped to ask for an approval, and an app that quit then; the relaunched app approves
+    let (id, request, done) = try await story.approvalAcrossRelaunch("delete a.txt")
 
     // Then the run resumed with the answer and the tool ran
     let answer = try #require(done?.messages.last)
@@ -96,10 +79,7 @@ struct AGUIRelaunchTests {
     defer { story.cleanUp() }
     let (id, first) = try await story.firstLaunch("My name is Zed") { $0.messages.last?.reply == .completed }
     let answer = try #require(first.messages.last?.text)
-    _ = try await story.relaunch(id) { chat in
-      chat.sendMessage("What is my name?")
-      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
-    }
+    #expect(try await story.relaunchAndSend(id, "What is my name?") != nil)
     let runs = try await scripted.requests().compactMap { $0["body"] as? [String: Any] ?? $0 }
     let run = try #require(runs.last { ($0["threadId"] as? String) == id.rawValue })
     #expect(Self.history(run) == ["user: My name is Zed", "assistant: \(answer)", "user: What is my name?"])

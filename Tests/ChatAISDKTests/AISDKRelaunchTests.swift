@@ -45,11 +45,7 @@ struct AISDKRelaunchTests {
     let (id, first) = try await story.firstLaunch("hello, I am Zed") { $0.messages.last?.reply == .completed }
     let answer = try #require(first.messages.last?.text)
 
-    let state = try await story.relaunch(id) { chat in
-      chat.sendMessage("hello again")
-      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
-    }
-    #expect(state != nil)
+    #expect(try await story.relaunchAndSend(id, "hello again") != nil)
     let last = try #require(try await requests(for: id).last)
     #expect(Self.history(last) == ["user: hello, I am Zed", "assistant: \(answer)", "user: hello again"])
   }
@@ -59,18 +55,7 @@ struct AISDKRelaunchTests {
     let endpoint = base.appendingPathComponent("vercel/v6/chat")
     let story = RelaunchStory { try AISDKBackend(endpoint: endpoint) }
     defer { story.cleanUp() }
-    let (id, waiting) = try await story.firstLaunch("delete a.txt") {
-      if case .awaitingInput = $0.messages.last?.reply { return true }
-      return false
-    }
-    guard case .awaitingInput(let requests)? = waiting.messages.last?.reply, let request = requests.first else {
-      Issue.record("the answer does not wait: \(String(describing: waiting.messages.last?.reply))")
-      return
-    }
-    let done = try await story.relaunch(id) { chat in
-      chat.send(.answerInput(request.id, .approved))
-      return await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })
-    }
+    let (_, _, done) = try await story.approvalAcrossRelaunch("delete a.txt")
     let answer = try #require(done?.messages.last)
     #expect(answer.text == "The delete_files tool said: deleted a.txt")
     #expect(done?.messages.count == 2, "the continuation streamed in the same row")
@@ -90,11 +75,7 @@ struct AISDKRelaunchTests {
       ])
     defer { story.cleanUp() }
     let (id, _) = try await story.firstLaunch("pick a color") { $0.messages.last?.reply == .completed }
-    let state = try await story.relaunch(id) { chat in
-      chat.sendMessage("hello again")
-      return await chat.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
-    }
-    #expect(state != nil)
+    #expect(try await story.relaunchAndSend(id, "hello again") != nil)
     #expect(runs.value == 1)
     // The second request resent the first answer with its tool part answered
     let last = try #require(try await requests(for: id).last)

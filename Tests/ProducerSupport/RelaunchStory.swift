@@ -66,6 +66,37 @@ package struct RelaunchStory {
     }
   }
 
+  /// A later launch that opens `id` and sends `text`: the state once its answer completed (nil after a
+  /// minute).
+  package func relaunchAndSend(_ id: ConversationID, _ text: String) async throws -> ConversationState? {
+    try await relaunch(id) { chat in
+      let count = chat.state.messages.count + 2
+      chat.sendMessage(text)
+      return await chat.state(
+        within: 60, where: { $0.messages.count == count && $0.messages.last?.reply == .completed })
+    }
+  }
+
+  /// The approval story: the first launch sends `text`, whose answer asks for an approval, and quits; a
+  /// relaunch approves it. Returns the conversation, the request answered, and the state once the answer
+  /// completed (nil after a minute).
+  package func approvalAcrossRelaunch(_ text: String) async throws -> (
+    id: ConversationID, request: InputRequest, done: ConversationState?
+  ) {
+    let (id, waiting) = try await firstLaunch(text) {
+      if case .awaitingInput = $0.messages.last?.reply { return true }
+      return false
+    }
+    guard case .awaitingInput(let requests)? = waiting.messages.last?.reply, let request = requests.first else {
+      throw RelaunchStoryError("the answer does not wait: \(String(describing: waiting.messages.last?.reply))")
+    }
+    let done = try await relaunch(id) { chat in
+      chat.send(.answerInput(request.id, .approved))
+      return await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })
+    }
+    return (id, request, done)
+  }
+
   /// Removes the story's storage.
   package func cleanUp() { try? FileManager.default.removeItem(at: folder) }
 }
