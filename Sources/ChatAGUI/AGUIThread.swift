@@ -1,10 +1,10 @@
 import ChatHTTP
 public import ConversationState
 
-/// What the agent knows of one conversation, as AG-UI carries it: the complete message history in wire
-/// form (the protocol has no side channel for earlier turns, so every run sends it all), the shared state,
-/// and the interrupts the last run left open. Messages are kept as the producer sent them, so values such as
-/// `encryptedValue` go back unchanged.
+/// One run's view of a conversation, as AG-UI carries it: the message history in wire form (the protocol
+/// has no side channel for earlier turns, so every run sends it), the shared state, and what a run's stream
+/// left open. Built for each run from the stored conversation (`init(context:)`); the backend keeps none
+/// between runs. A reasoning message's `encryptedValue` goes back as it was stored.
 public struct AGUIThread: Hashable, Sendable {
   /// The history, oldest first: AG-UI message objects (`{"id", "role", …}`). Activity messages never
   /// go back to the agent and are not kept here.
@@ -71,33 +71,6 @@ public struct AGUIThread: Hashable, Sendable {
     }
     rebuilt.lastRunID = lastRunID
     self = rebuilt
-  }
-
-  /// Gives up what the last run left waiting, as a run that does not continue it must: each of the app's
-  /// calls still pending is answered with a tool message saying so (a thread that goes on answers every
-  /// pending call), and each open interrupt gets a `cancelled` resume entry, returned with the run it
-  /// answers (omission is not abandonment).
-  public mutating func abandonWaits() -> (resume: [JSONValue], parentRunID: String?) {
-    for id in pendingToolCallIDs {
-      let note = "The user went on without this call's result."
-      upsert([
-        "id": .string("result-\(id)"), "role": "tool", "toolCallId": .string(id), "content": .string(note),
-        "error": .string(note),
-      ])
-    }
-    pendingToolCallIDs = []
-    let resume = pendingInterrupts.map { JSONValue.object(["interruptId": .string($0.id), "status": "cancelled"]) }
-    pendingInterrupts = []
-    return (resume, resume.isEmpty ? nil : lastRunID)
-  }
-
-  /// The history up to and including the message `id` (for a regeneration: the prompt is the last).
-  public func prefix(through id: String) -> AGUIThread? {
-    guard let index = positions[id] else { return nil }
-    var thread = AGUIThread(messages: Array(messages[...index]), state: state)
-    thread.toolCallIDs.formUnion(toolCallIDs)
-    thread.lastRunID = lastRunID
-    return thread
   }
 
   private mutating func noteToolCalls(of message: JSONValue) {

@@ -1,9 +1,10 @@
 public import ConversationState
 import Foundation
 
-/// The server's view of one chat: its messages as UI messages (the protocol's own JSON, kept verbatim, so
-/// provider metadata and parts this client does not model go back as they came), sent whole with every
-/// request, as `useChat` does.
+/// One request's view of a chat: its messages as UI messages (the protocol's own JSON), sent with every
+/// request as `useChat` does. Built for each request from the stored conversation (`init(context:)`); the
+/// backend keeps none between requests. A reasoning part's provider metadata goes back as it was stored
+/// (`ReasoningPart.encryptedValue`); a message's own `metadata` is not kept.
 public struct AISDKChat: Hashable, Sendable {
   /// The UI messages, oldest first.
   public var messages: [JSONValue]
@@ -23,12 +24,6 @@ public struct AISDKChat: Hashable, Sendable {
     } else {
       messages.append(message)
     }
-  }
-
-  /// The chat up to and including the message `id`, or nil when it holds no such message.
-  public func prefix(through id: String) -> AISDKChat? {
-    guard let index = index(of: id) else { return nil }
-    return AISDKChat(messages: Array(messages[...index]))
   }
 
   /// The chat without the message `id` (all of it when nil or not held): the chat before a partial answer.

@@ -1,10 +1,10 @@
 public import ConversationState
 import Foundation
 
-/// What the model is sent of one conversation, in the wire form of the API in use (Chat Completions
-/// `messages`, or Responses `input` items): OpenAI's APIs keep no conversation here, so every request sends
-/// it all. The assistant's items are kept as the server sent them (a Responses reasoning item's encrypted
-/// content goes back as it came).
+/// What the model is sent of one conversation on one request, in the wire form of the API in use (Chat
+/// Completions `messages`, or Responses `input` items): OpenAI's APIs keep no conversation, so every
+/// request carries it. Built for each request from the stored conversation (`init(context:api:)`); a
+/// Responses answer's output items go back as the server sent them (`Message.providerMetadata`).
 public struct OpenAITranscript: Hashable, Sendable {
   /// One wire item, with the ID of the message it belongs to (the user's client ID; the answer's ID).
   public struct Entry: Hashable, Sendable {
@@ -42,11 +42,6 @@ public struct OpenAITranscript: Hashable, Sendable {
     entries += items.map { Entry(messageID: messageID, item: $0) }
   }
 
-  /// The transcript through the items of `messageID`, or nil when it holds none.
-  public func prefix(through messageID: String) -> OpenAITranscript? {
-    guard let last = entries.lastIndex(where: { $0.messageID == messageID }) else { return nil }
-    return OpenAITranscript(entries: Array(entries[...last]))
-  }
 }
 
 /// The two streaming APIs an OpenAI-compatible server offers.
