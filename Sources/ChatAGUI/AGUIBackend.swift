@@ -92,9 +92,7 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
 
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
-    let user = Message(
-      clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
-      attachments: payload.attachments)
+    let user = AgentContext.userMessage(payload, at: transport.now())
     var thread = AGUIThread(context: context)
     thread.upsert(AGUIThread.userMessage(user))
     // A new message gives up the interrupts the last run left open (the store cancelled that wait): each
@@ -109,9 +107,7 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
   public func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    guard context.messages.last?.serverID == prompt else {
-      return Self.failing(ChatError(.unknownMessage, "The conversation does not hold message \(prompt.rawValue)."))
-    }
+    do throws(ChatError) { try context.checkEnds(with: prompt) } catch { return Self.failing(error) }
     return run(in: conversation, on: AGUIThread(context: context), userMessage: nil)
   }
 

@@ -84,9 +84,7 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
 
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
-    let user = Message(
-      clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
-      attachments: payload.attachments)
+    let user = AgentContext.userMessage(payload, at: transport.now())
     var chat = AISDKChat(context: context)
     chat.upsert(AISDKChat.userMessage(user))
     return request(in: conversation, chat: chat, trigger: "submit-message", messageID: nil, userMessage: user)
@@ -95,9 +93,7 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
   public func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    guard context.messages.last?.serverID == prompt else {
-      return Self.failing(ChatError(.unknownMessage, "The conversation does not hold message \(prompt.rawValue)."))
-    }
+    do throws(ChatError) { try context.checkEnds(with: prompt) } catch { return Self.failing(error) }
     return request(
       in: conversation, chat: AISDKChat(context: context), trigger: "regenerate-message", messageID: answer?.rawValue)
   }

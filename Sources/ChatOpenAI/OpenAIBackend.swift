@@ -99,9 +99,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
 
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
-    let user = Message(
-      clientID: payload.clientID, role: .user, text: payload.text, createdAt: transport.now(), delivery: .sent,
-      attachments: payload.attachments)
+    let user = AgentContext.userMessage(payload, at: transport.now())
     var transcript = OpenAITranscript(context: context, api: api)
     transcript.set([api.userItem(user)], for: user.clientID.rawValue)
     return request(in: conversation, transcript: transcript, userMessage: user)
@@ -110,9 +108,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
   public func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    guard context.messages.last?.serverID == prompt else {
-      return Self.failing(ChatError(.unknownMessage, "The conversation does not hold message \(prompt.rawValue)."))
-    }
+    do throws(ChatError) { try context.checkEnds(with: prompt) } catch { return Self.failing(error) }
     return request(in: conversation, transcript: OpenAITranscript(context: context, api: api))
   }
 

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The conversation as an agent request carries it (`AgentBackend`): the stored conversation's messages
 /// before the request's own, oldest first, cut by the backend's `AgentContextPolicy`.
 ///
@@ -108,5 +110,23 @@ extension ConversationState {
       olderThan: more > 0 ? (messages.firstCommitted ?? oldestVisited)?.orderKey : nil)
     window.agentState = agentState
     return window
+  }
+}
+
+extension AgentContext {
+  /// The user's message a send carries, as every agent protocol sends it: the payload's client ID, text and
+  /// attachments, at `now` (the device's clock: the protocols send no time).
+  public static func userMessage(_ payload: SendPayload, at now: Date) -> Message {
+    Message(
+      clientID: payload.clientID, role: .user, text: payload.text, createdAt: now, delivery: .sent,
+      attachments: payload.attachments)
+  }
+
+  /// Checks that a regeneration's context ends with its prompt: `UNKNOWN_MESSAGE` when it does not (the
+  /// conversation does not hold it, or holds it without the server ID the request names).
+  public func checkEnds(with prompt: ServerMessageID) throws(ChatError) {
+    guard messages.last?.serverID == prompt else {
+      throw ChatError(.unknownMessage, "The conversation does not hold message \(prompt.rawValue).")
+    }
   }
 }
