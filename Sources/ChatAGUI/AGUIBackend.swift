@@ -35,12 +35,12 @@ public import Foundation
 ///   a question's answer as its value; a declined question as a `cancelled` resume entry.
 public final class AGUIBackend: CompanionBackend, AgentBackend {
   /// The limits and timeouts applied to what the agent sends.
-  public var policy: ChatPolicy { transport.policy }
+  public var policy: ChatPolicy { streams.transport.policy }
   /// What the streams carry besides replies (custom and raw events, activity, steps, warnings), in order.
   /// Delivered asynchronously; the newest 1,024 are kept while nobody reads.
-  public let sideEvents: AsyncStream<AGUISideEvent>
+  public var sideEvents: AsyncStream<AGUISideEvent> { streams.sideEvents }
 
-  private let transport: HTTPTransport
+  private let streams: AgentReplyStreams<AGUISideEvent>
   private let tools: [AGUITool]
   private let context: [(description: String, value: String)]
   private let forwardedProps: JSONValue
@@ -51,7 +51,6 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
   /// AG-UI runs end with the app's calls pending; their results go in the next run.
   public var toolResultDelivery: ToolResultDelivery { .nextRun }
   private let makeID: @Sendable () -> String
-  private let sideEventSink: AsyncStream<AGUISideEvent>.Continuation
 
   /// A backend for the agent at `endpoint` (`https`, or `http` to this machine only).
   ///
@@ -75,7 +74,8 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
     makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
     token: @escaping @Sendable () async throws -> String? = { nil }
   ) throws(ChatError) {
-    transport = try HTTPTransport(baseURL: endpoint, policy: policy, now: now, token: token)
+    streams = AgentReplyStreams(
+      transport: try HTTPTransport(baseURL: endpoint, policy: policy, now: now, token: token))
     try contextPolicy.validate()
     self.contextPolicy = contextPolicy
     self.tools = tools
@@ -83,16 +83,15 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
     self.forwardedProps = forwardedProps
     self.companion = companion
     self.makeID = makeID
-    (sideEvents, sideEventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
   }
 
-  deinit { sideEventSink.finish() }
+  deinit { streams.finish() }
 
   // MARK: - Runs
 
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
-    let user = AgentContext.userMessage(payload, at: transport.now())
+    let user = AgentContext.userMessage(payload, at: streams.transport.now())
     var thread = AGUIThread(context: context)
     thread.upsert(AGUIThread.userMessage(user))
     // A new message gives up the interrupts the last run left open (the store cancelled that wait): each
@@ -152,26 +151,7 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
       context: context, forwardedProps: forwardedProps, resume: resume)
     let mapper = AGUIReplyMapper(
       runID: runID, conversationID: conversation, thread: thread, userMessage: userMessage,
-      appTools: Set(tools.map(\.name)), receivedAt: transport.now())
-    return transport.eventStream(.post("", body: input.json(), key: runID), mapper, opened: nil) {
-      mapper, event, events throws(ChatError) in
-      do throws(ChatError) {
-        try mapper.map(event, into: &events)
-        if !mapper.sideEvents.isEmpty { self.publish(mapper.takeSideEvents()) }
-      } catch {
-        self.publish(mapper.takeSideEvents())
-        throw error
-      }
-    } end: { mapper throws(ChatError) in
-      defer { self.publish(mapper.takeSideEvents()) }
-      return try mapper.finish()
-    } failed: { mapper, error in
-      self.publish(mapper.takeSideEvents())
-      return mapper.failure(ofTransport: error)
-    }
-  }
-
-  private func publish(_ events: [AGUISideEvent]) {
-    for event in events { sideEventSink.yield(event) }
+      appTools: Set(tools.map(\.name)), receivedAt: streams.transport.now())
+    return streams.stream(.post("", body: input.json(), key: runID), mapper)
   }
 }

@@ -1,4 +1,4 @@
-import ChatHTTP
+public import ChatHTTP
 public import ConversationState
 public import ConversationStore
 public import Foundation
@@ -19,7 +19,7 @@ public import ServerSentEvents
 ///   an interrupt asks the user (`inputRequested`, then the finish: `awaitingInput`); `cancelled` ends it
 ///   `CANCELLED`; `RUN_ERROR` ends it with the run's error; a broken rule `INVALID_EVENT` (`rejected`); a
 ///   body that ends inside the run `INCOMPLETE_STREAM` (`truncated`), never a success.
-public struct AGUIReplyMapper: Sendable {
+public struct AGUIReplyMapper: ReplyMapping {
   private struct Draft: Sendable {
     var role: String
     var name: String?
@@ -98,6 +98,9 @@ public struct AGUIReplyMapper: Sendable {
   }
 
   /// Takes the side events gathered so far.
+  /// Whether side events wait to be taken.
+  public var hasSideEvents: Bool { !sideEvents.isEmpty }
+
   public mutating func takeSideEvents() -> [AGUISideEvent] {
     defer { sideEvents.removeAll() }
     return sideEvents

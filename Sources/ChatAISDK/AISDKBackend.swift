@@ -29,7 +29,7 @@ public import Foundation
 ///   read state, tickets, uploads, the outbox, realtime events) goes to `companion` (`CompanionBackend`).
 public final class AISDKBackend: CompanionBackend, AgentBackend {
   /// The limits and timeouts applied to what the server sends.
-  public var policy: ChatPolicy { transport.policy }
+  public var policy: ChatPolicy { streams.transport.policy }
   /// The host's backend for what the protocol does not carry.
   public let companion: (any ChatBackend)?
   /// How much of the conversation each request carries (the newest 100 messages unless the host says).
@@ -38,13 +38,12 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
   public var toolResultDelivery: ToolResultDelivery { .nextRun }
   /// What the streams carry besides replies (transient data, metadata, skipped chunks), in order.
   /// Delivered asynchronously; the newest 1,024 are kept while nobody reads.
-  public let sideEvents: AsyncStream<AISDKSideEvent>
+  public var sideEvents: AsyncStream<AISDKSideEvent> { streams.sideEvents }
 
-  private let transport: HTTPTransport
+  private let streams: AgentReplyStreams<AISDKSideEvent>
   private let appTools: Set<String>
   private let body: [String: JSONValue]
   private let makeID: @Sendable () -> String
-  private let sideEventSink: AsyncStream<AISDKSideEvent>.Continuation
 
   /// A backend for the chat route at `endpoint` (`https`, or `http` to this machine only).
   ///
@@ -68,23 +67,24 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
     makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
     token: @escaping @Sendable () async throws -> String? = { nil }
   ) throws(ChatError) {
-    transport = try HTTPTransport(baseURL: endpoint, policy: policy, errorCodes: .fromStatus, now: now, token: token)
+    streams = AgentReplyStreams(
+      transport: try HTTPTransport(
+        baseURL: endpoint, policy: policy, errorCodes: .fromStatus, now: now, token: token))
     try contextPolicy.validate()
     self.contextPolicy = contextPolicy
     self.appTools = appTools
     self.body = body
     self.companion = companion
     self.makeID = makeID
-    (sideEvents, sideEventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
   }
 
-  deinit { sideEventSink.finish() }
+  deinit { streams.finish() }
 
   // MARK: - Requests
 
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
-    let user = AgentContext.userMessage(payload, at: transport.now())
+    let user = AgentContext.userMessage(payload, at: streams.transport.now())
     var chat = AISDKChat(context: context)
     chat.upsert(AISDKChat.userMessage(user))
     return request(in: conversation, chat: chat, trigger: "submit-message", messageID: nil, userMessage: user)
@@ -154,29 +154,9 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let mapper = AISDKReplyMapper(
       key: request.key, conversationID: conversation, chat: request.chat, userMessage: request.userMessage,
-      continuing: request.continuing, appTools: appTools, receivedAt: transport.now())
+      continuing: request.continuing, appTools: appTools, receivedAt: streams.transport.now())
     let nothing = ChatError(.notResumable, "The chat route has no active stream for \(conversation.rawValue) (204).")
-    return transport.eventStream(endpoint, mapper, opened: nil, numbering: numbering, noContent: nothing) {
-      mapper, event, events throws(ChatError) in
-      do throws(ChatError) {
-        try mapper.map(event, into: &events)
-        if !mapper.sideEvents.isEmpty { self.publish(mapper.takeSideEvents()) }
-      } catch {
-        self.publish(mapper.takeSideEvents())
-        throw error
-      }
-    } end: { mapper throws(ChatError) in
-      defer { self.publish(mapper.takeSideEvents()) }
-      return try mapper.finish()
-    } failed: { mapper, error in
-      let failure = mapper.failure(ofTransport: error)
-      self.publish(mapper.takeSideEvents())
-      return failure
-    }
-  }
-
-  private func publish(_ events: [AISDKSideEvent]) {
-    for event in events { sideEventSink.yield(event) }
+    return streams.stream(endpoint, mapper, numbering: numbering, noContent: nothing)
   }
 }
 

@@ -1,4 +1,4 @@
-import ChatHTTP
+public import ChatHTTP
 public import ConversationState
 public import ConversationStore
 public import Foundation
@@ -22,7 +22,7 @@ public import ServerSentEvents
 /// - The end: `finish` or `[DONE]` completes the reply (its finish reason kept); `abort` ends it `CANCELLED`;
 ///   `error` ends it with the server's text (`PROVIDER_ERROR`); a body that ends with neither, or a dropped
 ///   connection after the first chunk, is `INCOMPLETE_STREAM` (`truncated`), never a success.
-public struct AISDKReplyMapper: Sendable {
+public struct AISDKReplyMapper: ReplyMapping {
   private enum Ending: Sendable {
     case finished(String?)
     case aborted(String?)
@@ -96,6 +96,9 @@ public struct AISDKReplyMapper: Sendable {
   }
 
   /// Takes the side events gathered so far.
+  /// Whether side events wait to be taken.
+  public var hasSideEvents: Bool { !sideEvents.isEmpty }
+
   public mutating func takeSideEvents() -> [AISDKSideEvent] {
     defer { sideEvents.removeAll() }
     return sideEvents

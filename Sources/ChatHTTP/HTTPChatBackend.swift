@@ -46,6 +46,8 @@ public final class HTTPChatBackend: ChatBackend {
   public typealias TokenProvider = @Sendable () async throws -> String?
 
   private let transport: HTTPTransport
+  /// Reply streams, read by `ReplyStreamMapper` as every agent backend's are by its mapper.
+  private let replies: AgentReplyStreams<Never>
   private var now: @Sendable () -> Date { transport.now }
   /// The limits and timeouts this backend applies to what the server sends.
   public var policy: ChatPolicy { transport.policy }
@@ -70,6 +72,7 @@ public final class HTTPChatBackend: ChatBackend {
     token: @escaping TokenProvider
   ) throws(ChatError) {
     transport = try HTTPTransport(baseURL: baseURL, policy: policy, now: now, token: token)
+    replies = AgentReplyStreams(transport: transport)
   }
 
   /// A backend with the default policy but for its two timeouts, in seconds: `requestTimeout` for a
@@ -141,13 +144,7 @@ public final class HTTPChatBackend: ChatBackend {
   private func reply(_ endpoint: Endpoint, _ start: ReplyStreamMapper, noContent: ChatError? = nil)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
-    transport.eventStream(endpoint, start, opened: nil, numbering: .eventIDs, noContent: noContent) {
-      mapper, event, elements throws(ChatError) in
-      elements += try mapper.map(event)
-    } end: { mapper throws(ChatError) in
-      try mapper.finish()
-      return []
-    }
+    replies.stream(endpoint, start, numbering: .eventIDs, noContent: noContent)
   }
 
   // MARK: - Realtime

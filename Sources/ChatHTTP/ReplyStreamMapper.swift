@@ -25,7 +25,7 @@ public import ServerSentEvents
 /// }
 /// try mapper.finish()
 /// ```
-public struct ReplyStreamMapper: Sendable {
+public struct ReplyStreamMapper: ReplyMapping {
   /// The user's message as the device has it, reported as accepted at the first frame when the server does
   /// not send its own copy; nil for a regeneration (nothing to accept).
   private var userMessage: Message?
@@ -127,12 +127,30 @@ public struct ReplyStreamMapper: Sendable {
     }
   }
 
-  /// The end of the body: throws `INCOMPLETE_STREAM` unless the reply finished.
-  public func finish() throws(ChatError) {
+  /// Appends the store events `event` stands for to `events` (the `ReplyMapping` form of `map(_:)`).
+  public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
+    events += try map(event)
+  }
+
+  /// The end of the body: throws `INCOMPLETE_STREAM` unless the reply finished; the frames said everything,
+  /// so the end adds no event.
+  @discardableResult
+  public func finish() throws(ChatError) -> [ReplyEvent] {
     guard isFinished else {
       throw ChatError(.incompleteStream, "The reply's stream ended before the reply was finished.")
     }
+    return []
   }
+
+  /// A transport failure stays what it is: our protocol resumes a dropped reply (`resumeReply`), so a drop
+  /// is not the reply's end.
+  public func failure(ofTransport error: ChatError) -> ChatError { error }
+
+  /// Our protocol's streams carry nothing besides the reply.
+  public var hasSideEvents: Bool { false }
+
+  /// None: our protocol's streams carry nothing besides the reply.
+  public func takeSideEvents() -> [Never] { [] }
 
   // MARK: - Style A: data frames
 

@@ -37,7 +37,7 @@ import ServerSentEvents
 ///   be resumed: a dropped reply ends `truncated` with its text.
 public final class OpenAIBackend: CompanionBackend, AgentBackend {
   /// The limits and timeouts applied to what the server sends.
-  public var policy: ChatPolicy { transport.policy }
+  public var policy: ChatPolicy { streams.transport.policy }
   /// The host's backend for what the API does not carry.
   public let companion: (any ChatBackend)?
   /// The API this backend speaks.
@@ -47,7 +47,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
   /// A call to one of the app's tools ends the response; its result goes back on the next request.
   public var toolResultDelivery: ToolResultDelivery { .nextRun }
 
-  private let transport: HTTPTransport
+  private let streams: AgentReplyStreams<Never>
   private let model: String
   private let instructions: String?
   private let tools: [OpenAITool]
@@ -83,7 +83,9 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
     makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
     token: @escaping @Sendable () async throws -> String? = { nil }
   ) throws(ChatError) {
-    transport = try HTTPTransport(baseURL: baseURL, policy: policy, errorCodes: .fromStatus, now: now, token: token)
+    streams = AgentReplyStreams(
+      transport: try HTTPTransport(
+        baseURL: baseURL, policy: policy, errorCodes: .fromStatus, now: now, token: token))
     try contextPolicy.validate()
     self.contextPolicy = contextPolicy
     self.api = api
@@ -99,7 +101,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
 
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
-    let user = AgentContext.userMessage(payload, at: transport.now())
+    let user = AgentContext.userMessage(payload, at: streams.transport.now())
     var transcript = OpenAITranscript(context: context, api: api)
     transcript.set([api.userItem(user)], for: user.clientID.rawValue)
     return request(in: conversation, transcript: transcript, userMessage: user)
@@ -156,7 +158,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
     let path = response.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? response.rawValue
     let mapper = ResponsesMapper(
       key: makeID(), conversationID: conversation, transcript: OpenAITranscript(context: context, api: api),
-      receivedAt: transport.now())
+      receivedAt: streams.transport.now())
     return stream(
       .get("responses/\(path)", query: ["stream": "true"]), mapper,
       numbering: .sequenceNumbers(resumingAfter: cursor.position))
@@ -171,7 +173,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
     fields["model"] = .string(model)
     fields["stream"] = true
     if !tools.isEmpty { fields["tools"] = api.toolList(tools) }
-    let receivedAt = transport.now()
+    let receivedAt = streams.transport.now()
     switch api {
     case .chatCompletions:
       let system: [JSONValue] = instructions.map { [["role": "system", "content": .string($0)]] } ?? []
@@ -196,13 +198,6 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
   private func stream<Mapper: OpenAIStreamMapper>(
     _ endpoint: Endpoint, _ mapper: Mapper, numbering: EventNumbering? = nil
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    transport.eventStream(endpoint, mapper, opened: nil, numbering: numbering) {
-      mapper, event, events throws(ChatError) in
-      try mapper.map(event, into: &events)
-    } end: { mapper throws(ChatError) in
-      try mapper.finish()
-    } failed: { mapper, error in
-      mapper.failure(ofTransport: error)
-    }
+    streams.stream(endpoint, mapper, numbering: numbering)
   }
 }

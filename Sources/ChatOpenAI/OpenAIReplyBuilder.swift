@@ -161,12 +161,14 @@ struct OpenAIReplyBuilder: Sendable {
 
 }
 
-/// What the backend needs of either API's mapper.
-protocol OpenAIStreamMapper: Sendable {
-  var transcript: OpenAITranscript { get }
-  mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError)
-  mutating func finish() throws(ChatError) -> [ReplyEvent]
-  mutating func failure(ofTransport error: ChatError) -> ChatError
+/// What either API's mapper is: a `ReplyMapping` with nothing besides the reply.
+protocol OpenAIStreamMapper: ReplyMapping where SideEvent == Never {}
+
+extension OpenAIStreamMapper {
+  /// OpenAI's streams carry nothing besides the reply.
+  public var hasSideEvents: Bool { false }
+  /// None: OpenAI's streams carry nothing besides the reply.
+  public mutating func takeSideEvents() -> [Never] { [] }
 }
 
 /// One frame's JSON object, or `INVALID_EVENT`.

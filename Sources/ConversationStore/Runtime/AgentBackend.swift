@@ -116,9 +116,12 @@ public struct AgentContextPolicy: Sendable {
 
   /// The messages a request carries of `messages` (oldest first): the limits, then the
   /// transform.
+  /// A limit below 1 (which `validate()` refuses) keeps the newest message only.
   public func apply(to messages: [Message]) -> [Message] {
     var kept = messages
-    if let maximumMessages, kept.count > maximumMessages { kept.removeFirst(kept.count - maximumMessages) }
+    if let maximumMessages, kept.count > max(1, maximumMessages) {
+      kept.removeFirst(kept.count - max(1, maximumMessages))
+    }
     if let maximumTextBytes {
       var used = 0
       var first = kept.endIndex

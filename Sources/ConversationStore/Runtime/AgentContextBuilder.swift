@@ -8,11 +8,15 @@ package enum AgentContextBuilder {
   ///
   /// - Throws: what the storage read throws (`STORAGE_FAILED`): a request sent without the context the
   ///   user sees would answer a different conversation, so it fails, retryable, instead.
-  ///   `INVALID_CONFIGURATION` when the policy's transform left a regeneration without its prompt.
+  ///   `INVALID_CONFIGURATION` for a policy whose limits are below 1, and when its transform left a
+  ///   regeneration without its prompt: nothing is sent.
   package static func build(
     _ window: AgentContextWindow, of conversation: ConversationID?, ending end: AgentContextEnd,
     policy: AgentContextPolicy, storage: StoredHistoryReader?
   ) async throws -> AgentContext {
+    // A backend's own policy is checked here too: the shipped backends refuse a bad one at init, a host's
+    // backend might not.
+    try policy.validate()
     var messages = window.messages
     if window.storedNeeded > 0, let conversation, let storage {
       let query = StoredHistoryQuery.before(

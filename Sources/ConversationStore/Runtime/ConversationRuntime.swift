@@ -271,10 +271,17 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     _ request: @escaping @Sendable (AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
   ) {
     let policy = agent.contextPolicy
-    let window = store.state?.agentContextWindow(ending: end, limit: policy.maximumMessages ?? .max)
-    let conversationID = store.state?.conversationID
+    let limit = policy.maximumMessages ?? .max
+    let now = store.state
+    // A store still reading its stored copy holds none of the conversation yet: the window is read once it
+    // has it, so a message sent at once after a relaunch still carries what the user will see.
+    let restoring = now?.isRestoring ?? false
+    let early = restoring ? nil : now?.agentContextWindow(ending: end, limit: limit)
+    let conversationID = now?.conversationID
     let reader = storedHistory
     requests.run(requestID) {
+      var window = early
+      if restoring { window = await store.restoredState()?.agentContextWindow(ending: end, limit: limit) }
       let context: AgentContext
       do {
         context = try await AgentContextBuilder.build(
@@ -443,6 +450,16 @@ struct StoreSink<R: Reducer>: Sendable where R.State: ChangeTracking & Equatable
 
   /// The store's state now; nil once it is gone.
   var state: R.State? { store?.state }
+}
+
+extension StoreSink where R: ConversationReducing {
+  /// The store's state once it is no longer restoring (its stored copy read); nil once the store is gone or
+  /// closed first.
+  func restoredState() async -> ConversationState? {
+    guard let store else { return nil }
+    for await snapshot in store.snapshots() where !snapshot.state.isRestoring { return snapshot.state }
+    return nil
+  }
 }
 
 extension StoreSink where R: ConversationReducing {

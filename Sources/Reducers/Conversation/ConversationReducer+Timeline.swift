@@ -21,6 +21,13 @@ extension ConversationReducer {
       message.reply = local.reply
       message.toolCalls = local.toolCalls
     }
+    // A server copy (a companion's history page, a sync) knows nothing of what the agent's protocol kept on
+    // the answer here (`providerMetadata`): what this device kept stands.
+    if message.role == .assistant, message.providerMetadata == nil, let serverID = message.serverID,
+      let kept = state.messages[serverID: serverID]?.providerMetadata
+    {
+      message.providerMetadata = kept
+    }
     // A copy that arrived by server ID alone (an echo or a sync before this confirmation) is this same
     // message: it goes, and the entry with the client ID the UI knows stays.
     if let serverID = message.serverID, let copyID = state.messages.clientID(ofServerID: serverID),

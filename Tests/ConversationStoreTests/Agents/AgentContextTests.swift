@@ -60,6 +60,43 @@ struct AgentContextTests {
     #expect(reads.withLock { $0 } == (window >= limit ? 0 : 1), "storage is read only for what memory lacks")
   }
 
+  @Test("a message sent while the store still reads its stored copy carries that copy once it is read")
+  func sentWhileRestoring() async throws {
+    // Given a store opened after a relaunch, its stored copy not read yet
+    let agent = RecordingAgent(.newest(100))
+    var opening = ConversationState(conversationID: "conv-1")
+    opening.isRestoring = true
+    let store = ChatStore(opening, backend: agent, environment: .deterministic())
+    defer { store.close() }
+
+    // When the user sends at once, and the copy arrives after
+    store.sendMessage("What is my name?")
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(agent.requests.isEmpty, "nothing goes before the conversation is known")
+    store.send(.restored(ConversationState.existing(Self.exchange(4), id: "conv-1")))
+    _ = await store.state(where: { $0.messages.last?.reply == .completed })
+
+    // Then the agent was sent the stored exchange before the question
+    let context = try #require(agent.requests.first?.context)
+    #expect(Self.texts(context) == ["message 0", "message 1", "message 2", "message 3"])
+  }
+
+  @Test(
+    "a host's backend whose policy has a limit below one fails its requests INVALID_CONFIGURATION, sending nothing")
+  func invalidPolicyOfAHostBackend() async throws {
+    let agent = RecordingAgent(AgentContextPolicy(maximumMessages: -3))
+    let store = Self.restored(Self.exchange(4), window: 4, agent: agent)
+    defer { store.close() }
+    store.sendMessage("hi")
+    let failed = await store.state(where: { state in
+      if case .failed(let error)? = state.messages.last?.delivery { return error.code == .invalidConfiguration }
+      return false
+    })
+    #expect(failed != nil)
+    #expect(agent.requests.isEmpty)
+    #expect(AgentContextPolicy(maximumMessages: -3).apply(to: Self.exchange(4)).count == 1, "never a trap")
+  }
+
   @Test("a text budget keeps the newest messages that fit, and always the newest one")
   func textBudget() async throws {
     var policy = AgentContextPolicy.wholeConversation
