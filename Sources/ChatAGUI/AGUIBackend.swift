@@ -6,8 +6,9 @@ public import Foundation
 /// A `ChatBackend` for an agent that speaks AG-UI 1.0 over HTTP and Server-Sent Events (Pydantic AI,
 /// LangGraph, Mastra, CrewAI, Google ADK, Microsoft Agent Framework, AWS Strands, CopilotKit runtimes…).
 ///
-/// Each send, regeneration and continuation is one run: a POST of `RunAgentInput` (the complete history,
-/// the app's tools, the shared state, `resume` answers) to `endpoint`, whose event stream is the reply
+/// Each send, regeneration and continuation is one run: a POST of `RunAgentInput` (the conversation as
+/// `contextPolicy` cuts it, the newest 100 messages by default; the app's tools, the shared state,
+/// `resume` answers) to `endpoint`, whose event stream is the reply
 /// (`AGUIReplyMapper` says how each event maps). The transport is `ChatHTTP`'s: the same timeouts, limits,
 /// origin-bound credential and redirect rules as `HTTPChatBackend`.
 ///
@@ -15,8 +16,8 @@ public import Foundation
 /// let agent = try AGUIBackend(
 ///   endpoint: URL(string: "https://agents.example.com/support")!,
 ///   tools: [AGUITool(name: "pick_color", description: "Ask the user for a color")],
-///   companion: try HTTPChatBackend(baseURL: historyServer) { await tokens.current() }
-/// ) { await tokens.current() }
+///   companion: try HTTPChatBackend(baseURL: historyServer) { await tokens.current() },
+///   token: { await tokens.current() })
 /// let client = ChatClient(backend: agent)
 /// ```
 ///
@@ -57,7 +58,8 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
   /// - Parameters:
   ///   - endpoint: the agent's run URL, posted a `RunAgentInput` for each run.
   ///   - tools: the app's tools, advertised on every run; a call to one is app-run.
-  ///   - context: grounding strings sent with every run.
+  ///   - context: AG-UI's `context` field, grounding strings sent with every run (not the conversation:
+  ///     that is `contextPolicy`).
   ///   - forwardedProps: the host's own payload, sent with every run untouched.
   ///   - companion: the backend for what AG-UI does not carry.
   ///   - contextPolicy: how much of the conversation each run carries.
@@ -65,7 +67,8 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
   ///   - now: the device's clock, for the time of answers (AG-UI sends none).
   ///   - makeID: new thread and run IDs (random UUIDs unless a test gives its own).
   ///   - token: the bearer token for each request, sent to `endpoint`'s origin only.
-  /// - Throws: `INVALID_CONFIGURATION` for a policy or context policy that cannot work.
+  /// - Throws: `INVALID_CONFIGURATION` for a policy or context policy that cannot work (`ChatPolicy.validate()`,
+  ///   `AgentContextPolicy.validate()`).
   public init(
     endpoint: URL, tools: [AGUITool] = [], context: [(description: String, value: String)] = [],
     forwardedProps: JSONValue = .object([:]), companion: (any ChatBackend)? = nil,
@@ -89,6 +92,7 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
 
   // MARK: - Runs
 
+  /// One run for the user's message after `context` (see the type's notes).
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
     let user = AgentContext.userMessage(payload, at: streams.transport.now())
@@ -103,6 +107,7 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
       in: conversation, on: thread, userMessage: user, parentRunID: resume.isEmpty ? nil : parent, resume: resume)
   }
 
+  /// One run for a new answer to `prompt`, the last message of `context`; `UNKNOWN_MESSAGE` when it is not.
   public func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
@@ -110,6 +115,7 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
     return run(in: conversation, on: AGUIThread(context: context), userMessage: nil)
   }
 
+  /// One run that continues `continuation.message` after `context`, carrying its outcomes and answers.
   public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {

@@ -9,13 +9,14 @@ public struct AGUIThread: Hashable, Sendable {
   /// The history, oldest first: AG-UI message objects (`{"id", "role", …}`). Activity messages never
   /// go back to the agent and are not kept here.
   public private(set) var messages: [JSONValue] = []
-  /// The agent's shared state as of the last run (`{}` before any).
+  /// The agent's shared state as the conversation holds it (`{}` before any).
   public var state: JSONValue = .object([:])
-  /// The last run this client asked for on the thread (the next one's `parentRunId` when it resumes it).
+  /// The run this thread is sent with (set by the backend).
   public var lastRunID: String?
-  /// The interrupts the last run ended with; the next run's `resume` must answer every one.
+  /// The interrupts this run's stream ended with (the answer keeps their IDs, `Message.providerMetadata`,
+  /// for the next run, whose `resume` must answer every one).
   public var pendingInterrupts: [AGUIInterrupt] = []
-  /// The app's calls the last run left without a result; the next run's messages must answer every one.
+  /// The app's calls this run's stream left without a result.
   public var pendingToolCallIDs: [String] = []
   /// The IDs of every tool call the thread holds, so a later run's result for one is known.
   public private(set) var toolCallIDs: Set<String> = []

@@ -43,8 +43,8 @@ public struct RunAgentInput: Hashable, Sendable {
   public static func == (lhs: RunAgentInput, rhs: RunAgentInput) -> Bool { lhs.value == rhs.value }
   public func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
-  /// The request as JSON: `protocolVersion` "1.0", the complete history (activity messages never go), no
-  /// `null` for anything absent.
+  /// The request as JSON: `protocolVersion` "1.0", the thread's messages (the run's context; activity
+  /// messages never go), no `null` for anything absent.
   public var value: JSONValue {
     var body: [String: JSONValue] = [
       "threadId": .string(threadID), "runId": .string(runID), "protocolVersion": "1.0",

@@ -7,15 +7,15 @@ public import Foundation
 /// (AI SDK 5 and 6): Next.js route handlers with `toUIMessageStreamResponse()`, Pydantic AI's
 /// `VercelAIAdapter`, and the agent servers that mirror them.
 ///
-/// Each send, regeneration and continuation is one POST to `endpoint` with the chat's ID and its whole
-/// history as UI messages (`{id, messages, trigger, messageId?}`, plus the host's `body`), answered by the
+/// Each send, regeneration and continuation is one POST to `endpoint` with the chat's ID and the
+/// conversation as `contextPolicy` cuts it (the newest 100 messages by default) as UI messages (`{id, messages, trigger, messageId?}`, plus the host's `body`), answered by the
 /// stream that is the reply (`AISDKReplyMapper` says how each chunk maps). The transport is `ChatHTTP`'s:
 /// the same timeouts, limits, origin-bound credential and redirect rules as `HTTPChatBackend`.
 ///
 /// ```swift
 /// let agent = try AISDKBackend(
-///   endpoint: URL(string: "https://app.example.com/api/chat")!, appTools: ["pick_color"]
-/// ) { await tokens.current() }
+///   endpoint: URL(string: "https://app.example.com/api/chat")!, appTools: ["pick_color"],
+///   token: { await tokens.current() })
 /// let client = ChatClient(backend: agent)
 /// ```
 ///
@@ -59,7 +59,8 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
   ///   - now: the device's clock, for the time of answers (the protocol sends none).
   ///   - makeID: new chat IDs (random UUIDs unless a test gives its own).
   ///   - token: the bearer token for each request, sent to `endpoint`'s origin only.
-  /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work.
+  /// - Throws: `INVALID_CONFIGURATION` for a policy or context policy that cannot work (`ChatPolicy.validate()`,
+  ///   `AgentContextPolicy.validate()`).
   public init(
     endpoint: URL, appTools: Set<String> = [], body: [String: JSONValue] = [:], companion: (any ChatBackend)? = nil,
     contextPolicy: AgentContextPolicy = .standard, policy: ChatPolicy = ChatPolicy(),
@@ -82,6 +83,7 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
 
   // MARK: - Requests
 
+  /// One run for the user's message after `context` (see the type's notes).
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
     let user = AgentContext.userMessage(payload, at: streams.transport.now())
@@ -90,6 +92,7 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
     return request(in: conversation, chat: chat, trigger: "submit-message", messageID: nil, userMessage: user)
   }
 
+  /// One run for a new answer to `prompt`, the last message of `context`; `UNKNOWN_MESSAGE` when it is not.
   public func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
@@ -98,6 +101,7 @@ public final class AISDKBackend: CompanionBackend, AgentBackend {
       in: conversation, chat: AISDKChat(context: context), trigger: "regenerate-message", messageID: answer?.rawValue)
   }
 
+  /// One run that continues `continuation.message` after `context`, carrying its outcomes and answers.
   public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {

@@ -9,7 +9,8 @@ public struct AISDKChat: Hashable, Sendable {
   /// The UI messages, oldest first.
   public var messages: [JSONValue]
 
-  /// A chat holding `messages` (after a restart, from what the host stored).
+  /// A chat holding these UI messages, oldest first (a test's, or a wrapper's own; the backend builds its
+  /// chats with `init(context:)`).
   public init(messages: [JSONValue] = []) { self.messages = messages }
 
   /// The index of the message with this ID.

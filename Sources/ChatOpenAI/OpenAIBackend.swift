@@ -19,8 +19,8 @@ import ServerSentEvents
 /// let model = try OpenAIBackend(
 ///   baseURL: URL(string: "https://api.openai.com/v1")!, api: .responses, model: "gpt-5-mini",
 ///   instructions: "You are a support agent for Example Inc.",
-///   tools: [OpenAITool(name: "order_status", description: "The status of an order")]
-/// ) { try await keychain.apiKey() }
+///   tools: [OpenAITool(name: "order_status", description: "The status of an order")],
+///   token: { try await keychain.apiKey() })
 /// let client = ChatClient(backend: model)
 /// ```
 ///
@@ -30,7 +30,9 @@ import ServerSentEvents
 ///   `INCOMPLETE_STREAM` and the answer `truncated`, with its text kept.
 /// - What the API does not carry (history pages, the conversation list, ratings…) goes to `companion`.
 /// - A Responses answer keeps its output items (reasoning with its encrypted content, function calls) in
-///   `Message.providerMetadata`, and they go back as the server sent them; after a relaunch too.
+///   `Message.providerMetadata`, and they go back as the server sent them; after a relaunch too. A message
+///   whose stored items cannot be read is sent as its text and calls, and this is not reported to the host
+///   (`OpenAITranscript.unreadable` holds it when you build a transcript yourself).
 /// - Resuming: a Responses request the host makes a background response (`body: ["background": true]`, which
 ///   OpenAI also needs `store` for) numbers its events by `sequence_number`, and a reply whose connection
 ///   drops is resumed (`resumeReply(from:)`). Chat Completions, and Responses without `background`, cannot
@@ -74,7 +76,8 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
   ///   - now: the device's clock, for the time of answers.
   ///   - makeID: new conversation and request IDs (random UUIDs unless a test gives its own).
   ///   - token: the API key (a bearer token) for each request, sent to `baseURL`'s origin only.
-  /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work.
+  /// - Throws: `INVALID_CONFIGURATION` for a policy or context policy that cannot work (`ChatPolicy.validate()`,
+  ///   `AgentContextPolicy.validate()`).
   public init(
     baseURL: URL, api: OpenAIAPI = .chatCompletions, model: String, instructions: String? = nil,
     tools: [OpenAITool] = [], body: [String: JSONValue] = [:], companion: (any ChatBackend)? = nil,
@@ -99,6 +102,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
 
   // MARK: - Requests
 
+  /// One run for the user's message after `context` (see the type's notes).
   public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? ConversationID(rawValue: makeID())
     let user = AgentContext.userMessage(payload, at: streams.transport.now())
@@ -107,6 +111,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
     return request(in: conversation, transcript: transcript, userMessage: user)
   }
 
+  /// One run for a new answer to `prompt`, the last message of `context`; `UNKNOWN_MESSAGE` when it is not.
   public func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
@@ -114,6 +119,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
     return request(in: conversation, transcript: OpenAITranscript(context: context, api: api))
   }
 
+  /// One run that continues `continuation.message` after `context`, carrying its outcomes and answers.
   public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {

@@ -16,12 +16,25 @@ func agentChat(agent: URL) throws -> ChatStore {
 }
 // README-AGUI-END
 
+// README-AGUI-STORAGE-BEGIN
+func agentClient(agent: URL, dataFolder: String) throws -> ChatClient {
+  let backend = try AGUIBackend(endpoint: agent, contextPolicy: .newest(30))
+  return ChatClient(
+    backend: backend,
+    options: ChatClientOptions(workspace: "acme", storage: try ChatStorage(root: dataFolder)),
+    tools: ["pick_color": { _ in "teal" }])
+}
+// README-AGUI-STORAGE-END
+
 @Suite("README: an AG-UI agent")
 struct ReadmeAGUITests {
   @Test("the article shows the AG-UI example as this file compiles it")
   func shown() throws {
     #expect(
       try ReadmeExcerpt(marker: "README-AGUI", in: #filePath).isShown(
+        in: "Sources/ConversationStore/ConversationStore.docc/BackendsAndProtocols.md"))
+    #expect(
+      try ReadmeExcerpt(marker: "README-AGUI-STORAGE", in: #filePath).isShown(
         in: "Sources/ConversationStore/ConversationStore.docc/BackendsAndProtocols.md"))
   }
 

@@ -10,7 +10,8 @@ public import Foundation
 ///
 /// Which messages it holds: those the server took (`delivery == .sent`), answers that ended (never the reply
 /// streaming now) and said something (text, parts or tool calls); an answer that failed before it said
-/// anything is left out.
+/// anything is left out. System notes are carried (sent in the protocol's `system` role), and so are a human
+/// agent's messages (sent as `assistant`); `AgentContextPolicy.transform` drops what the agent should not see.
 public struct AgentContext: Hashable, Sendable {
   /// The messages, oldest first.
   public var messages: [Message]

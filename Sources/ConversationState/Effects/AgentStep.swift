@@ -15,9 +15,10 @@ public struct AgentStep: Hashable, Sendable {
 }
 
 extension Message {
-  /// The answer's steps, from its parts in the order they came: a step ends at the first text or reasoning
-  /// that follows one of its tool calls. An answer without parts is one step (its text, then its calls);
-  /// calls no part places join the last step.
+  /// The answer's steps, from its parts in the order they came: a step ends at text or reasoning that
+  /// follows one of its tool calls, and at reasoning that follows its text. Source, file and data parts are
+  /// in no step. An answer without parts is one step (its text, then its calls); calls no part places join
+  /// the last step. (Read-only: `AgentStep` has no public initializer.)
   public var agentSteps: [AgentStep] {
     guard !parts.isEmpty else {
       let step = AgentStep(text: text, toolCalls: toolCalls)

@@ -93,8 +93,9 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// next part started or added ends the reply like `maximumReplyBytes` does, except a whole tool call,
   /// which is kept in `toolCalls` without a part. A data part replaced in place counts once.
   public var maximumPartsPerReply: Int
-  /// How the app's tool results reach the agent (default `duringReply`); set `nextRun` for AG-UI and the
-  /// AI SDK, whose runs end with the app's calls pending.
+  /// How the app's tool results reach the agent (default `duringReply`). An `AgentBackend` (AG-UI, the AI
+  /// SDK, OpenAI) decides this itself (`ChatPolicy.following(_:)`, applied by `ChatStore(backend:)` and
+  /// `ChatClient`); set it only for a `ChatBackend` of your own whose runs end with the app's calls pending.
   public var toolResultDelivery: ToolResultDelivery
   /// Forward pages one conversation may have for a `ForwardPagedHistory` (default 1,000: 50,000 messages
   /// at 50 a page). Finding the newest page of a server that pages forward means walking from the oldest;

@@ -3,23 +3,68 @@ public import ConversationState
 /// A backend whose every request carries the conversation: an agent protocol (AG-UI, the AI SDK's stream,
 /// OpenAI's APIs) that keeps no conversation on the server.
 ///
-/// The store builds each request's `AgentContext` from the conversation it shows and stores (reading older
-/// messages from storage when memory holds fewer than `contextPolicy` asks for), and calls the methods
-/// below with it; the backend encodes it and keeps nothing between requests. So what the agent is sent is
-/// what the user sees, after a relaunch and from a second client on the same storage too.
+/// The store builds each request's `AgentContext` from the conversation it shows and stores, and calls the
+/// methods below with it; the backend encodes it and keeps nothing between requests. So what the agent is
+/// sent is what the user sees, after a relaunch and from a second client on the same storage too. Older
+/// messages than memory holds come from storage through the store's `storedHistory` reader: `ChatClient`
+/// with `ChatStorage` passes it; a `ChatStore` wired by hand needs `storedHistory: file.historyReader`, and
+/// without one only what memory holds is sent.
 ///
-/// The four requirements have no defaults: a backend, or a wrapper around one, that misses one does not
-/// compile. `ChatBackend`'s own `send`, `regenerate`, `continueRun` and `resumeReply` call them with an
-/// empty context (a caller that has no conversation to give, such as a test driving the backend alone).
+/// Six requirements have no defaults: `contextPolicy`, `toolResultDelivery`, and `send`, `regenerate`,
+/// `continueRun` and `resumeReply` with their `context`, so a backend, or a wrapper around one, that
+/// misses one does not compile. As a `ChatBackend` it also needs `history`, `messages(in:after:)` and
+/// `realtime` (or conform to `CompanionBackend`, which sends those to a companion). `ChatBackend`'s own
+/// `send`, `regenerate`, `continueRun` and `resumeReply` call the four with an empty context (a caller with
+/// no conversation to give, such as a test driving the backend alone).
+///
+/// ```swift
+/// final class MyAgent: AgentBackend {
+///   let contextPolicy: AgentContextPolicy
+///   var toolResultDelivery: ToolResultDelivery { .nextRun }   // runs end with the app's calls pending
+///
+///   init(contextPolicy: AgentContextPolicy = .standard) throws(ChatError) {
+///     try contextPolicy.validate()                            // INVALID_CONFIGURATION at once
+///     self.contextPolicy = contextPolicy
+///   }
+///   func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
+///     let history = context.messages + [AgentContext.userMessage(payload, at: Date())]
+///     return myProtocol.run(history)                          // encode, post, map the stream
+///   }
+///   func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID,
+///                   answer: ServerMessageID?, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
+///     myProtocol.run(context.messages)                        // ends with the prompt
+///   }
+///   func continueRun(_ run: RunContinuation, in conversation: ConversationID,
+///                    context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
+///     myProtocol.run(context.messages + [run.message])        // the answer, with its outcomes and answers
+///   }
+///   func resumeReply(from cursor: ReplyCursor, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
+///     AsyncThrowingStream { $0.finish(throwing: ChatError(.notResumable, "No resumable streams.")) }
+///   }
+///   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage {
+///     HistoryPage(messages: [], nextCursor: nil, hasMore: false)   // the stored conversation is the history
+///   }
+///   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { [] }
+///   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
+///     AsyncThrowingStream { $0.yield(.opened) }                // opens and stays quiet
+///   }
+/// }
+/// ```
 public protocol AgentBackend: ChatBackend {
   /// How much of the conversation each request carries, and the host's transform of it.
   var contextPolicy: AgentContextPolicy { get }
   /// How the app's tool results reach the agent: the protocol decides, and the store follows it whatever
-  /// the host's `ChatPolicy.toolResultDelivery` says.
+  /// the host's `ChatPolicy.toolResultDelivery` says (through `ChatPolicy.following(_:)`, which
+  /// `ChatStore(backend:)` and `ChatClient` apply; a store built with a reducer of your own must apply it).
+  ///
+  /// The store validates `contextPolicy` before every request (`INVALID_CONFIGURATION`, nothing sent);
+  /// validate it in your initializer too, as the shipped backends do, to fail at once.
   var toolResultDelivery: ToolResultDelivery { get }
   /// Sends the user's message after `context` (the messages before it) and streams the reply.
   func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
-  /// Streams a new answer to `prompt`, the last message of `context`.
+  /// Streams a new answer to `prompt`, the last message of `context` (the store makes sure of it: a
+  /// transform that dropped it fails the request `INVALID_CONFIGURATION` before this is called). Fail
+  /// `UNKNOWN_MESSAGE` when it is not (`AgentContext.checkEnds(with:)`).
   func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error>
@@ -38,8 +83,8 @@ extension AgentBackend {
     send(payload, context: AgentContext())
   }
 
-  /// The request with no conversation before it: with nothing to answer, it fails `INVALID_CONFIGURATION`
-  /// (see `AgentBackend`).
+  /// The request with no conversation before it: with nothing to answer, the shipped backends fail
+  /// `UNKNOWN_MESSAGE` (see `AgentBackend`).
   public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
@@ -61,15 +106,22 @@ extension AgentBackend {
 
 /// How much of the conversation an agent request carries: the one place that says it.
 ///
-/// The default, `newest(100)`, sends the newest 100 messages (a relaunched conversation's older ones are
-/// read from storage). A text budget keeps the newest messages whose text (in UTF-8 bytes) fits in it (the newest is
-/// always kept). `transform`, last, is the host's own say over the list (what the AI SDK calls
-/// `prepareSendMessagesRequest`): drop, reorder, summarise or add messages before they are encoded.
+/// The default, `newest(100)`, sends the newest 100 stored messages before the request's own (a
+/// relaunched conversation's older ones are read from storage). A text budget keeps the newest messages
+/// whose text (in UTF-8 bytes) fits in it. `transform`, last, is the host's own say over the list (what the
+/// AI SDK calls `prepareSendMessagesRequest`): drop, reorder, summarise or add messages before they are
+/// encoded. Messages the transform drops are not replaced by older ones: `newest(30)` with a filter sends
+/// at most 30.
+///
+/// What is counted is stored messages, not wire messages: one answer may become several (its steps, its
+/// tool results), and the request's own message (a send's, a continuation's answer) is always sent besides.
+/// System notes are sent in the protocol's `system` role and a human agent's messages as `assistant`; drop
+/// them in `transform` if the agent should not see them.
 ///
 /// ```swift
-/// var context = AgentContextPolicy.newest(40)
+/// var context = AgentContextPolicy.newest(30)
 /// context.maximumTextBytes = 60_000
-/// context.transform = { messages in messages.filter { $0.role != .humanAgent } }
+/// context.transform = { messages in messages.filter { $0.role != .system } }
 /// let agent = try AGUIBackend(endpoint: url, contextPolicy: context)
 /// ```
 ///
@@ -79,7 +131,10 @@ public struct AgentContextPolicy: Sendable {
   /// The most messages a request carries; nil for the whole conversation (which reads all of it from
   /// storage: O(history) per request).
   public var maximumMessages: Int?
-  /// The most bytes of message text (UTF-8) a request carries, newest first; nil for no budget. The newest message is kept whatever its size.
+  /// The most bytes of message text (UTF-8, `Message.text` only: reasoning, tool inputs and outputs,
+  /// attachments and provider metadata are not counted) a request carries, newest first; nil for no budget.
+  /// The newest message is kept whatever its size. It does not limit what is read from storage: with
+  /// `maximumMessages` nil the whole history is read first.
   public var maximumTextBytes: Int?
   /// The host's change to the list, oldest first, after the limits; nil for none. Called off the main
   /// thread, once per request; it must not block.

@@ -24,7 +24,10 @@ public struct ConversationReducer: Reducer {
   /// Whether a continuation waits until storage has its tool results and answers
   /// (`ConversationState.continuationAwaitingStorage`, `toolResultsStored`): set where a storage follows the
   /// store and reports writes (`ChatClient` with storage), so a result is on disk before the agent gets it,
-  /// and a relaunch delivers it again rather than running the tool again.
+  /// and a relaunch delivers it again rather than running the tool again. Whoever writes the state must
+  /// send `.toolResultsStored(answer)` once a state holding `continuationAwaitingStorage` is written (also
+  /// if the write failed); until then the continuation does not go out. Off by default: a store wired to
+  /// storage by hand continues at once unless it reports writes so.
   public let storesBeforeContinuing: Bool
 
   /// A reducer applying `policy` (the documented defaults when omitted).
