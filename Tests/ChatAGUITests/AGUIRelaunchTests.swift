@@ -72,6 +72,32 @@ struct AGUIRelaunchTests {
     #expect(resumed["parentRunId"] as? String != nil, "the resume names the run it continues")
   }
 
+  @Test("Pydantic AI: after a relaunch, regenerating the last answer runs again through its prompt")
+  func pydanticRegenerate() async throws {
+    let endpoint = pydanticBase.appendingPathComponent("agent")
+    let story = RelaunchStory { try AGUIBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    let (id, _) = try await story.firstLaunch("hello there") { $0.messages.last?.reply == .completed }
+    let done = try #require(try await story.regenerateAfterRelaunch(id), "no new answer (UNKNOWN_MESSAGE?)")
+    #expect(done.messages.map(\.text) == ["hello there", "Hello! How can I help?"])
+    #expect(done.userError == nil)
+    let run = try #require(try await pydanticRuns().last { ($0["threadId"] as? String) == id.rawValue })
+    #expect(Self.history(run) == ["user: hello there"], "the regeneration's history ends with its prompt")
+  }
+
+  @Test("Pydantic AI: an app tool cut off by a relaunch is not run again; the agent hears it stopped, and answers")
+  func pydanticToolInterrupted() async throws {
+    let endpoint = pydanticBase.appendingPathComponent("agent")
+    let (done, runs) = try await RelaunchStory.toolInterruptedByRelaunch("pick a color") {
+      try AGUIBackend(endpoint: endpoint, tools: [AGUITool(name: "pick_color", description: "Ask for a color")])
+    }
+    #expect(runs == 1, "the tool ran once, before the relaunch")
+    let answer = try #require(done?.messages.last)
+    #expect(answer.text.hasPrefix("The pick_color tool said: "), "\(answer.text)")
+    #expect(answer.text.contains("not run again"), "\(answer.text)")
+    #expect(done?.messages.count == 2, "the continuation went on in the same row")
+  }
+
   @Test("ag-ui-protocol's server: after a relaunch, the next run carries the earlier exchange")
   func scriptedKeepsContext() async throws {
     let endpoint = scripted.endpoint("text")

@@ -50,6 +50,31 @@ struct AISDKRelaunchTests {
     #expect(Self.history(last) == ["user: hello, I am Zed", "assistant: \(answer)", "user: hello again"])
   }
 
+  @Test("after a relaunch, regenerating the last answer asks again with the chat through its prompt")
+  func regenerateAfterRelaunch() async throws {
+    let endpoint = base.appendingPathComponent("vercel/v6/chat")
+    let story = RelaunchStory { try AISDKBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    let (id, _) = try await story.firstLaunch("hello there") { $0.messages.last?.reply == .completed }
+    let done = try #require(try await story.regenerateAfterRelaunch(id), "no new answer (UNKNOWN_MESSAGE?)")
+    #expect(done.messages.map(\.text) == ["hello there", "Hello! How can I help?"])
+    let last = try #require(try await requests(for: id).last)
+    #expect(last["trigger"] as? String == "regenerate-message")
+    #expect(Self.history(last) == ["user: hello there"])
+  }
+
+  @Test("an app tool cut off by a relaunch is not run again; the server hears it stopped, and answers")
+  func toolInterrupted() async throws {
+    let endpoint = base.appendingPathComponent("vercel/v6/chat")
+    let (done, runs) = try await RelaunchStory.toolInterruptedByRelaunch("pick a color") {
+      try AISDKBackend(endpoint: endpoint, appTools: ["pick_color"])
+    }
+    #expect(runs == 1, "the tool ran once, before the relaunch")
+    let answer = try #require(done?.messages.last)
+    #expect(answer.text.hasPrefix("The pick_color tool said: "), "\(answer.text)")
+    #expect(answer.text.contains("not run again"), "\(answer.text)")
+  }
+
   @Test("an approval asked before a relaunch is answered after it: the resent message carries the answer")
   func approvalAcrossRelaunch() async throws {
     let endpoint = base.appendingPathComponent("vercel/v6/chat")

@@ -97,4 +97,25 @@ struct OpenAIRelaunchTests {
     let last = try #require(try await bodies(model).last)
     #expect(Self.history(last, api: api).last == "My name is Zed")
   }
+
+  @Test(
+    "an app tool cut off by a relaunch is not run again; the model is sent that it stopped, and answers",
+    arguments: [OpenAIAPI.chatCompletions, .responses])
+  func toolInterrupted(api: OpenAIAPI) async throws {
+    let model = "tool-\(UUID().uuidString.prefix(8).lowercased())"
+    let root = base.appendingPathComponent("v1")
+    let (done, runs) = try await RelaunchStory.toolInterruptedByRelaunch("Pick a color for me") {
+      try OpenAIBackend(
+        baseURL: root, api: api, model: model,
+        tools: [OpenAITool(name: "pick_color", description: "Ask the user for a color")])
+    }
+    #expect(runs == 1, "the tool ran once, before the relaunch")
+    #expect(done?.messages.last?.reply == .completed)
+    // The continuation carried the call's outcome: the model's request holds the stopped tool's output
+    let last = try #require(try await bodies(model).last)
+    let items = last[api == .chatCompletions ? "messages" : "input"] as? [[String: Any]] ?? []
+    let output = items.first { ($0["role"] as? String) == "tool" || ($0["type"] as? String) == "function_call_output" }
+    let text = (output?["content"] as? String) ?? (output?["output"] as? String) ?? ""
+    #expect(text.contains("not run again"), "\(items)")
+  }
 }

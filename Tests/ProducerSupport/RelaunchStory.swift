@@ -30,13 +30,16 @@ package struct RelaunchStory {
 
   /// First launch: sends `text` in a new conversation, waits until the answer has ended and is stored, and
   /// quits. Returns the conversation's ID and what it showed.
-  package func firstLaunch(_ text: String, until ended: @escaping @Sendable (ConversationState) -> Bool)
-    async throws -> (ConversationID, ConversationState)
-  {
+  /// With `settled` false it does not wait for work in flight to end (an app tool still running).
+  package func firstLaunch(
+    _ text: String, settled: Bool = true, until ended: @escaping @Sendable (ConversationState) -> Bool
+  ) async throws -> (ConversationID, ConversationState) {
     let client = try launch()
     let chat = client.newConversation()
     chat.sendMessage(text)
-    guard let state = await chat.state(within: 60, where: { $0.conversationID != nil && ended($0) && $0.isSettled }),
+    guard
+      let state = await chat.state(
+        within: 60, where: { $0.conversationID != nil && ended($0) && (!settled || $0.isSettled) }),
       let id = state.conversationID
     else {
       await client.close()
@@ -97,6 +100,49 @@ package struct RelaunchStory {
     return (id, request, done)
   }
 
+  /// The regeneration story: a later launch regenerates the last answer of `id`. Returns the state once a
+  /// new answer replaced it (nil after a minute).
+  package func regenerateAfterRelaunch(_ id: ConversationID) async throws -> ConversationState? {
+    try await relaunch(id) { chat in
+      guard let answer = chat.state.messages.last else { return nil }
+      chat.send(.regenerate(answer.clientID))
+      return await chat.state(
+        within: 60,
+        where: {
+          $0.messages.last?.clientID != answer.clientID && $0.messages.last?.reply == .completed && $0.isSettled
+        })
+    }
+  }
+
+  /// The interrupted-tool story: the first launch sends `text`, whose answer calls the app's tool
+  /// `pick_color`, and quits while the tool runs (its handler never returns). A relaunch opens the
+  /// conversation: the call, which may have done its work, is not run again; the agent is told it stopped,
+  /// and answers. Returns the state once that answer completed (nil after a minute), and how often the
+  /// tool ran in both launches.
+  package static func toolInterruptedByRelaunch(
+    _ text: String, backend: @escaping @Sendable () throws -> any ChatBackend
+  ) async throws -> (done: ConversationState?, runs: Int) {
+    let runs = RunCount()
+    let story = RelaunchStory(
+      backend: backend,
+      tools: [
+        "pick_color": { _ in
+          runs.add()
+          try await Task.sleep(for: .seconds(600))
+          return "never"
+        }
+      ])
+    defer { story.cleanUp() }
+    let (id, _) = try await story.firstLaunch(text, settled: false) {
+      guard case .awaitingToolResults = $0.messages.last?.reply else { return false }
+      return runs.value == 1
+    }
+    let done = try await story.relaunch(id) { chat in
+      await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })
+    }
+    return (done, runs.value)
+  }
+
   /// Removes the story's storage.
   package func cleanUp() { try? FileManager.default.removeItem(at: folder) }
 }
@@ -104,4 +150,12 @@ package struct RelaunchStory {
 package struct RelaunchStoryError: Error, CustomStringConvertible {
   package let description: String
   package init(_ description: String) { self.description = description }
+}
+
+/// How often a tool ran, across tasks.
+package final class RunCount: Sendable {
+  private let count = StateLock(0)
+  package init() {}
+  package func add() { count.withLock { $0 += 1 } }
+  package var value: Int { count.withLock { $0 } }
 }
