@@ -281,7 +281,11 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     let reader = storedHistory
     requests.run(requestID) {
       var window = early
-      if restoring { window = await store.restoredState()?.agentContextWindow(ending: end, limit: limit) }
+      if restoring {
+        // A store gone or closed before it was restored sends nothing.
+        guard let restored = await store.restoredState() else { return }
+        window = restored.agentContextWindow(ending: end, limit: limit)
+      }
       let context: AgentContext
       do {
         context = try await AgentContextBuilder.build(
@@ -456,8 +460,9 @@ extension StoreSink where R: ConversationReducing {
   /// The store's state once it is no longer restoring (its stored copy read); nil once the store is gone or
   /// closed first.
   func restoredState() async -> ConversationState? {
-    guard let store else { return nil }
-    for await snapshot in store.snapshots() where !snapshot.state.isRestoring { return snapshot.state }
+    // The sequence holds the store's core, not the store: a store dropped meanwhile closes, which ends it.
+    guard let snapshots = store?.snapshots() else { return nil }
+    for await snapshot in snapshots where !snapshot.state.isRestoring { return snapshot.state }
     return nil
   }
 }

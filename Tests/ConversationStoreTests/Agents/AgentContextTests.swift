@@ -81,6 +81,25 @@ struct AgentContextTests {
     #expect(Self.texts(context) == ["message 0", "message 1", "message 2", "message 3"])
   }
 
+  @Test("a store dropped while it still read its stored copy goes, and its waiting send never reaches the agent")
+  func droppedWhileRestoring() async throws {
+    let agent = RecordingAgent(.newest(100))
+    weak var dropped: ChatStore?
+    do {
+      var opening = ConversationState(conversationID: "conv-1")
+      opening.isRestoring = true
+      let store = ChatStore(opening, backend: agent, environment: .deterministic())
+      dropped = store
+      store.sendMessage("hello?")
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    let deadline = Date().addingTimeInterval(5)
+    while dropped != nil, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(dropped == nil, "the waiting request kept the store alive")
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(agent.requests.isEmpty)
+  }
+
   @Test(
     "a host's backend whose policy has a limit below one fails its requests INVALID_CONFIGURATION, sending nothing")
   func invalidPolicyOfAHostBackend() async throws {
