@@ -64,17 +64,19 @@ final class LatestSnapshotSubscriber<R: Reducer>: Sendable where R.State: Change
   private let seen = Seen()
   private let task: Task<Void, Never>
 
-  init(_ store: Store<R>) {
-    let snapshots = store.snapshots()
+  /// A subscriber reading `store.snapshots()`, or with `asStream` `store.snapshotStream()`.
+  init(_ store: Store<R>, asStream: Bool = false) {
     let seen = seen
-    task = Task {
-      var latest: Snapshot<R.State>?
-      for await snapshot in snapshots {
-        latest = snapshot
-        seen.snapshots.add(1, ordering: .relaxed)
-        seen.version.store(snapshot.version, ordering: .releasing)
-      }
-      _ = latest
+    @Sendable func take(_ snapshot: Snapshot<R.State>) {
+      seen.snapshots.add(1, ordering: .relaxed)
+      seen.version.store(snapshot.version, ordering: .releasing)
+    }
+    if asStream {
+      let stream = store.snapshotStream()
+      task = Task { for await snapshot in stream { take(snapshot) } }
+    } else {
+      let snapshots = store.snapshots()
+      task = Task { for await snapshot in snapshots { take(snapshot) } }
     }
   }
 

@@ -136,6 +136,7 @@ struct RatioTarget {
     RatioTarget(numerator: "delta.naive.h10k", denominator: "delta.store.h10k", limit: 1_000, atMost: false),
     RatioTarget(numerator: "page.merge.h100k", denominator: "page.merge.h1k", limit: 2, atMost: true),
     RatioTarget(numerator: "fanout.s8", denominator: "fanout.s1", limit: 2, atMost: true),
+    RatioTarget(numerator: "fanout.stream.s1", denominator: "fanout.s1", limit: 1.25, atMost: true),
     RatioTarget(numerator: "persist.append.h100k", denominator: "persist.append.h1k", limit: 3, atMost: true),
     RatioTarget(numerator: "load.store.h100k", denominator: "load.jsondecoder.h100k", limit: 0.5, atMost: true),
     RatioTarget(numerator: "open.newest.h100k", denominator: "open.newest.h1k", limit: 1.5, atMost: true),

@@ -30,6 +30,7 @@ enum Suite {
         ("ref.naive.send.h100k", { NaiveSendWorkload.make(history: 100_000, sends: 200 / scale) }),
         ("fanout.s1", { TimelineWorkloads.fanout(subscribers: 1, deltas: 100_000 / scale) }),
         ("fanout.s8", { TimelineWorkloads.fanout(subscribers: 8, deltas: 100_000 / scale) }),
+        ("fanout.stream.s1", { TimelineWorkloads.fanout(subscribers: 1, deltas: 100_000 / scale, asStream: true) }),
         ("list.realtime.c10k", { TimelineWorkloads.listRealtime(conversations: 10_000, events: 20_000 / scale) }),
         ("persist.append.h1k", { StorageWorkloads.append(history: 1_000, appends: 200 / scale) }),
         ("persist.append.h100k", { StorageWorkloads.append(history: 100_000, appends: 200 / scale) }),

@@ -81,11 +81,12 @@ enum TimelineWorkloads {
   }
 
   /// Per-action cost with `subscribers` concurrent subscribers: streamed deltas through one store.
-  static func fanout(subscribers count: Int, deltas: Int) -> Workload {
+  /// With `asStream`, the subscribers read `snapshotStream()` (an `AsyncStream`) instead of `snapshots()`.
+  static func fanout(subscribers count: Int, deltas: Int, asStream: Bool = false) -> Workload {
     let base = Conversations.history(1_000)
-    return Workload(name: "fanout.s\(count)") {
+    return Workload(name: asStream ? "fanout.stream.s\(count)" : "fanout.s\(count)") {
       let store = Store(initialState: base, reducer: ConversationReducer())
-      let subscribers = (0..<count).map { _ in LatestSnapshotSubscriber(store) }
+      let subscribers = (0..<count).map { _ in LatestSnapshotSubscriber(store, asStream: asStream) }
       let request = Conversations.openReply(on: store.state, turn: 0, send: { store.send($0) })
       let nanoseconds = Harness.time {
         for _ in 0..<deltas { store.send(.replyDelta(request, DeltaWorkloads.delta)) }
