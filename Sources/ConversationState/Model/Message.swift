@@ -173,12 +173,17 @@ public enum Role: String, Hashable, Sendable, Codable, CaseIterable {
 
 /// Where a message the user wrote is on its way to the server.
 ///
-/// `pending -> sending -> (queued ->) sent`, or `sending -> failed`; `failed -> sending` on retry (same
-/// client ID). Messages from others arrive as `sent`.
+/// `pending -> sending -> sent`; `pending -> queued -> sent` (the server, or the offline outbox, took it for
+/// later); `sending -> failed`, and `failed -> pending` on retry (same client ID). `sending -> pending` when
+/// an authorization failure holds it. A relaunch fails what was `sending` (retryable). Messages from others
+/// arrive as `sent`. `Docs/DESIGN.md` ("Message delivery") lists every move and its action.
 public enum Delivery: Hashable, Sendable, Codable {
-  /// Queued: waiting for the connection or for the conversation to be created. Moves to `sending`.
+  /// Written, not sent yet: waiting for the connection, the credential, a rate limit, its uploads, or the
+  /// message before it (a conversation's messages go out one at a time). Moves to `sending`, or `queued`
+  /// once the offline outbox has it on disk.
   case pending
-  /// Its send request is in flight. Moves to `queued`, `sent` or `failed`.
+  /// Its send request is in flight. Moves to `queued`, `sent` or `failed` (or back to `pending` when an
+  /// authorization failure holds it).
   case sending
   /// The server accepted it for delivery but has not delivered it yet (and gave no message ID). Moves to
   /// `sent` when its copy arrives over realtime, a sync or a history page; it is never failed by the end

@@ -12,10 +12,14 @@ public import Foundation
 /// let outbox = try scope.outbox()
 /// let evicted = try outbox.enqueue(
 ///   OutboxOperation(id: "op-1", conversationID: "c42", kind: .markRead(upTo: "m9"), enqueuedAt: now), at: now)
-/// let batch = outbox.markUploading(limit: 100)
-/// // … the server accepted the batch:
-/// try outbox.complete(batch.map(\.id))
+/// if let batch = try outbox.beginBatch(makeID: { UUID().uuidString }) {
+///   let receipt = try await backend.uploadOutbox(batch)   // retried unchanged until it is answered
+///   try outbox.finishBatch(batch.id)                       // accepted, or a duplicate of one applied
+/// }
 /// ```
+///
+/// `ChatClient` with storage does this for you. `markUploading`, `release` and `complete` are the lower-level
+/// form without batch IDs or sequence numbers (a host's own upload protocol); use one form or the other.
 public final class Outbox: Sendable {
   /// Why the stored outbox could not be read, when it could not (the file was moved aside; it starts empty).
   public let restoreError: PersistenceError?
