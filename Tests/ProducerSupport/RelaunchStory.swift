@@ -30,9 +30,11 @@ package struct RelaunchStory {
 
   /// First launch: sends `text` in a new conversation, waits until the answer has ended and is stored, and
   /// quits. Returns the conversation's ID and what it showed.
-  /// With `settled` false it does not wait for work in flight to end (an app tool still running).
+  /// With `settled` false it does not wait for work in flight to end (an app tool still running);
+  /// `beforeQuit` runs once the answer has ended, before the client closes.
   package func firstLaunch(
-    _ text: String, settled: Bool = true, until ended: @escaping @Sendable (ConversationState) -> Bool
+    _ text: String, settled: Bool = true, beforeQuit: @Sendable () async -> Void = {},
+    until ended: @escaping @Sendable (ConversationState) -> Bool
   ) async throws -> (ConversationID, ConversationState) {
     let client = try launch()
     let chat = client.newConversation()
@@ -45,6 +47,7 @@ package struct RelaunchStory {
       await client.close()
       throw RelaunchStoryError("the first launch's answer never ended: \(chat.state.messages.map(\.reply))")
     }
+    await beforeQuit()
     await client.close()
     return (id, state)
   }
@@ -133,9 +136,16 @@ package struct RelaunchStory {
         }
       ])
     defer { story.cleanUp() }
-    let (id, _) = try await story.firstLaunch(text, settled: false) {
-      guard case .awaitingToolResults = $0.messages.last?.reply else { return false }
-      return runs.value == 1
+    // The tool starts after the answer ends waiting: the app quits once it runs (no state change says so).
+    let (id, _) = try await story.firstLaunch(
+      text, settled: false,
+      beforeQuit: {
+        let deadline = Date().addingTimeInterval(20)
+        while runs.value == 0, Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+      }
+    ) {
+      if case .awaitingToolResults = $0.messages.last?.reply { return true }
+      return false
     }
     let done = try await story.relaunch(id) { chat in
       await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })

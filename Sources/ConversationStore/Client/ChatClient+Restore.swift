@@ -18,7 +18,7 @@ extension ChatClient {
     var stored: ConversationState?
     if let scope = storage.withLock({ $0.scope }) {
       do throws(PersistenceError) {
-        let file = try scope.conversation(id)
+        let file = try scope.conversation(id, as: options)
         if let error = file.restoreError { storageErrors.deliver(error) }
         open.follower.file.withLock { $0 = file }
         stored = file.restored.map(relaunched)

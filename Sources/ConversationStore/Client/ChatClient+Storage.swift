@@ -128,7 +128,7 @@ extension ChatClient {
       do throws(PersistenceError) {
         // The older history it pages from disk first, so the account's file opens knowing it is there.
         if let to = next.scope { try previous.scope?.copyArchivedMessages(of: state.conversationID, to: to) }
-        moved = try next.scope?.conversation(state.conversationID)
+        moved = try next.scope?.conversation(state.conversationID, as: options)
         try moved?.persist(state, changes: .reset, at: now)
         if next.scope != nil { try previous.scope?.removeConversation(state.conversationID) }
       } catch {
@@ -237,7 +237,7 @@ extension ChatClient {
       }, by: \.conversationID)
     for (id, sends) in byConversation.sorted(by: { ($0.key?.rawValue ?? "") < ($1.key?.rawValue ?? "") }) {
       do throws(PersistenceError) {
-        let file = try scope.conversation(id)
+        let file = try scope.conversation(id, as: options)
         guard var state = file.restored else { continue }
         for operation in sends {
           _ = conversationReducer.reduce(into: &state, action: .outboxRejected(operation.kind, error))
@@ -272,7 +272,7 @@ extension ChatClient {
       }
       for conversation in stored.conversations where !skipping.contains(conversation.state.conversationID) {
         try from.copyArchivedMessages(of: conversation.state.conversationID, to: to)
-        let file = try to.conversation(conversation.state.conversationID)
+        let file = try to.conversation(conversation.state.conversationID, as: options)
         if file.restored == nil { try file.persist(conversation.state, changes: .reset, at: now) }
         try file.flush(at: now)
       }

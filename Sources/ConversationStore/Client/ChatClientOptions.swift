@@ -44,14 +44,25 @@ public struct ChatClientOptions: Sendable {
   /// waiting operations are dropped: a message among them shows `failed` with `OUTBOX_EVICTED` (retry or
   /// discard it, as any failed message), a host operation is reported to `onHostOperation`.
   public var outboxLimits: OutboxLimits
+  /// How many of a stored conversation's newest messages it opens with and keeps in its journal (default
+  /// 50, at least 1); older ones are paged from disk as the user scrolls up, and an agent request that needs
+  /// more reads them from there too.
+  public var storageWindow: Int
+  /// Seconds, on the device's clock, between writes of a streaming reply's text to disk (default 0.25,
+  /// clamped to 0...60; NaN counts as the default): a kill loses at most this much of a reply's text. Every
+  /// other change is written as it happens.
+  public var replyWriteInterval: Double
 
   public init(
     workspace: String = "default", policy: ChatPolicy = ChatPolicy(), storage: ChatStorage? = nil,
     maximumIdleConversations: Int = 8, onStorageError: (@Sendable (PersistenceError) -> Void)? = nil,
     onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
     outboxLimits: OutboxLimits = OutboxLimits(), idleCheckInterval: Double = 5,
-    onStorageRecovered: (@Sendable (StorageRecovery) -> Void)? = nil
+    onStorageRecovered: (@Sendable (StorageRecovery) -> Void)? = nil,
+    storageWindow: Int = ScopeStorage.defaultWindow, replyWriteInterval: Double = 0.25
   ) {
+    self.storageWindow = storageWindow
+    self.replyWriteInterval = replyWriteInterval
     self.onStorageRecovered = onStorageRecovered
     self.idleCheckInterval = idleCheckInterval
     self.outboxLimits = outboxLimits
@@ -62,5 +73,19 @@ public struct ChatClientOptions: Sendable {
     self.onStorageError = onStorageError
     self.onHostOperation = onHostOperation
     self.diagnostics = diagnostics
+  }
+}
+
+extension ChatClientOptions {
+  /// `storageWindow` as storage takes it: at least 1.
+  var openWindow: Int { max(1, storageWindow) }
+  /// `replyWriteInterval` as storage takes it: 0...60 seconds, NaN as the default.
+  var openReplyWriteInterval: Double { replyWriteInterval.isNaN ? 0.25 : min(60, max(0, replyWriteInterval)) }
+}
+
+extension ScopeStorage {
+  /// Conversation `id`'s file, opened with the client's window and reply write interval.
+  func conversation(_ id: ConversationID?, as options: ChatClientOptions) throws(PersistenceError) -> ConversationFile {
+    try conversation(id, replyWriteInterval: options.openReplyWriteInterval, window: options.openWindow)
   }
 }

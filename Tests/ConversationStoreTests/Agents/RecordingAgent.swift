@@ -6,6 +6,16 @@ final class RecordingAgent: AgentBackend {
   let contextPolicy: AgentContextPolicy
   var toolResultDelivery: ToolResultDelivery { .nextRun }
   private let recorded = StateLock<[(kind: String, context: AgentContext)]>([])
+  /// The server's clock: each message a second after the one before, so server order is send order.
+  private let seconds = StateLock(1_000_000.0)
+
+  private func tick() -> Date {
+    Date(
+      timeIntervalSince1970: seconds.withLock { now in
+        now += 1
+        return now
+      })
+  }
 
   init(_ policy: AgentContextPolicy = .standard) { contextPolicy = policy }
 
@@ -20,14 +30,14 @@ final class RecordingAgent: AgentBackend {
       if let payload {
         let user = Message(
           clientID: payload.clientID, serverID: ServerMessageID(rawValue: "s-\(payload.clientID.rawValue)"),
-          role: .user, text: payload.text, createdAt: Date(timeIntervalSince1970: 1_000_000))
+          role: .user, text: payload.text, createdAt: tick())
         continuation.yield(.accepted(user, conversationID: payload.conversationID ?? "conv-1"))
       }
       continuation.yield(.started(agent: nil))
       continuation.yield(.delta("ok"))
       continuation.yield(
         .finished(
-          Message(clientID: "any", role: .assistant, text: "", createdAt: Date(timeIntervalSince1970: 1_000_001))))
+          Message(clientID: "any", role: .assistant, text: "", createdAt: tick())))
       continuation.finish()
     }
   }
