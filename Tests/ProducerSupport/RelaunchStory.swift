@@ -142,11 +142,11 @@ package struct RelaunchStory {
       beforeQuit: {
         let deadline = Date().addingTimeInterval(20)
         while runs.value == 0, Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-      }
-    ) {
-      if case .awaitingToolResults = $0.messages.last?.reply { return true }
-      return false
-    }
+      },
+      until: {
+        if case .awaitingToolResults = $0.messages.last?.reply { return true }
+        return false
+      })
     let done = try await story.relaunch(id) { chat in
       await chat.state(within: 60, where: { $0.messages.last?.reply == .completed && $0.isSettled })
     }
