@@ -21,9 +21,31 @@ package struct AgentReplyStreams<SideEvent: Sendable>: Sendable {
   package func finish() { sink.finish() }
 
   /// The reply `endpoint` streams, read by `mapper`: the first request, or a resume's replay (`numbering`
-  /// then drops what was applied); `noContent` is the error a `204` means.
+  /// then drops what was applied); `noContent` is the error a `204` means. `skipped` is what building the
+  /// request left out, reported first (`ReplyEvent.skipped`).
   package func stream<Mapper: ReplyMapping>(
-    _ endpoint: Endpoint, _ mapper: Mapper, numbering: EventNumbering? = nil, noContent: ChatError? = nil
+    _ endpoint: Endpoint, _ mapper: Mapper, numbering: EventNumbering? = nil, noContent: ChatError? = nil,
+    skipped: [ChatError] = []
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> where Mapper.SideEvent == SideEvent {
+    let reply = mapped(endpoint, mapper, numbering: numbering, noContent: noContent)
+    guard !skipped.isEmpty else { return reply }
+    // Rare (a stored payload that could not be read): one task more to say so before the reply.
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        for error in skipped { continuation.yield(.skipped(error)) }
+        do {
+          for try await event in reply { continuation.yield(event) }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  private func mapped<Mapper: ReplyMapping>(
+    _ endpoint: Endpoint, _ mapper: Mapper, numbering: EventNumbering?, noContent: ChatError?
   ) -> AsyncThrowingStream<ReplyEvent, any Error> where Mapper.SideEvent == SideEvent {
     let sink = sink
     @Sendable func publish(_ mapper: inout Mapper) {

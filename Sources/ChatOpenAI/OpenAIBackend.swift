@@ -31,8 +31,8 @@ import ServerSentEvents
 /// - What the API does not carry (history pages, the conversation list, ratings…) goes to `companion`.
 /// - A Responses answer keeps its output items (reasoning with its encrypted content, function calls) in
 ///   `Message.providerMetadata`, and they go back as the server sent them; after a relaunch too. A message
-///   whose stored items cannot be read is sent as its text and calls, and this is not reported to the host
-///   (`OpenAITranscript.unreadable` holds it when you build a transcript yourself).
+///   whose stored items cannot be read is sent as its text and calls, and the request reports it first
+///   (`ReplyEvent.skipped`: the store's `backgroundError`, `INVALID_RESPONSE` naming the message).
 /// - Resuming: a Responses request the host makes a background response (`body: ["background": true]`, which
 ///   OpenAI also needs `store` for) numbers its events by `sequence_number`, and a reply whose connection
 ///   drops is resumed (`resumeReply(from:)`). Chat Completions, and Responses without `background`, cannot
@@ -165,7 +165,7 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
     let mapper = ResponsesMapper(
       key: makeID(), conversationID: conversation, transcript: OpenAITranscript(context: context, api: api),
       receivedAt: streams.transport.now())
-    return stream(
+    return streams.stream(
       .get("responses/\(path)", query: ["stream": "true"]), mapper,
       numbering: .sequenceNumbers(resumingAfter: cursor.position))
   }
@@ -188,22 +188,19 @@ public final class OpenAIBackend: CompanionBackend, AgentBackend {
       let mapper = ChatCompletionsMapper(
         key: key, conversationID: conversation, transcript: transcript, userMessage: userMessage,
         receivedAt: receivedAt)
-      return stream(.post("chat/completions", body: JSONValue.object(fields).encoded(), key: key), mapper)
+      return streams.stream(
+        .post("chat/completions", body: JSONValue.object(fields).encoded(), key: key), mapper,
+        skipped: transcript.unreadable)
     case .responses:
       fields["input"] = .array(transcript.items)
       if let instructions { fields["instructions"] = .string(instructions) }
       let mapper = ResponsesMapper(
         key: key, conversationID: conversation, transcript: transcript, userMessage: userMessage,
         earlierOutput: earlierOutput, receivedAt: receivedAt)
-      return stream(
+      return streams.stream(
         .post("responses", body: JSONValue.object(fields).encoded(), key: key), mapper,
-        numbering: isResumable ? .sequenceNumbers() : nil)
+        numbering: isResumable ? .sequenceNumbers() : nil, skipped: transcript.unreadable)
     }
   }
 
-  private func stream<Mapper: OpenAIStreamMapper>(
-    _ endpoint: Endpoint, _ mapper: Mapper, numbering: EventNumbering? = nil
-  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    streams.stream(endpoint, mapper, numbering: numbering)
-  }
 }

@@ -118,4 +118,29 @@ struct OpenAIRelaunchTests {
     let text = (output?["content"] as? String) ?? (output?["output"] as? String) ?? ""
     #expect(text.contains("not run again"), "\(items)")
   }
+
+  @Test("a stored answer whose provider payload is corrupt is a typed error for that message, and the rest is sent")
+  func corruptStoredPayload() async throws {
+    // Given a stored exchange whose answer's Responses items were damaged on disk
+    let model = "corrupt-\(UUID().uuidString.prefix(8).lowercased())"
+    var answer = Message.server("Your order is 1042.", id: "a1", at: 2)
+    answer.providerMetadata = ["openai.responses": ["output": "not a list of items"]]
+    let state = ConversationState.existing(
+      [.confirmed("What is my order?", clientID: "u1", serverID: "u1", at: 1), answer], id: "conv-corrupt")
+    let backend = try OpenAIBackend(baseURL: base.appendingPathComponent("v1"), api: .responses, model: model)
+    let store = ChatStore(state, backend: backend)
+    defer { store.close() }
+
+    // When the user asks again
+    store.sendMessage("And when does it ship?")
+    let done = try #require(
+      await store.state(within: 60, where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed }))
+
+    // Then the store says which message could not be sent as stored, and the model got the rest
+    #expect(done.backgroundError?.code == .invalidResponse)
+    #expect(done.backgroundError?.message.contains(answer.clientID.rawValue) == true)
+    let last = try #require(try await bodies(model).last)
+    #expect(
+      Self.history(last, api: .responses) == ["What is my order?", "Your order is 1042.", "And when does it ship?"])
+  }
 }

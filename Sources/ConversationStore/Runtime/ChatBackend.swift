@@ -186,6 +186,10 @@ public enum ReplyEvent: Equatable, Sendable {
   case queued
   /// The server described the conversation along with the reply: its title, its status (nil: unchanged).
   indirect case described(title: String?, status: ConversationStatus?)
+  /// Something of the request could not be used and was left out, and the reply goes on: a stored message
+  /// whose provider payload the protocol could not read was sent as its text and calls. The store shows
+  /// the error as `backgroundError`; nothing else changes.
+  indirect case skipped(ChatError)
   /// An event at the position its protocol numbered it (a sequence number, an SSE event ID). A backend that
   /// resumes a dropped stream may replay events: one at or before the last position the reply applied is
   /// dropped (`StreamingReply.resumePosition` is where to resume from). A position wrapped around a positioned

@@ -340,6 +340,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     case .queued: return .sendQueued(requestID)
     case .restated(let messages): return .replyRestated(requestID, messages)
     case .described(let title, let status): return .conversationDescribed(requestID, title: title, status: status)
+    case .skipped(let error): return .frameRejected(requestID, error)
     case .positioned(let position, .positioned(_, let event)):
       return action(for: .positioned(position, event), requestID, store)
     case .positioned(let position, let event):

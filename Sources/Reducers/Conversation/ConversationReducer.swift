@@ -175,7 +175,10 @@ public struct ConversationReducer: Reducer {
       return realtime(event, in: conversationID, connection: connection, receivedAt: receivedAt, &state)
     case .connectionOpened(let requestID): return connectionOpened(requestID, &state)
     case .frameRejected(let requestID, let error):
-      if liveConnection(state) == requestID { state.backgroundError = error }
+      // The live connection's skipped frame, or what a request that streams a reply left out (`skipped`).
+      if liveConnection(state) == requestID || state.requests[requestID]?.streamsReply == true {
+        state.backgroundError = error
+      }
       return []
     case .connectionLost(let requestID, let error, let at, let jitter):
       return connectionLost(requestID, error.sanitized, at: at, jitter: jitter, &state)
