@@ -3,6 +3,7 @@ import ConversationState
 import ConversationStore
 import ConversationTesting
 import Foundation
+import ProducerSupport
 import Testing
 
 /// `AGUIBackend` against a real agent framework: Pydantic AI's AG-UI adapter, with a scripted model
@@ -71,22 +72,11 @@ struct AGUIPydanticAITests {
 
   @Test("the demo runs a script against the agent and prints the transcript in Examples/agui.transcript")
   func demoScript() async throws {
-    let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests")
     let root = AGUIProducers.repository
-    let process = Process()
-    process.executableURL = demo
-    process.arguments = ["--agui", endpoint.absoluteString, "--script", "Examples/agui.script", "--plain"]
-    process.currentDirectoryURL = root
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    // Read and wait off the cooperative pool: the script takes a few seconds of real time.
-    let printed = await offThePool {
-      let bytes = output.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return String(decoding: bytes, as: UTF8.self)
-    }
-    #expect(process.terminationStatus == 0)
+    let (status, printed) = try #require(
+      try await DemoRun.run(["--agui", endpoint.absoluteString, "--script", "Examples/agui.script", "--plain"]),
+      "the demo is not built next to the tests")
+    #expect(status == 0)
     let expected = try String(contentsOf: root.appendingPathComponent("Examples/agui.transcript"), encoding: .utf8)
     #expect(printed == expected)
   }

@@ -20,21 +20,11 @@ struct OpenAIDemoRelaunchTests {
 
   /// Runs the demo with `arguments` and the script `lines`; returns its exit status and what it printed.
   func demo(_ arguments: [String], script lines: [String], in folder: URL) async throws -> (Int32, String) {
-    let demo = try #require(BuiltProduct.url(named: "demo"), "the demo is not built next to the tests")
     let script = folder.appendingPathComponent("script-\(UUID().uuidString).txt")
     try (lines.joined(separator: "\n") + "\n").write(to: script, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = demo
-    process.arguments = arguments + ["--script", script.path, "--plain"]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let printed = await offThePool {
-      let bytes = output.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return String(decoding: bytes, as: UTF8.self)
-    }
-    return (process.terminationStatus, printed)
+    return try #require(
+      try await DemoRun.run(arguments + ["--script", script.path, "--plain"]), "the demo is not built next to the tests"
+    )
   }
 
   @Test(
