@@ -52,7 +52,7 @@ extension AGUIThread {
             step.toolCalls.map { call in
               [
                 "id": .string(call.id.rawValue), "type": "function",
-                "function": ["name": .string(call.name), "arguments": .string(argumentsText(call.input))],
+                "function": ["name": .string(call.name), "arguments": .string(call.input.wireText)],
               ]
             })
         }
@@ -61,12 +61,8 @@ extension AGUIThread {
           if resuming, case .denied = call.outcome, call.execution == .server { continue }
           if let result = toolMessage(answering: call) {
             wire.append(result)
-          } else if goesOn, call.execution == .client {
-            let note = "The user went on without this call's result."
-            wire.append([
-              "id": .string("result-\(call.id.rawValue)"), "role": "tool", "toolCallId": .string(call.id.rawValue),
-              "content": .string(note), "error": .string(note),
-            ])
+          } else if goesOn, call.execution == .client, let result = toolMessage(answering: call.abandoned) {
+            wire.append(result)
           }
         }
       }
@@ -91,12 +87,5 @@ extension AGUIThread {
     var entry: [String: JSONValue] = ["runId": .string(runID)]
     if !interrupts.isEmpty { entry["interrupts"] = .array(interrupts.map { .string($0) }) }
     return [metadataKey: .object(entry)]
-  }
-
-  private static func argumentsText(_ input: JSONValue) -> String {
-    if case .string(let text) = input { return text }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(input)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 }

@@ -95,7 +95,7 @@ extension AGUIThread {
     ]
     switch call.outcome {
     case .succeeded(let result):
-      message["content"] = .string(Self.text(of: result))
+      message["content"] = .string(result.wireText)
     case .failed(let error):
       message["content"] = .string(error.message)
       message["error"] = .string(error.message)
@@ -122,12 +122,5 @@ extension AGUIThread {
     case .declined?: return ["interruptId": id, "status": "cancelled"]
     case nil: return nil
     }
-  }
-
-  private static func text(of value: JSONValue) -> String {
-    if case .string(let text) = value { return text }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
   }
 }

@@ -112,6 +112,13 @@ extension JSONValue {
     // A JSONValue's numbers are checked finite by the store before they reach a request.
     return (try? encoder.encode(self)) ?? Data("{}".utf8)
   }
+
+  /// The value as the text a protocol carries for a tool's arguments or result: a string as it is, anything
+  /// else as its JSON (`encoded()`).
+  package var wireText: String {
+    if case .string(let text) = self { return text }
+    return String(decoding: encoded(), as: UTF8.self)
+  }
 }
 
 extension JSONFields<ChatError> {

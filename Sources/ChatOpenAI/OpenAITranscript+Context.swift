@@ -68,7 +68,7 @@ extension OpenAIAPI {
             step.toolCalls.map { call in
               [
                 "id": .string(call.id.rawValue), "type": "function",
-                "function": ["name": .string(call.name), "arguments": .string(Self.argumentsText(call.input))],
+                "function": ["name": .string(call.name), "arguments": .string(call.input.wireText)],
               ]
             })
         }
@@ -89,7 +89,7 @@ extension OpenAIAPI {
         for call in step.toolCalls {
           items.append([
             "type": "function_call", "call_id": .string(call.id.rawValue), "name": .string(call.name),
-            "arguments": .string(Self.argumentsText(call.input)),
+            "arguments": .string(call.input.wireText),
           ])
         }
       }
@@ -108,17 +108,7 @@ extension OpenAIAPI {
       })
     return calls.filter { !answered.contains($0.id.rawValue) }.compactMap { call in
       if let output = toolOutputItem(call) { return output }
-      guard goesOn else { return nil }
-      var abandoned = call
-      abandoned.outcome = .failed(ChatError(.cancelled, "The user went on without this call's result."))
-      return toolOutputItem(abandoned)
+      return goesOn ? toolOutputItem(call.abandoned) : nil
     }
-  }
-
-  static func argumentsText(_ input: JSONValue) -> String {
-    if case .string(let text) = input { return text }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(input)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 }

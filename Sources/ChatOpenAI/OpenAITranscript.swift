@@ -37,11 +37,6 @@ public struct OpenAITranscript: Hashable, Sendable {
     }
   }
 
-  /// Appends items to `messageID`'s (a continuation's outputs after the calls they answer).
-  public mutating func append(_ items: [JSONValue], to messageID: String) {
-    entries += items.map { Entry(messageID: messageID, item: $0) }
-  }
-
 }
 
 /// The two streaming APIs an OpenAI-compatible server offers.
@@ -76,12 +71,7 @@ public enum OpenAIAPI: String, Hashable, Sendable {
   func toolOutputItem(_ call: ToolCall) -> JSONValue? {
     let output: String
     switch call.outcome {
-    case .succeeded(let result):
-      if case .string(let text) = result {
-        output = text
-      } else {
-        output = String(decoding: (try? JSONEncoder().encode(result)) ?? Data(), as: UTF8.self)
-      }
+    case .succeeded(let result): output = result.wireText
     case .failed(let error): output = "Error: \(error.message)"
     case .denied(let reason): output = reason.map { "The user denied the call: \($0)" } ?? "The user denied the call."
     case .running, .inputStreaming, .awaitingApproval: return nil

@@ -131,3 +131,14 @@ extension AgentContext {
     }
   }
 }
+
+extension ToolCall {
+  /// This call as an agent is sent it when the conversation went on without its outcome (the user wrote
+  /// again while it ran or waited): failed `CANCELLED`, saying so. Protocols that need every call answered
+  /// before the conversation goes on (AG-UI, OpenAI's APIs) send it.
+  public var abandoned: ToolCall {
+    var call = self
+    call.outcome = .failed(ChatError(.cancelled, "The user went on without this call's result."))
+    return call
+  }
+}
