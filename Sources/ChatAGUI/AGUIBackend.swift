@@ -150,8 +150,6 @@ public final class AGUIBackend: CompanionBackend, AgentBackend {
     resume: [JSONValue] = []
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let runID = makeID()
-    var thread = thread
-    thread.lastRunID = runID
     let input = RunAgentInput(
       threadID: conversation.rawValue, runID: runID, parentRunID: parentRunID, thread: thread, tools: tools,
       context: context, forwardedProps: forwardedProps, resume: resume)

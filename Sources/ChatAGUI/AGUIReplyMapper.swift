@@ -63,8 +63,6 @@ public struct AGUIReplyMapper: ReplyMapping {
   private var streamed: [String: Streamed] = [:]
   private var reopenings: [String: Int] = [:]
   private var calls: [String: Call] = [:]
-  private var callOrder: [String] = []
-  private var resultsSeen: Set<String> = []
   /// Messages this response streamed and already wrote into the thread (at a snapshot): one reopened later
   /// continues what it had.
   private var committedHere: Set<String> = []
@@ -261,19 +259,6 @@ public struct AGUIReplyMapper: ReplyMapping {
       inRequestedRun = false
       guard shown else { return }
       ending = outcome
-      if case .interrupt(let interrupts) = outcome {
-        thread.pendingInterrupts = interrupts
-      } else {
-        thread.pendingInterrupts = []
-      }
-      // The app's calls left to it: as the producer lists them, else (absent or empty does not mean none)
-      // those of this run with no result.
-      let unanswered = calls.filter { $0.value.execution == .client && !resultsSeen.contains($0.key) }.map(\.key)
-      if case .success(let listed) = outcome, !listed.isEmpty {
-        thread.pendingToolCallIDs = listed
-      } else {
-        thread.pendingToolCallIDs = callOrder.filter { unanswered.contains($0) }
-      }
     case .runError:
       inRequestedRun = false  // a replayed run's failure: the requested one's is thrown before this
     case .textMessageStart(let id, let role, let name):
@@ -292,7 +277,6 @@ public struct AGUIReplyMapper: ReplyMapping {
       if drafts[owner] == nil { openDraft(owner, role: "assistant", name: nil) }
       let execution: ToolCall.Execution = appTools.contains(name) ? .client : .server
       calls[id] = Call(name: name, execution: execution, parent: owner)
-      callOrder.append(id)
       if shown { events.append(.toolInputStarted(ToolCallID(rawValue: id), name: name, execution: execution)) }
     case .toolCallArgs(let id, let delta):
       calls[id]?.arguments += delta
@@ -314,7 +298,6 @@ public struct AGUIReplyMapper: ReplyMapping {
       // its result (a producer refuses a history whose result comes before its call).
       openDraft(messageID, role: "tool", name: nil)
       drafts[messageID]?.result = (callID, content)
-      resultsSeen.insert(callID)
       guard shown else { return }
       if verifier.isOpen(toolCall: callID) {
         earlyResults[callID] = content  // before the call's end (allowed, with a warning): shown after it

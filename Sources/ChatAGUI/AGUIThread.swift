@@ -11,13 +11,6 @@ public struct AGUIThread: Hashable, Sendable {
   public private(set) var messages: [JSONValue] = []
   /// The agent's shared state as the conversation holds it (`{}` before any).
   public var state: JSONValue = .object([:])
-  /// The run this thread is sent with (set by the backend).
-  public var lastRunID: String?
-  /// The interrupts this run's stream ended with (the answer keeps their IDs, `Message.providerMetadata`,
-  /// for the next run, whose `resume` must answer every one).
-  public var pendingInterrupts: [AGUIInterrupt] = []
-  /// The app's calls this run's stream left without a result.
-  public var pendingToolCallIDs: [String] = []
   /// The IDs of every tool call the thread holds, so a later run's result for one is known.
   public private(set) var toolCallIDs: Set<String> = []
   private var positions: [String: Int] = [:]
@@ -32,7 +25,6 @@ public struct AGUIThread: Hashable, Sendable {
     guard let id = message.field("id")?.stringValue else { return }
     if message.field("role")?.stringValue == "activity" { return }
     noteToolCalls(of: message)
-    if let answered = message.field("toolCallId")?.stringValue { pendingToolCallIDs.removeAll { $0 == answered } }
     if let index = positions[id] {
       messages[index] = message
     } else {
@@ -66,11 +58,6 @@ public struct AGUIThread: Hashable, Sendable {
       rebuilt.upsert(message)
     }
     rebuilt.toolCallIDs.formUnion(toolCallIDs)
-    rebuilt.pendingInterrupts = pendingInterrupts
-    rebuilt.pendingToolCallIDs = pendingToolCallIDs.filter { id in
-      !rebuilt.messages.contains { $0.field("toolCallId")?.stringValue == id }
-    }
-    rebuilt.lastRunID = lastRunID
     self = rebuilt
   }
 
