@@ -110,38 +110,29 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         }
       }
     case .sendMessage(let requestID, let payload):
-      guard let agent else {
-        requests.run(requestID) { await Self.stream(backend.send(payload), requestID, into: store) }
-        return
+      reply(requestID, ending: .before(payload.clientID), store) {
+        backend.send(payload)
+      } agent: {
+        $0.send(payload, context: $1)
       }
-      run(requestID, agent, ending: .before(payload.clientID), store) { agent.send(payload, context: $0) }
     case .regenerate(let requestID, let conversationID, let prompt, let answer):
-      guard let agent else {
-        requests.run(requestID) {
-          await Self.stream(
-            backend.regenerate(in: conversationID, replyTo: prompt, answer: answer), requestID, into: store)
-        }
-        return
-      }
-      run(requestID, agent, ending: .through(prompt), store) {
-        agent.regenerate(in: conversationID, replyTo: prompt, answer: answer, context: $0)
+      reply(requestID, ending: .through(prompt), store) {
+        backend.regenerate(in: conversationID, replyTo: prompt, answer: answer)
+      } agent: {
+        $0.regenerate(in: conversationID, replyTo: prompt, answer: answer, context: $1)
       }
     case .continueRun(let requestID, let conversationID, let continuation):
-      guard let agent else {
-        requests.run(requestID) {
-          await Self.stream(backend.continueRun(continuation, in: conversationID), requestID, into: store)
-        }
-        return
-      }
-      run(requestID, agent, ending: .before(continuation.message.clientID), store) {
-        agent.continueRun(continuation, in: conversationID, context: $0)
+      reply(requestID, ending: .before(continuation.message.clientID), store) {
+        backend.continueRun(continuation, in: conversationID)
+      } agent: {
+        $0.continueRun(continuation, in: conversationID, context: $1)
       }
     case .resumeReply(let requestID, let cursor):
-      guard let agent else {
-        requests.run(requestID) { await Self.stream(backend.resumeReply(from: cursor), requestID, into: store) }
-        return
+      reply(requestID, ending: .everything, store) {
+        backend.resumeReply(from: cursor)
+      } agent: {
+        $0.resumeReply(from: cursor, context: $1)
       }
-      run(requestID, agent, ending: .everything, store) { agent.resumeReply(from: cursor, context: $0) }
     case .cancel(let requestID):
       requests.cancel(requestID)
     case .fetchHistory(let requestID, let conversationID, let cursor, let limit):
@@ -264,12 +255,19 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
     }
   }
 
-  /// Starts an agent request: what memory holds of its context is read now, on the thread performing the
-  /// effect (the state the reducer just left), and what storage must add is read in the request's task.
-  private func run(
-    _ requestID: RequestID, _ agent: any AgentBackend, ending end: AgentContextEnd, _ store: StoreSink<R>,
-    _ request: @escaping @Sendable (AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
+  /// Starts a request whose events are a reply: `plain` for a backend that keeps the conversation itself;
+  /// for an `AgentBackend`, `agent` with the context ending at `end`. What memory holds of the context is
+  /// read now, on the thread performing the effect (the state the reducer just left), and what storage must
+  /// add is read in the request's task.
+  private func reply(
+    _ requestID: RequestID, ending end: AgentContextEnd, _ store: StoreSink<R>,
+    _ plain: @escaping @Sendable () -> AsyncThrowingStream<ReplyEvent, any Error>,
+    agent request: @escaping @Sendable (any AgentBackend, AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
   ) {
+    guard let agent else {
+      requests.run(requestID) { await Self.stream(plain(), requestID, into: store) }
+      return
+    }
     let policy = agent.contextPolicy
     let limit = policy.maximumMessages ?? .max
     let now = store.state
@@ -296,7 +294,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         return
       }
       guard !Task.isCancelled else { return }
-      await Self.stream(request(context), requestID, into: store)
+      await Self.stream(request(agent, context), requestID, into: store)
     }
   }
 
