@@ -12,16 +12,8 @@ enum AgentContextWorkloads {
   /// outside the timer.
   static func context(history: Int, requests: Int) -> Workload {
     let label = DeltaWorkloads.label(history)
-    let scope = StorageWorkloads.scope("agent-context\(history)")
-    let file = StorageWorkloads.file(scope, "bench")
-    if file.restored == nil {
-      do {
-        try file.persist(Conversations.history(history), changes: .reset, at: Conversations.start)
-      } catch {
-        fatalError("cannot store the benchmark history: \(error)")
-      }
-    }
-    let reader = file.historyReader
+    let scope = LocalFirstWorkloads.stored("agent-context\(history)", history: history)
+    let reader = StorageWorkloads.file(scope, "bench").historyReader
     let policy = AgentContextPolicy.newest(50)
     return Workload(name: "agent.context.h\(label)") {
       var count = 0

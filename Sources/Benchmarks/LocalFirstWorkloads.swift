@@ -8,7 +8,7 @@ import Persistence
 enum LocalFirstWorkloads {
   /// The stored `history`-message conversation of scope `name`, written once per process (with a window as
   /// large as the history when `whole`, so the journal holds all of it, as before local-first paging).
-  private static func stored(_ name: String, history: Int, whole: Bool = false) -> ScopeStorage {
+  static func stored(_ name: String, history: Int, whole: Bool = false) -> ScopeStorage {
     let scope = StorageWorkloads.scope(name)
     let window = whole ? Int.max : ScopeStorage.defaultWindow
     let file = StorageWorkloads.file(scope, "bench", window: window)

@@ -52,16 +52,8 @@ struct OpenAIDemoRelaunchTests {
     #expect(first.contains("you: My name is Zed and my order is 1042"), "\(first)")
     #expect(second.contains("you: My name is Zed and my order is 1042"), "\(second)")
     #expect(!second.contains("already sent"), "\(second)")
-    var components = URLComponents(
-      url: base.appendingPathComponent("_llmock/scoped/requests"), resolvingAgainstBaseURL: false)!
-    components.queryItems = [URLQueryItem(name: "model", value: model)]
-    let (body, _) = try await URLSession.shared.data(from: components.url!)
-    let records = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["requests"] as? [[String: Any]]
-    let histories = (records ?? []).compactMap { $0["body"] as? [String: Any] }.map { body in
-      (body[responses ? "input" : "messages"] as? [[String: Any]] ?? []).map { item -> String in
-        if let text = item["content"] as? String { return text }
-        return (item["content"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }.joined()
-      }
+    let histories = try await OpenAIRelaunchTests.bodies(on: base, model: model).map {
+      OpenAIRelaunchTests.history($0, api: responses ? .responses : .chatCompletions)
     }
     // LLMock may answer with the app's order tool first: the question's request is the first that asks it
     let asked = try #require(histories.first { $0.last == "What is my name?" }, "\(histories)")

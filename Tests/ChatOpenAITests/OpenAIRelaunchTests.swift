@@ -27,7 +27,10 @@ struct OpenAIRelaunchTests {
   }
 
   /// The bodies of the requests LLMock received for `model`, oldest first.
-  func bodies(_ model: String) async throws -> [[String: Any]] {
+  func bodies(_ model: String) async throws -> [[String: Any]] { try await Self.bodies(on: base, model: model) }
+
+  /// The bodies of the requests the LLMock at `base` received for `model`, oldest first.
+  static func bodies(on base: URL, model: String) async throws -> [[String: Any]] {
     var components = URLComponents(
       url: base.appendingPathComponent("_llmock/scoped/requests"), resolvingAgainstBaseURL: false)!
     components.queryItems = [URLQueryItem(name: "model", value: model)]
@@ -82,16 +85,11 @@ struct OpenAIRelaunchTests {
     let (id, _) = try await story.firstLaunch("My name is Zed") { $0.messages.last?.reply == .completed }
 
     // When the relaunched app regenerates the answer it restored
-    let state = try await story.relaunch(id) { chat in
-      let answer = try #require(chat.state.messages.last)
-      chat.send(.regenerate(answer.clientID))
-      return await chat.state(
-        within: 60,
-        where: { $0.messages.count == 2 && $0.messages.last?.clientID != answer.clientID && $0.isSettled })
-    }
+    let state = try await story.regenerateAfterRelaunch(id)
 
     // Then a new answer replaced it (no UNKNOWN_MESSAGE), asked with the prompt as the last message
     let done = try #require(state)
+    #expect(done.messages.count == 2)
     #expect(done.messages.last?.reply == .completed)
     #expect(done.userError == nil)
     let last = try #require(try await bodies(model).last)
