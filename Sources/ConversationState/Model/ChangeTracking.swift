@@ -15,7 +15,7 @@ extension ConversationState: ChangeTracking {
     // The common frame: a delta of the reply that streamed before too, and the message list not touched (the
     // same storage). Its row is simply updated, with the reply's one-row set, made once per reply (making it
     // per frame was an allocation and a hash); the general case below diffs the lists and looks rows up.
-    let sameOverlapping = cold.value.overlappingReplies == old.cold.value.overlappingReplies
+    let sameOverlapping = cold.value.run.overlappingReplies == old.cold.value.run.overlappingReplies
     if messages.storage.box === old.messages.storage.box, sameOverlapping, let id = streamingReply?.clientID,
       id == old.streamingReply?.clientID
     {

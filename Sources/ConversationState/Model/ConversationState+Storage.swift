@@ -1,89 +1,52 @@
-public import Foundation
+import Foundation
 
 extension ConversationState {
-  /// Everything a streamed delta leaves alone; each field is documented on `ConversationState`.
+  /// Everything a streamed delta leaves alone, grouped by lifetime (`ConversationState+Lifetimes.swift`);
+  /// each field is documented on `ConversationState`.
   @usableFromInline
   struct Cold: Equatable, Sendable, Codable {
-    /// First, so that `==` compares it first: the message list is what two versions differ in most.
-    @usableFromInline var messages: MessageList
-    @usableFromInline var conversationID: ConversationID?
-    @usableFromInline var title: String?
-    @usableFromInline var status: ConversationStatus
-    @usableFromInline var history: HistoryPaging
-    @usableFromInline var typing: [ParticipantID: Date]
-    @usableFromInline var isUserTyping: Bool
-    @usableFromInline var connection: ConnectionState
-    @usableFromInline var feedbackMoment: FeedbackMoment?
-    @usableFromInline var hasOfferedFeedback: Bool
-    @usableFromInline var readCursor: ReadCursor?
-    @usableFromInline var unreadCount: Int
-    @usableFromInline var draft: String
-    @usableFromInline var escalation: Escalation?
-    @usableFromInline var userError: ChatError?
-    @usableFromInline var backgroundError: ChatError?
-    @usableFromInline var epoch: IdentityEpoch
-    @usableFromInline var identity: UserIdentity?
-    @usableFromInline var requests: [RequestID: PendingRequest]
-    @usableFromInline var failedConnectionAttempts: Int
-    @usableFromInline var requestSequence: UInt64
-    @usableFromInline var credentials: CredentialStatus
-    @usableFromInline var retryableAt: Date?
-    @usableFromInline var hasMissedMessagesGap: Bool
-    @usableFromInline var failedSyncAttempts: Int
-    @usableFromInline var acceptedRatings: [ClientMessageID: AcceptedRating]
-    @usableFromInline var resentAfterReload: Set<ClientMessageID>
-    @usableFromInline var regenerateAfterReload: ClientMessageID?
-    @usableFromInline var serverUnreadCount: Int?
-    @usableFromInline var savedReadCursor: ServerMessageID?
-    @usableFromInline var outboxRecording: Set<ClientMessageID>
-    @usableFromInline var credentialRenewal: UInt64?
-    @usableFromInline var isRestoring: Bool
-    @usableFromInline var agentState: JSONValue?
-    @usableFromInline var needsAgentStateSnapshot: Bool
-    @usableFromInline var awaitingRun: RequestID?
-    @usableFromInline var continuationAwaitingStorage: ClientMessageID?
-    /// nil rather than empty, so that a state without any leaves the key out of its JSON.
-    @usableFromInline var overlappingReplies: [StreamingReply]?
+    /// First, so that `==` compares it first: the message list is what two versions differ in most. Stored,
+    /// in records of its own.
+    @usableFromInline var messages = MessageList()
+    /// Stored, in a record of its own so that a keystroke does not rewrite the rest.
+    @usableFromInline var draft = ""
+    @usableFromInline var stored: Stored
+    @usableFromInline var session: Session
+    @usableFromInline var run = Run()
 
     init(conversationID: ConversationID?, epoch: IdentityEpoch, identity: UserIdentity?) {
-      messages = MessageList()
-      self.conversationID = conversationID
-      title = nil
-      status = .ongoing
-      history = HistoryPaging()
-      typing = [:]
-      isUserTyping = false
-      connection = .idle
-      feedbackMoment = nil
-      hasOfferedFeedback = false
-      readCursor = nil
-      unreadCount = 0
-      draft = ""
-      escalation = nil
-      userError = nil
-      backgroundError = nil
-      self.epoch = epoch
-      self.identity = identity
-      requests = [:]
-      failedConnectionAttempts = 0
-      requestSequence = 0
-      credentials = .valid
-      retryableAt = nil
-      hasMissedMessagesGap = false
-      failedSyncAttempts = 0
-      acceptedRatings = [:]
-      resentAfterReload = []
-      regenerateAfterReload = nil
-      serverUnreadCount = nil
-      savedReadCursor = nil
-      outboxRecording = []
-      credentialRenewal = nil
-      isRestoring = false
-      agentState = nil
-      needsAgentStateSnapshot = false
-      awaitingRun = nil
-      continuationAwaitingStorage = nil
-      overlappingReplies = nil
+      stored = Stored(conversationID: conversationID)
+      session = Session(epoch: epoch, identity: identity)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case messages, draft
+    }
+
+    /// One flat object, a key per field, whatever group a field is in: the fixtures' JSON and a diff's paths
+    /// name fields, not groups.
+    @usableFromInline init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      messages = try container.decode(MessageList.self, forKey: .messages)
+      draft = try container.decode(String.self, forKey: .draft)
+      stored = try Stored(from: decoder)
+      session = try Session(from: decoder)
+      run = try Run(from: decoder)
+    }
+
+    @usableFromInline func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(messages, forKey: .messages)
+      try container.encode(draft, forKey: .draft)
+      try stored.encode(to: encoder)
+      try session.encode(to: encoder)
+      try run.encode(to: encoder)
+    }
+
+    /// Every field by name, whatever its group.
+    var fields: [Mirror.Child] {
+      [("messages", messages), ("draft", draft)] + Array(Mirror(reflecting: stored).children)
+        + Array(Mirror(reflecting: session).children) + Array(Mirror(reflecting: run).children)
     }
   }
 }
@@ -123,6 +86,6 @@ extension ConversationState: CustomReflectable {
   /// The fields by name, as if they were stored here (a state diff walks them).
   public var customMirror: Mirror {
     let hotFields: [Mirror.Child] = [("streamingReply", streamingReply as Any), ("agentActivity", agentActivity)]
-    return Mirror(self, children: hotFields + Array(Mirror(reflecting: cold.value).children), displayStyle: .struct)
+    return Mirror(self, children: hotFields + cold.value.fields, displayStyle: .struct)
   }
 }

@@ -18,18 +18,18 @@ public struct ConversationState: Sendable {
 
   /// `nil` until the server creates the conversation, which it does on the first send.
   @inlinable public var conversationID: ConversationID? {
-    _read { yield cold.value.conversationID }
-    _modify { yield &cold.value.conversationID }
+    _read { yield cold.value.stored.conversationID }
+    _modify { yield &cold.value.stored.conversationID }
   }
   /// The conversation's title as the server last named it; nil until it does.
   @inlinable public var title: String? {
-    _read { yield cold.value.title }
-    _modify { yield &cold.value.title }
+    _read { yield cold.value.stored.title }
+    _modify { yield &cold.value.stored.title }
   }
   /// Who answers (the AI agent or a human), or that the conversation has ended.
   @inlinable public var status: ConversationStatus {
-    _read { yield cold.value.status }
-    _modify { yield &cold.value.status }
+    _read { yield cold.value.stored.status }
+    _modify { yield &cold.value.stored.status }
   }
   /// The committed messages and the user's outgoing ones, in display order (see `MessageList`).
   @inlinable public var messages: MessageList {
@@ -44,45 +44,45 @@ public struct ConversationState: Sendable {
   public var streamingReply: StreamingReply?
   /// Where the history paging stands: the cursor of the next older page and whether one is loading.
   @inlinable public var history: HistoryPaging {
-    _read { yield cold.value.history }
-    _modify { yield &cold.value.history }
+    _read { yield cold.value.stored.history }
+    _modify { yield &cold.value.stored.history }
   }
   /// Per participant: when their typing indicator expires.
   @inlinable public var typing: [ParticipantID: Date] {
-    _read { yield cold.value.typing }
-    _modify { yield &cold.value.typing }
+    _read { yield cold.value.run.typing }
+    _modify { yield &cold.value.run.typing }
   }
   /// Whether this user's typing signal was last sent as "typing".
   @inlinable public var isUserTyping: Bool {
-    _read { yield cold.value.isUserTyping }
-    _modify { yield &cold.value.isUserTyping }
+    _read { yield cold.value.run.isUserTyping }
+    _modify { yield &cold.value.run.isUserTyping }
   }
   /// What the agent is doing now (thinking, generating, calling a tool), for an indicator.
   public var agentActivity: AgentActivity
   /// The realtime connection's state, for a "reconnecting" banner.
   @inlinable public var connection: ConnectionState {
-    _read { yield cold.value.connection }
-    _modify { yield &cold.value.connection }
+    _read { yield cold.value.session.connection }
+    _modify { yield &cold.value.session.connection }
   }
   /// The moment to ask the user for feedback on the conversation, while it is offered or answered.
   @inlinable public var feedbackMoment: FeedbackMoment? {
-    _read { yield cold.value.feedbackMoment }
-    _modify { yield &cold.value.feedbackMoment }
+    _read { yield cold.value.stored.feedbackMoment }
+    _modify { yield &cold.value.stored.feedbackMoment }
   }
   /// The feedback moment is offered at most once per conversation.
   @inlinable public var hasOfferedFeedback: Bool {
-    _read { yield cold.value.hasOfferedFeedback }
-    _modify { yield &cold.value.hasOfferedFeedback }
+    _read { yield cold.value.stored.hasOfferedFeedback }
+    _modify { yield &cold.value.stored.hasOfferedFeedback }
   }
   /// The newest message this user has read.
   @inlinable public var readCursor: ReadCursor? {
-    _read { yield cold.value.readCursor }
-    _modify { yield &cold.value.readCursor }
+    _read { yield cold.value.stored.readCursor }
+    _modify { yield &cold.value.stored.readCursor }
   }
   /// Committed messages from others after `readCursor`.
   @inlinable public var unreadCount: Int {
-    _read { yield cold.value.unreadCount }
-    _modify { yield &cold.value.unreadCount }
+    _read { yield cold.value.stored.unreadCount }
+    _modify { yield &cold.value.stored.unreadCount }
   }
   /// The text the user is composing, kept with the conversation so it survives a restart.
   @inlinable public var draft: String {
@@ -91,127 +91,127 @@ public struct ConversationState: Sendable {
   }
   /// A hand-over to a human agent (a ticket), once asked for.
   @inlinable public var escalation: Escalation? {
-    _read { yield cold.value.escalation }
-    _modify { yield &cold.value.escalation }
+    _read { yield cold.value.stored.escalation }
+    _modify { yield &cold.value.stored.escalation }
   }
   /// The failure of the last thing the user asked for; `clearError` clears it.
   @inlinable public var userError: ChatError? {
-    _read { yield cold.value.userError }
-    _modify { yield &cold.value.userError }
+    _read { yield cold.value.run.userError }
+    _modify { yield &cold.value.run.userError }
   }
   /// The last failure of background work (sync, realtime, connection).
   @inlinable public var backgroundError: ChatError? {
-    _read { yield cold.value.backgroundError }
-    _modify { yield &cold.value.backgroundError }
+    _read { yield cold.value.run.backgroundError }
+    _modify { yield &cold.value.run.backgroundError }
   }
   /// The signed-in identity's epoch; work of an older epoch is ignored.
   @inlinable public var epoch: IdentityEpoch {
-    _read { yield cold.value.epoch }
-    _modify { yield &cold.value.epoch }
+    _read { yield cold.value.session.epoch }
+    _modify { yield &cold.value.session.epoch }
   }
   /// Who is signed in (no credential: tokens never enter state); nil for a guest.
   @inlinable public var identity: UserIdentity? {
-    _read { yield cold.value.identity }
-    _modify { yield &cold.value.identity }
+    _read { yield cold.value.session.identity }
+    _modify { yield &cold.value.session.identity }
   }
   /// Requests in flight, by ID. A result whose ID is not here is stale and ignored.
   @inlinable public var requests: [RequestID: PendingRequest] {
-    _read { yield cold.value.requests }
-    _modify { yield &cold.value.requests }
+    _read { yield cold.value.run.requests }
+    _modify { yield &cold.value.run.requests }
   }
   /// Connection attempts that failed since the connection was last live; drives the backoff.
   @inlinable public var failedConnectionAttempts: Int {
-    _read { yield cold.value.failedConnectionAttempts }
-    _modify { yield &cold.value.failedConnectionAttempts }
+    _read { yield cold.value.session.failedConnectionAttempts }
+    _modify { yield &cold.value.session.failedConnectionAttempts }
   }
   /// The counter request IDs are minted from, so replaying actions replays IDs.
   @inlinable public var requestSequence: UInt64 {
-    _read { yield cold.value.requestSequence }
-    _modify { yield &cold.value.requestSequence }
+    _read { yield cold.value.session.requestSequence }
+    _modify { yield &cold.value.session.requestSequence }
   }
   /// Whether the credential works: a UI shows "sign in again" for `needed`, and sends wait meanwhile.
   @inlinable public var credentials: CredentialStatus {
-    _read { yield cold.value.credentials }
-    _modify { yield &cold.value.credentials }
+    _read { yield cold.value.session.credentials }
+    _modify { yield &cold.value.session.credentials }
   }
   /// After a `RATE_LIMITED` answer with a `retryAfter`: the local time before which nothing is sent again.
   /// Sends made meanwhile wait as `pending` and go out when it passes.
   @inlinable public var retryableAt: Date? {
-    _read { yield cold.value.retryableAt }
-    _modify { yield &cold.value.retryableAt }
+    _read { yield cold.value.session.retryableAt }
+    _modify { yield &cold.value.session.retryableAt }
   }
   /// Catch-up after an outage stopped before the server said it was complete (the sync failed for good):
   /// messages may be missing between what is shown and the live ones. Cleared by a complete sync.
   @inlinable public var hasMissedMessagesGap: Bool {
-    _read { yield cold.value.hasMissedMessagesGap }
-    _modify { yield &cold.value.hasMissedMessagesGap }
+    _read { yield cold.value.stored.hasMissedMessagesGap }
+    _modify { yield &cold.value.stored.hasMissedMessagesGap }
   }
   /// Sync attempts that failed in a row; drives the sync backoff.
   @inlinable public var failedSyncAttempts: Int {
-    _read { yield cold.value.failedSyncAttempts }
-    _modify { yield &cold.value.failedSyncAttempts }
+    _read { yield cold.value.run.failedSyncAttempts }
+    _modify { yield &cold.value.run.failedSyncAttempts }
   }
   /// Per answer, the last rating the server accepted, kept while a rating of it is in flight so a failure
   /// rolls back to it, whatever order overlapping failures arrive in.
   @inlinable public var acceptedRatings: [ClientMessageID: AcceptedRating] {
-    _read { yield cold.value.acceptedRatings }
-    _modify { yield &cold.value.acceptedRatings }
+    _read { yield cold.value.run.acceptedRatings }
+    _modify { yield &cold.value.run.acceptedRatings }
   }
   /// Messages that were sent again after the server said `CONVERSATION_CHANGED` and history was reloaded;
   /// a second such answer fails them instead of looping.
   @inlinable public var resentAfterReload: Set<ClientMessageID> {
-    _read { yield cold.value.resentAfterReload }
-    _modify { yield &cold.value.resentAfterReload }
+    _read { yield cold.value.run.resentAfterReload }
+    _modify { yield &cold.value.run.resentAfterReload }
   }
   /// The answer to regenerate again once the history reload in flight is in: its regeneration failed with
   /// `CONVERSATION_CHANGED`, which asks the client to reload the newest page first (once per answer, as
   /// for a send: `resentAfterReload` holds the answer until the user regenerates it again).
   @inlinable public var regenerateAfterReload: ClientMessageID? {
-    _read { yield cold.value.regenerateAfterReload }
-    _modify { yield &cold.value.regenerateAfterReload }
+    _read { yield cold.value.run.regenerateAfterReload }
+    _modify { yield &cold.value.run.regenerateAfterReload }
   }
   /// The unread count the server keeps (from a history page), which also covers messages not loaded here.
   @inlinable public var serverUnreadCount: Int? {
-    _read { yield cold.value.serverUnreadCount }
-    _modify { yield &cold.value.serverUnreadCount }
+    _read { yield cold.value.stored.serverUnreadCount }
+    _modify { yield &cold.value.stored.serverUnreadCount }
   }
   /// The read cursor the server has stored, so a move of the cursor is sent only when it is newer.
   @inlinable public var savedReadCursor: ServerMessageID? {
-    _read { yield cold.value.savedReadCursor }
-    _modify { yield &cold.value.savedReadCursor }
+    _read { yield cold.value.stored.savedReadCursor }
+    _modify { yield &cold.value.stored.savedReadCursor }
   }
   /// Messages handed to the durable outbox (`enqueueOutbox`) that it has not yet reported stored.
   @inlinable public var outboxRecording: Set<ClientMessageID> {
-    _read { yield cold.value.outboxRecording }
-    _modify { yield &cold.value.outboxRecording }
+    _read { yield cold.value.run.outboxRecording }
+    _modify { yield &cold.value.run.outboxRecording }
   }
   /// The request sequence at which the credential was last sent for a refresh: a request begun before it
   /// carried the old credential, so its authorization failure is not held against the fresh one.
   @inlinable public var credentialRenewal: UInt64? {
-    _read { yield cold.value.credentialRenewal }
-    _modify { yield &cold.value.credentialRenewal }
+    _read { yield cold.value.session.credentialRenewal }
+    _modify { yield &cold.value.session.credentialRenewal }
   }
   /// Whether the stored copy of this conversation is still being read: the store was opened before its file
   /// was (a `ChatClient` reads files on its worker, never on the caller's thread), and `.restored` brings it.
   /// A screen shows a placeholder rather than "no messages yet"; whatever the user does meanwhile is kept
   /// and lands after what was stored.
   @inlinable public var isRestoring: Bool {
-    _read { yield cold.value.isRestoring }
-    _modify { yield &cold.value.isRestoring }
+    _read { yield cold.value.run.isRestoring }
+    _modify { yield &cold.value.run.isRestoring }
   }
   /// The agent's shared state, as the agent last described it (AG-UI's `STATE_SNAPSHOT`, then
   /// `STATE_DELTA` patches): nil until it sends one. A host renders from it (a plan, a form, progress) and
   /// never changes it: the agent owns it.
   @inlinable public var agentState: JSONValue? {
-    _read { yield cold.value.agentState }
-    _modify { yield &cold.value.agentState }
+    _read { yield cold.value.stored.agentState }
+    _modify { yield &cold.value.stored.agentState }
   }
   /// A change to the agent's state did not apply: `agentState` is as it was before that change, a fresh
   /// snapshot has been asked for (`requestAgentStateSnapshot`), and later changes wait for it (they would
   /// change a state this client does not have).
   @inlinable public var needsAgentStateSnapshot: Bool {
-    _read { yield cold.value.needsAgentStateSnapshot }
-    _modify { yield &cold.value.needsAgentStateSnapshot }
+    _read { yield cold.value.run.needsAgentStateSnapshot }
+    _modify { yield &cold.value.run.needsAgentStateSnapshot }
   }
 
   /// The newest committed assistant message: the answer that may wait (`ReplyState.isAwaiting`). Messages
@@ -225,16 +225,16 @@ public struct ConversationState: Sendable {
   /// app's tools still running for it are requests `.tool(_, reply:)` of this run. Nil when no answer
   /// waits, and after a relaunch (tools do not outlive the process).
   @inlinable public var awaitingRun: RequestID? {
-    _read { yield cold.value.awaitingRun }
-    _modify { yield &cold.value.awaitingRun }
+    _read { yield cold.value.run.awaitingRun }
+    _modify { yield &cold.value.run.awaitingRun }
   }
 
   /// The waiting answer whose continuation is held until a state holding its tool results and answers is
   /// on disk (`ConversationReducer.storesBeforeContinuing`): the storage that writes this state reports
   /// `toolResultsStored` then. Nil otherwise. This run's: never stored, and a relaunch starts without it.
   @inlinable public var continuationAwaitingStorage: ClientMessageID? {
-    _read { yield cold.value.continuationAwaitingStorage }
-    _modify { yield &cold.value.continuationAwaitingStorage }
+    _read { yield cold.value.run.continuationAwaitingStorage }
+    _modify { yield &cold.value.run.continuationAwaitingStorage }
   }
 
   /// Older replies that still stream while a newer one does (`streamingReply`), oldest first: a second
@@ -243,8 +243,8 @@ public struct ConversationState: Sendable {
   /// almost always; at most `maximumOverlappingReplies` (a newer reply past that cuts the oldest off,
   /// `truncated`). Shown between `messages` and `streamingReply` (see `rows`).
   public var overlappingReplies: [StreamingReply] {
-    get { cold.value.overlappingReplies ?? [] }
-    set { cold.value.overlappingReplies = newValue.isEmpty ? nil : newValue }
+    get { cold.value.run.overlappingReplies ?? [] }
+    set { cold.value.run.overlappingReplies = newValue.isEmpty ? nil : newValue }
   }
 
   /// How many older replies may stream beside the newest (`overlappingReplies`).

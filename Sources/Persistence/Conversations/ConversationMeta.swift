@@ -1,74 +1,56 @@
 import ConversationState
 import Foundation
 
-/// What a conversation file keeps besides its messages, its streamed reply and its draft: the fields that
-/// survive a relaunch. Nothing here is a credential; requests, typing and errors are not kept (they belong
-/// to the run that made them).
+/// The meta record: what a conversation file keeps besides its messages, its streamed reply and its draft.
+/// That is the conversation's `ConversationState.Stored` group, whole (a field added there is written here
+/// with no change to this type), with the person's identity, epoch and request counter. Nothing here is a
+/// credential; requests, typing and errors are not kept (they belong to the run that made them).
+///
+/// One flat JSON object, a key per field, as it was before the groups existed.
 struct ConversationMeta: Equatable, Codable {
-  var conversationID: ConversationID?
-  var title: String?
-  var status: ConversationStatus
-  var history: HistoryPaging
-  var readCursor: ReadCursor?
-  var savedReadCursor: ServerMessageID?
-  var unreadCount: Int
-  var serverUnreadCount: Int?
-  var feedbackMoment: FeedbackMoment?
-  var hasOfferedFeedback: Bool
-  var escalation: Escalation?
+  var stored: ConversationState.Stored
   var identity: UserIdentity?
   var epoch: IdentityEpoch
   var requestSequence: UInt64
-  var hasMissedMessagesGap: Bool
-  /// The agent's shared state (format 4 on; absent before, read as none).
-  var agentState: JSONValue?
   /// Format version 1 kept the draft here; version 2 keeps it in its own record so a keystroke does not
   /// rewrite the rest. Read from version-1 files only.
   var draft: String?
 
+  private enum CodingKeys: String, CodingKey {
+    case identity, epoch, requestSequence, draft
+  }
+
   init(_ state: ConversationState) {
-    conversationID = state.conversationID
-    title = state.title
-    status = state.status
-    history = state.history
-    history.loadingRequest = nil
-    history.isLoadingStored = false
-    history.hasStoredHistory = false  // worked out again when the file opens
-    history.isLoadingNewer = false
-    history.trimmedBefore = nil  // this run's, like the gap: a reopened conversation shows its newest page
-    history.newerGap = nil
-    readCursor = state.readCursor
-    savedReadCursor = state.savedReadCursor
-    unreadCount = state.unreadCount
-    serverUnreadCount = state.serverUnreadCount
-    feedbackMoment = state.feedbackMoment
-    hasOfferedFeedback = state.hasOfferedFeedback
-    escalation = state.escalation
+    stored = state.stored.forFile
     identity = state.identity
     epoch = state.epoch
     requestSequence = state.requestSequence
-    hasMissedMessagesGap = state.hasMissedMessagesGap
-    agentState = state.agentState
     draft = nil
   }
 
+  init(from decoder: any Decoder) throws {
+    stored = try ConversationState.Stored(from: decoder)
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    identity = try container.decodeIfPresent(UserIdentity.self, forKey: .identity)
+    epoch = try container.decode(IdentityEpoch.self, forKey: .epoch)
+    requestSequence = try container.decode(UInt64.self, forKey: .requestSequence)
+    draft = try container.decodeIfPresent(String.self, forKey: .draft)
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    try stored.encode(to: encoder)
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encodeIfPresent(identity, forKey: .identity)
+    try container.encode(epoch, forKey: .epoch)
+    try container.encode(requestSequence, forKey: .requestSequence)
+    try container.encodeIfPresent(draft, forKey: .draft)
+  }
+
   func apply(to state: inout ConversationState) {
-    state.conversationID = conversationID
-    state.title = title
-    state.status = status
-    state.history = history
-    state.readCursor = readCursor
-    state.savedReadCursor = savedReadCursor
-    state.unreadCount = unreadCount
-    state.serverUnreadCount = serverUnreadCount
-    state.feedbackMoment = feedbackMoment
-    state.hasOfferedFeedback = hasOfferedFeedback
-    state.escalation = escalation
+    state.stored = stored
     state.identity = identity
     state.epoch = epoch
     state.requestSequence = requestSequence
-    state.hasMissedMessagesGap = hasMissedMessagesGap
-    state.agentState = agentState
     if let draft { state.draft = draft }
   }
 }

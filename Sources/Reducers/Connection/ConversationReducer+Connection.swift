@@ -109,13 +109,6 @@ extension ConversationReducer {
     return []
   }
 
-  /// A cleared conversation keeps its live connection (and its backoff), but not a catch-up of what it
-  /// cleared.
-  func keepConnection(of state: ConversationState, in fresh: inout ConversationState) {
-    fresh.connection = state.connection == .syncing ? .connected : state.connection
-    fresh.failedConnectionAttempts = state.failedConnectionAttempts
-  }
-
   func disconnect(_ state: inout ConversationState) -> [ConversationEffect] {
     if state.connection == .closed || state.connection == .idle { return [] }
     let effects = dropConnectionRequests(except: nil, &state)

@@ -23,18 +23,16 @@ extension ConversationReducer {
   /// Starts a new conversation for the same identity; the connection, the credential and a rate limit
   /// stay as they are (they belong to the person, not the conversation).
   func clear(_ state: inout ConversationState) -> [ConversationEffect] {
-    let kept = state.requests.filter { $0.value == .connect || $0.value == .credentials }
-    state.requests = state.requests.filter { $0.value != .connect && $0.value != .credentials }
+    let kept = state.run.cleared
+    state.requests = state.requests.filter { kept.requests[$0.key] == nil }
     var effects = cancelAll(&state, keepingConnectionTimers: true)
-    if state.connection == .syncing { effects.append(.cancelTimer(.resync)) }
-    var fresh = ConversationState(epoch: state.epoch, identity: state.identity)
-    fresh.requestSequence = state.requestSequence
-    keepConnection(of: state, in: &fresh)
-    fresh.credentials = state.credentials
-    fresh.credentialRenewal = state.credentialRenewal
-    fresh.retryableAt = state.retryableAt
-    fresh.requests = kept
-    state = fresh
+    var session = state.session
+    if session.connection == .syncing {
+      // The catch-up was of the conversation cleared; the connection itself stays live.
+      session.connection = .connected
+      effects.append(.cancelTimer(.resync))
+    }
+    state = ConversationState(session: session, run: kept)
     return effects
   }
 
@@ -69,17 +67,10 @@ extension ConversationReducer {
     for message in state.messages.outgoing where message.author == nil {
       state.messages.update(message.clientID) { $0.author = author }
     }
-    state.epoch = state.epoch.next
-    state.identity = identity
-    state.history.loadingRequest = nil
-    state.regenerateAfterReload = nil
-    state.history.requestedCursor = nil
-    state.typing = [:]
-    state.isUserTyping = false
+    state.session = state.session.signedIn(identity)
+    state.run = state.run.signedIn
+    state.history.dropRequests()
     state.agentActivity = .idle
-    state.credentials = .valid
-    state.retryableAt = nil
-    state.acceptedRatings = [:]
     effects += restartConnection(connecting: shouldConnect, &state)
     return effects + dispatchPendingMessages(&state)
   }
@@ -104,23 +95,11 @@ extension ConversationReducer {
     }
     if case .creating(let draft, _) = state.escalation { state.escalation = .failed(draft, stopped) }
     settleToolsStoppedByRelaunch(&state)
-    state.continuationAwaitingStorage = nil
-    state.requests = [:]
-    state.history.loadingRequest = nil
-    state.regenerateAfterReload = nil
-    state.history.requestedCursor = nil
-    state.typing = [:]
-    state.isUserTyping = false
+    // The run that started the requests, the typing, the loads and the hand-overs to the outbox is gone.
+    state.run = ConversationState.Run()
+    state.session = state.session.relaunched
+    state.history.dropRequests()
     state.agentActivity = .idle
-    connectionForgotten(&state)
-    state.failedSyncAttempts = 0
-    state.retryableAt = nil
-    state.acceptedRatings = [:]
-    // A hand-over to the outbox that had not been confirmed died with the run: the message waits again.
-    state.outboxRecording = []
-    // A refresh that was in flight died with the run; the next authorization failure asks again.
-    if state.credentials == .refreshing || state.credentials == .refreshed { state.credentials = .valid }
-    state.userError = nil
     // At once: nothing has failed yet. (`connect` starts it too, for a host that drops these effects.)
     return state.streamingReply?.resumption == nil ? [] : [.startTimer(.replyResume, seconds: 0)]
   }

@@ -15,23 +15,17 @@ extension ConversationReducer {
       merged.history = state.history
       merged.status = state.status
     }
-    // This run's: who is signed in, what is in flight, the connection and the credential.
-    merged.epoch = state.epoch
-    merged.identity = state.identity
-    merged.requests = state.requests
+    // This run's and this person's (`ConversationState+Lifetimes.swift`): who is signed in, the connection,
+    // the credential, what is in flight. Errors the stored copy showed stay under what this run shows.
+    merged.session = state.session
     merged.requestSequence = max(stored.requestSequence, state.requestSequence)
-    merged.history.loadingRequest = state.history.loadingRequest
-    merged.history.requestedCursor = state.history.requestedCursor
-    merged.history.isLoadingStored = state.history.isLoadingStored
-    merged.history.isLoadingNewer = state.history.isLoadingNewer
-    merged.connection = state.connection
-    merged.failedConnectionAttempts = state.failedConnectionAttempts
-    merged.failedSyncAttempts = state.failedSyncAttempts
-    merged.credentials = state.credentials
-    merged.credentialRenewal = state.credentialRenewal
-    merged.retryableAt = state.retryableAt
-    merged.typing = state.typing
-    merged.isUserTyping = state.isUserTyping
+    merged.run = state.run
+    merged.isRestoring = false
+    merged.userError = stored.userError
+    merged.backgroundError = stored.backgroundError
+    merged.outboxRecording.formUnion(stored.outboxRecording)
+    merged.acceptedRatings = stored.acceptedRatings.merging(state.acceptedRatings) { _, now in now }
+    merged.history.takeLoads(of: state.history)
     merged.streamingReply = state.streamingReply
     merged.agentActivity = state.agentActivity
     var effects: [ConversationEffect] = []
@@ -46,8 +40,6 @@ extension ConversationReducer {
         merged.streamingReply = state.streamingReply
       }
     }
-    merged.outboxRecording.formUnion(state.outboxRecording)
-    merged.acceptedRatings.merge(state.acceptedRatings) { _, now in now }
     // What the user or the server said since the store opened is newer than the stored copy.
     if !state.draft.isEmpty { merged.draft = state.draft }
     if let title = state.title { merged.title = title }
