@@ -15,10 +15,15 @@ import ConversationState
 final class MessageArchive: Sendable {
   let database: SQLiteDatabase
 
-  /// The archive format; a newer one is refused with `unsupportedVersion`. 2: a message's record may hold
-  /// provider metadata (rare-field bit 64), which a format-1 reader would take for a malformed row. Its
-  /// tables are format 1's; an archive of format 1 is one of format 2 with no such message.
+  /// The archive format; a newer one is refused with `unsupportedVersion`. 2: a message's row may hold
+  /// provider metadata, which a format-1 reader would take for a malformed row. Its tables are format 1's; an
+  /// archive of format 1 is one of format 2 with no such message. The message layout each stores is
+  /// `messageLayout(format:)`.
   static let formatVersion: Int64 = 2
+
+  /// The message layout (`MessageLayout`) archive format `format` stores.
+  static func messageLayout(format: Int64) -> Int { format <= 1 ? 3 : 4 }
+
   static let fileName = "messages.sqlite"
 
   init(directory: String) throws(PersistenceError) {
@@ -57,7 +62,9 @@ final class MessageArchive: Sendable {
     }
     if found < Self.formatVersion {
       try database.transaction { () throws(PersistenceError) in
-        for sql in Self.schema { try database.execute(sql) }
+        // Only a new database needs the tables: no format since the first has changed them (a later one
+        // only stores a newer message layout in the same rows).
+        if found == 0 { for sql in Self.schema { try database.execute(sql) } }
         try database.execute("PRAGMA user_version = \(Self.formatVersion)")
       }
     }

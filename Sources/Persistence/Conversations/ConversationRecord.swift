@@ -18,11 +18,20 @@ enum ConversationRecord {
   case draft(String)
 
   /// The newest format version; files of older versions are read and rewritten in this one. 2 moved the
-  /// draft into its own record; 3 added message parts (a message's rare-field bit 32) and the streaming
-  /// reply's parts (in its header); 4 stores a reply's outcome (`ReplyState`, tags 4–9 where 3 was
-  /// `interrupted`), the reply's input requests and the agent's shared state (in the meta record); 5 adds a message's
-  /// provider metadata (rare-field bit 64), which an older reader would refuse as malformed.
+  /// draft into its own record; 3 added message parts and the streaming reply's parts (in its header); 4
+  /// stores a reply's outcome, the reply's input requests and the agent's shared state (in the meta record);
+  /// 5 adds a message's provider metadata. The message layout each stores is `messageLayout(format:)`.
   static let formatVersion: UInt32 = 5
+
+  /// The message layout (`MessageLayout`) journal format `format` stores.
+  static func messageLayout(format: UInt32) -> Int {
+    switch format {
+    case ...2: 1
+    case 3: 2
+    case 4: 3
+    default: 4
+    }
+  }
   static let fileKind = "CONV"
 
   func encode(version: UInt32 = formatVersion) -> [UInt8] {

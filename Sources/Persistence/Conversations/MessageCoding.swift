@@ -1,7 +1,18 @@
 import ConversationState
 import Foundation
 
-/// Messages in the store's binary layout.
+/// The byte layout of a stored message (`Message.encode(into:)`), versioned once: a journal's message
+/// records and the archive's rows hold the same bytes, and each file format says which layout its versions
+/// store (`ConversationRecord.messageLayout(format:)`, `MessageArchive.messageLayout(format:)`). A change to
+/// the layout bumps this number and both formats, together (a test holds them to it).
+enum MessageLayout {
+  /// 1: the first layout; 2: a message's parts (rare-field bit 32); 3: a reply's outcome (`ReplyState`, tags
+  /// 4–9 where 2 had `interrupted`); 4: provider metadata (rare-field bit 64). An older reader refuses a
+  /// newer layout's rare bits as malformed, never misreads them.
+  static let version = 4
+}
+
+/// Messages in the store's binary layout (`MessageLayout`).
 ///
 /// A history is most of what is stored and what a relaunch reads, so the common fields are written directly
 /// (no keys, no text parsing); the rare, nested ones (attachments, tool calls, sources, agent, errors) are

@@ -247,4 +247,36 @@ struct MigrationTests {
     let aside = try #require(file.restoreError?.movedAsideTo)
     #expect(FileManager.default.contents(atPath: aside) == Data(bytes))
   }
+
+  @Test("an archive of every older format opens with its messages, and is marked the newest format")
+  func olderArchiveOpens() throws {
+    for older in 1..<MessageArchive.formatVersion {
+      // Given a scope whose archive holds a conversation's messages, marked as an older format wrote it
+      // (its tables are the newest's: no format has changed them yet).
+      let root = ScratchRoot()
+      let scope = try root.scope()
+      let state = ConversationState.existing((0..<3).map { .server("message \($0)", id: "s\($0)", at: Double($0)) })
+      try scope.conversation("conv-1").persist(state, changes: .reset, at: .story(0))
+      let directory = scope.directory + "/conversations"
+      try MessageArchive(directory: directory).database.execute("PRAGMA user_version = \(older)")
+
+      // When this version opens it
+      let archive = try MessageArchive(directory: directory)
+
+      // Then nothing was lost or moved aside, and it is now the newest format.
+      let texts = try archive.newest(in: "conv-1", limit: 10).messages.map(\.text)
+      #expect(texts == ["message 0", "message 1", "message 2"], "format \(older)")
+      let version = try archive.database.statement("PRAGMA user_version")
+      #expect(try version.step() && version.int64(0) == MessageArchive.formatVersion, "format \(older)")
+      version.reset()
+    }
+  }
+
+  @Test("the journal and the archive store one message layout, the newest")
+  func oneMessageLayout() {
+    // A message's bytes are the same in a journal record and an archive row: each format says which layout
+    // its versions store, and the newest of both is the one `Message.encode(into:)` writes.
+    #expect(ConversationRecord.messageLayout(format: ConversationRecord.formatVersion) == MessageLayout.version)
+    #expect(MessageArchive.messageLayout(format: MessageArchive.formatVersion) == MessageLayout.version)
+  }
 }
