@@ -8,7 +8,7 @@ import Persistence
 /// persisted. Each client number has its store-only counterpart measured in the same run.
 enum ClientWorkloads {
   /// A storage root holding one `history`-message conversation "bench" for user `name`.
-  static func storedRoot(_ name: String, history: Int) -> (ChatStorage, ScopeStorage) {
+  static func storedRoot(_ name: String, history: Int) -> (ChatStorage, ScopeDirectory) {
     // Under the benchmark root, so the cleanup at exit removes it too.
     let root = StorageWorkloads.root + "/client-\(name)"
     guard let storage = try? ChatStorage(root: root),
@@ -44,7 +44,7 @@ enum ClientWorkloads {
         }
         if let store { await wait(store) { !$0.isRestoring } }
         let count = store?.state.messages.count ?? 0
-        let shown = min(history, ScopeStorage.defaultWindow)  // opened at its newest page
+        let shown = min(history, ScopeDirectory.defaultWindow)  // opened at its newest page
         precondition(count == shown, "opened \(count) of \(shown) messages")
         await client.close()
       }
@@ -64,7 +64,7 @@ enum ClientWorkloads {
           count = store.state.messages.count
         }
       }
-      let shown = min(history, ScopeStorage.defaultWindow)
+      let shown = min(history, ScopeDirectory.defaultWindow)
       precondition(count == shown, "opened \(count) of \(shown) messages")
       return (opens, nanoseconds)
     }

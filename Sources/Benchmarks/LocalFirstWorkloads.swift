@@ -8,9 +8,9 @@ import Persistence
 enum LocalFirstWorkloads {
   /// The stored `history`-message conversation of scope `name`, written once per process (with a window as
   /// large as the history when `whole`, so the journal holds all of it, as before local-first paging).
-  static func stored(_ name: String, history: Int, whole: Bool = false) -> ScopeStorage {
+  static func stored(_ name: String, history: Int, whole: Bool = false) -> ScopeDirectory {
     let scope = StorageWorkloads.scope(name)
-    let window = whole ? Int.max : ScopeStorage.defaultWindow
+    let window = whole ? Int.max : ScopeDirectory.defaultWindow
     let file = StorageWorkloads.file(scope, "bench", window: window)
     if file.restored == nil {
       do {
@@ -27,7 +27,7 @@ enum LocalFirstWorkloads {
   static func open(history: Int, whole: Bool = false) -> Workload {
     let label = DeltaWorkloads.label(history)
     let scope = stored(whole ? "open-full\(history)" : "open\(history)", history: history, whole: whole)
-    let window = whole ? Int.max : ScopeStorage.defaultWindow
+    let window = whole ? Int.max : ScopeDirectory.defaultWindow
     return Workload(name: whole ? "open.full.h\(label)" : "open.newest.h\(label)") {
       var count = 0
       let nanoseconds = Harness.time {
@@ -66,7 +66,7 @@ enum LocalFirstWorkloads {
   private static let corpusSize = 100_000
 
   /// The scope holding the corpus, written once per process.
-  private static let corpus: ScopeStorage = {
+  private static let corpus: ScopeDirectory = {
     let scope = StorageWorkloads.scope("search")
     for conversation in 0..<20 {
       var state = ConversationState(conversationID: ConversationID("s\(conversation)"))

@@ -8,7 +8,7 @@ import Persistence
 enum StorageWorkloads {
   static let root = NSTemporaryDirectory() + "conversation-benchmarks-\(ProcessInfo.processInfo.processIdentifier)"
 
-  static func scope(_ name: String) -> ScopeStorage {
+  static func scope(_ name: String) -> ScopeDirectory {
     // The benchmark's own scratch files: a failure here is a broken machine, not a measurement.
     guard let scope = try? ChatStorage(root: root).scope(StorageScope(workspace: "bench", userID: name)) else {
       fatalError("cannot create benchmark storage under \(root)")
@@ -16,7 +16,7 @@ enum StorageWorkloads {
     return scope
   }
 
-  static func file(_ scope: ScopeStorage, _ id: ConversationID, window: Int = ScopeStorage.defaultWindow)
+  static func file(_ scope: ScopeDirectory, _ id: ConversationID, window: Int = ScopeDirectory.defaultWindow)
     -> ConversationFile
   {
     guard let file = try? scope.conversation(id, window: window) else {

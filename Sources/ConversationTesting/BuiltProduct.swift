@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Finds an executable product of this package built next to the running tests (`swift build` puts every
 /// product in `.build/<configuration>/`), so a test can run the real binary as a user would.
@@ -6,9 +6,9 @@ public import Foundation
 /// ```swift
 /// let demo = try #require(BuiltProduct.url(named: "demo"))
 /// ```
-public enum BuiltProduct {
+package enum BuiltProduct {
   /// The product's executable, or nil when it was not built.
-  public static func url(named name: String) -> URL? {
+  package static func url(named name: String) -> URL? {
     var starts = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL]
     if let executable = Bundle.main.executableURL { starts.append(executable) }
     starts += Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map(\.bundleURL)

@@ -9,21 +9,21 @@ import Foundation
 /// let server = try await LocalServerProcess.start(["python3", "reference_server.py", "--port", "0"])
 /// let base = URL(string: "http://127.0.0.1:\(server.port)/v1")!
 /// ```
-public final class LocalServerProcess: Sendable {
+package final class LocalServerProcess: Sendable {
   /// The port the server said it listens on.
-  public let port: Int
+  package let port: Int
   private let process: Process
   private let input: Pipe
 
   /// Runs `command` (looked up on `PATH`) and waits for its `LISTENING <port>` line off Swift's cooperative
   /// pool (see ``offThePool(_:)``): a Python server takes a moment to start, longer on a loaded machine.
-  public static func start(_ command: [String]) async throws -> LocalServerProcess {
+  package static func start(_ command: [String]) async throws -> LocalServerProcess {
     try await offThePool { try LocalServerProcess(command) }
   }
 
   /// Runs `command` (looked up on `PATH`) and blocks the calling thread until its `LISTENING <port>` line;
   /// from async code use ``start(_:)``.
-  public init(_ command: [String]) throws {
+  package init(_ command: [String]) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = command
@@ -54,7 +54,7 @@ public final class LocalServerProcess: Sendable {
   deinit { end() }
 
   /// Closes the server's stdin and ends it; blocks until it has exited.
-  public func stop() {
+  package func stop() {
     end()
     process.waitUntilExit()
   }
@@ -66,6 +66,6 @@ public final class LocalServerProcess: Sendable {
 }
 
 /// A local server that did not start.
-public struct LocalServerError: Error, CustomStringConvertible {
-  public let description: String
+package struct LocalServerError: Error, CustomStringConvertible {
+  package let description: String
 }

@@ -17,7 +17,7 @@ import Foundation
 /// }
 /// #expect(status == 0)
 /// ```
-public func offThePool<T: Sendable, Failure: Error>(
+package func offThePool<T: Sendable, Failure: Error>(
   _ work: @escaping @Sendable () throws(Failure) -> T
 ) async throws(Failure) -> T {
   let result: Result<T, Failure> = await withCheckedContinuation { continuation in

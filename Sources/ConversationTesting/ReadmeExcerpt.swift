@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Keeps documentation examples honest: the code between two marker comments of a test file (which the test
 /// compiles and runs) must appear verbatim in a Markdown file, so the README can never show code that does
@@ -13,18 +13,18 @@ public import Foundation
 ///   #expect(try ReadmeExcerpt(marker: "README-STORAGE", in: #filePath).isShown(in: "README.md"))
 /// }
 /// ```
-public struct ReadmeExcerpt: Sendable {
+package struct ReadmeExcerpt: Sendable {
   /// The code between `// <marker>-BEGIN` and `// <marker>-END`.
-  public let code: String
+  package let code: String
   /// The package root: the nearest directory above the source file holding a `Package.swift`.
-  public let packageRoot: URL
+  package let packageRoot: URL
 
-  public struct MissingMarker: Error, CustomStringConvertible {
-    public let description: String
+  package struct MissingMarker: Error, CustomStringConvertible {
+    package let description: String
   }
 
   /// Reads the excerpt marked `marker` from `sourceFile` (pass `#filePath`).
-  public init(marker: String, in sourceFile: String) throws {
+  package init(marker: String, in sourceFile: String) throws {
     let source = try String(contentsOfFile: sourceFile, encoding: .utf8)
     guard let begin = source.range(of: "// \(marker)-BEGIN\n"),
       let end = source.range(of: "// \(marker)-END", range: begin.upperBound..<source.endIndex)
@@ -35,7 +35,7 @@ public struct ReadmeExcerpt: Sendable {
 
   /// The nearest directory above `sourceFile` (pass `#filePath`) that holds a `Package.swift`; `/` when none
   /// does.
-  public static func packageRoot(above sourceFile: String) -> URL {
+  package static func packageRoot(above sourceFile: String) -> URL {
     var directory = URL(fileURLWithPath: sourceFile).deletingLastPathComponent()
     while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
       directory.path != "/"
@@ -46,7 +46,7 @@ public struct ReadmeExcerpt: Sendable {
   }
 
   /// Whether the Markdown file at `path` (relative to the package root) contains the excerpt verbatim.
-  public func isShown(in path: String) throws -> Bool {
+  package func isShown(in path: String) throws -> Bool {
     try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8).contains(code)
   }
 }

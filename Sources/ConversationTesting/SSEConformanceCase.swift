@@ -1,35 +1,35 @@
-public import Foundation
-public import Testing
+package import Foundation
+import Testing
 
 /// A case of the vendored Server-Sent Events conformance suite
 /// (`Tests/ServerSentEventsTests/Conformance/sse/cases.json`, whose README names each source and licence),
 /// for any test that decodes event streams: the decoder's own, and `demo decode-sse`'s.
-public struct SSEConformanceCase: Decodable, CustomTestStringConvertible, Sendable {
+package struct SSEConformanceCase: Decodable, CustomTestStringConvertible, Sendable {
   /// An event the case expects, as the suite writes it (`id` is the last event ID at dispatch).
-  public struct Event: Decodable, Equatable, Sendable {
-    public var event: String
-    public var data: String
-    public var id: String
+  package struct Event: Decodable, Equatable, Sendable {
+    package var event: String
+    package var data: String
+    package var id: String
   }
 
-  public var name: String
-  public var inputHex: String
-  public var chunks: [String]?
-  public var chunksHex: [String]?
-  public var expected: [Event]
-  public var retry: [Int]
+  package var name: String
+  package var inputHex: String
+  package var chunks: [String]?
+  package var chunksHex: [String]?
+  package var expected: [Event]
+  package var retry: [Int]
   /// When true, only the listed prefix of `retry` is certain.
-  public var retryAmbiguous: Bool?
-  public var lastEventIdAfter: String
+  package var retryAmbiguous: Bool?
+  package var lastEventIdAfter: String
 
-  public var testDescription: String { name }
+  package var testDescription: String { name }
 
   /// The stream's bytes.
-  public var bytes: [UInt8] { Self.bytes(fromHex: inputHex) }
+  package var bytes: [UInt8] { Self.bytes(fromHex: inputHex) }
 
   /// Every way the case is fed: whole, in the source's own chunks when it has them, and in pieces of each of
   /// `pieceSizes` bytes (small pieces split CRLFs, UTF-8 sequences and the byte-order mark).
-  public func feedings(pieceSizes: [Int] = [1, 2, 3]) -> [(name: String, chunks: [[UInt8]])] {
+  package func feedings(pieceSizes: [Int] = [1, 2, 3]) -> [(name: String, chunks: [[UInt8]])] {
     let all = bytes
     var feedings: [(name: String, chunks: [[UInt8]])] = [("whole", [all])]
     if let chunksHex { feedings.append(("source chunks", chunksHex.map(Self.bytes(fromHex:)))) }
@@ -46,7 +46,7 @@ public struct SSEConformanceCase: Decodable, CustomTestStringConvertible, Sendab
 
   /// Every case in `file` (the suite's `cases.json`); empty when it cannot be read, which the caller's
   /// count check reports.
-  public static func load(from file: URL) -> [SSEConformanceCase] {
+  package static func load(from file: URL) -> [SSEConformanceCase] {
     struct File: Decodable { var cases: [SSEConformanceCase] }
     guard let data = try? Data(contentsOf: file) else { return [] }
     let decoder = JSONDecoder()

@@ -1,18 +1,18 @@
-public import ConversationStore
+package import ConversationStore
 import Foundation
 
 /// An agent whose every answer calls the app's tool `pick_color` and ends its run waiting for the result,
 /// as AG-UI, the AI SDK and OpenAI do; a continuation run is reported to `onContinue` and never answered
 /// (it streams nothing until cancelled). For stories about what happens to a tool's result around a crash.
-public struct ToolCallingAgent: AgentBackend {
-  public var contextPolicy: AgentContextPolicy { .standard }
-  public var toolResultDelivery: ToolResultDelivery { .nextRun }
+package struct ToolCallingAgent: AgentBackend {
+  package var contextPolicy: AgentContextPolicy { .standard }
+  package var toolResultDelivery: ToolResultDelivery { .nextRun }
   private let onContinue: @Sendable (ConversationID) -> Void
   private let continuations: @Sendable (RunContinuation) -> Void
 
   /// An agent that reports each continuation's conversation to `onContinue`, and the continuation itself to
   /// `continuations`.
-  public init(
+  package init(
     onContinue: @escaping @Sendable (ConversationID) -> Void,
     continuations: @escaping @Sendable (RunContinuation) -> Void = { _ in }
   ) {
@@ -20,7 +20,7 @@ public struct ToolCallingAgent: AgentBackend {
     self.continuations = continuations
   }
 
-  public func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
+  package func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let conversation = payload.conversationID ?? "tool-conversation"
     let now = Date()
     return AsyncThrowingStream { stream in
@@ -38,13 +38,13 @@ public struct ToolCallingAgent: AgentBackend {
     }
   }
 
-  public func regenerate(
+  package func regenerate(
     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
     AsyncThrowingStream { $0.finish(throwing: ChatError.unsupported("regenerating answers")) }
   }
 
-  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
+  package func continueRun(_ continuation: RunContinuation, in conversation: ConversationID, context: AgentContext)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     continuations(continuation)
@@ -52,20 +52,21 @@ public struct ToolCallingAgent: AgentBackend {
     return AsyncThrowingStream { _ in }
   }
 
-  public func resumeReply(from cursor: ReplyCursor, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error>
-  {
+  package func resumeReply(from cursor: ReplyCursor, context: AgentContext) -> AsyncThrowingStream<
+    ReplyEvent, any Error
+  > {
     AsyncThrowingStream { $0.finish(throwing: ChatError(.notResumable, "Nothing to resume.")) }
   }
 
-  public func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
+  package func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
     -> HistoryPage
   {
     HistoryPage(messages: [], nextCursor: nil, hasMore: false)
   }
 
-  public func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { [] }
+  package func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { [] }
 
-  public func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
+  package func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
     AsyncThrowingStream { $0.yield(.opened) }
   }
 }

@@ -29,7 +29,7 @@ private struct Fixture {
   let root: String
   let events = ReportedEvents()
   let storage: ChatStorage
-  let scope: ScopeStorage
+  let scope: ScopeDirectory
   let installation: InstallationID
   /// The conversation after each `persist`, and the file's size then.
   private(set) var conversationSteps: [(size: Int, restored: Restored)] = []

@@ -42,7 +42,7 @@ private struct Root {
 }
 
 /// Stores one message in conversation `id` of `scope`, one operation in its outbox and a one-row list.
-private func writeSomething(in scope: ScopeStorage, conversation id: ConversationID = "c1") throws {
+private func writeSomething(in scope: ScopeDirectory, conversation id: ConversationID = "c1") throws {
   let file = try scope.conversation(id)
   let state = ConversationState.existing([.server("Hello", id: "s1", at: 1)], id: id)
   try file.persist(state, changes: .reset, at: .story(1))
@@ -54,7 +54,7 @@ private func writeSomething(in scope: ScopeStorage, conversation id: Conversatio
 }
 
 /// Whether `scope` holds nothing: no conversation, no operation, no list.
-private func holdsNothing(_ scope: ScopeStorage, conversation id: ConversationID = "c1") throws -> Bool {
+private func holdsNothing(_ scope: ScopeDirectory, conversation id: ConversationID = "c1") throws -> Bool {
   try scope.conversation(id).restored == nil && scope.outbox().operations.isEmpty
     && scope.conversationList.load() == nil
 }

@@ -13,7 +13,7 @@ extension ChatClient {
   ///
   /// It runs on the client's storage worker, after every write queued before it. It finds what is written:
   /// a conversation's follower writes each snapshot to the worker just after the store publishes it, so a
-  /// message that arrived this very instant may be found only by the next search. What is searched and how words match: `ScopeStorage.search` and
+  /// message that arrived this very instant may be found only by the next search. What is searched and how words match: `ScopeDirectory.search` and
   /// `SearchWords`. Without storage (`ChatClientOptions.storage` nil) nothing is stored and every page is
   /// empty. Throws `tooLarge` for too many or too long words, and what reading the disk threw.
   public func search(

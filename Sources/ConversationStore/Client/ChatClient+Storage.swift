@@ -262,7 +262,7 @@ extension ChatClient {
   /// The guest's stored conversations that are not open move too; where the account already has a copy of
   /// one, the account's stays.
   private func moveStoredConversations(
-    from: ScopeStorage, to: ScopeStorage, skipping: Set<ConversationID?>, at now: Date
+    from: ScopeDirectory, to: ScopeDirectory, skipping: Set<ConversationID?>, at now: Date
   ) {
     guard let root = options.storage else { return }
     do throws(PersistenceError) {

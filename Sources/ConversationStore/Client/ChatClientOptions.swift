@@ -59,7 +59,7 @@ public struct ChatClientOptions: Sendable {
     onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
     outboxLimits: OutboxLimits = OutboxLimits(), idleCheckInterval: Double = 5,
     onStorageRecovered: (@Sendable (StorageRecovery) -> Void)? = nil,
-    storageWindow: Int = ScopeStorage.defaultWindow, replyWriteInterval: Double = 0.25
+    storageWindow: Int = ScopeDirectory.defaultWindow, replyWriteInterval: Double = 0.25
   ) {
     self.storageWindow = storageWindow
     self.replyWriteInterval = replyWriteInterval
@@ -83,7 +83,7 @@ extension ChatClientOptions {
   var openReplyWriteInterval: Double { replyWriteInterval.isNaN ? 0.25 : min(60, max(0, replyWriteInterval)) }
 }
 
-extension ScopeStorage {
+extension ScopeDirectory {
   /// Conversation `id`'s file, opened with the client's window and reply write interval.
   func conversation(_ id: ConversationID?, as options: ChatClientOptions) throws(PersistenceError) -> ConversationFile {
     try conversation(id, replyWriteInterval: options.openReplyWriteInterval, window: options.openWindow)

@@ -7,7 +7,7 @@ import Persistence
 struct ClientStorage: Sendable {
   /// Whose scope is open (nil userID: the anonymous one).
   var userID: String?
-  var scope: ScopeStorage?
+  var scope: ScopeDirectory?
   var outbox: Outbox?
   /// The list epoch whose snapshots belong to `scope`; nil while the identity changes.
   var listEpoch: IdentityEpoch?

@@ -54,7 +54,7 @@ public struct SearchCursor: Hashable, Sendable {
   let rowID: Int64
 }
 
-/// The words of a search, as `ScopeStorage.search` reads them.
+/// The words of a search, as `ScopeDirectory.search` reads them.
 ///
 /// Words are split at anything that is not a letter or digit; each matches the start of a word (so "deliv"
 /// finds "delivery"), case and accents ignored; a message matches when it has every word. Nothing in the

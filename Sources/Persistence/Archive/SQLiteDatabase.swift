@@ -15,7 +15,7 @@ import CSQLite
 // @unchecked Sendable: a connection is opened without SQLite's own mutex (NOMUTEX), so one thread at a time
 // must use it. Each one is created by, and only ever reachable through, a `MessageArchive` that lives inside
 // a `SharedArchive`'s `StateLock` (every use is between that lock's lock and unlock), or is one call's local
-// (`ScopeStorage.copyArchivedMessages`, the storage inventory).
+// (`ScopeDirectory.copyArchivedMessages`, the storage inventory).
 final class SQLiteDatabase: @unchecked Sendable {
   let path: String
   private var handle: OpaquePointer?

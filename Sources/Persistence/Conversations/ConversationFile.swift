@@ -11,7 +11,7 @@ public import Foundation
 
 /// One conversation on disk: what was stored when it was opened, and the writer that keeps it current.
 ///
-/// Open it with `ScopeStorage.conversation(_:)`, seed a store with `restored` (then send `.relaunched`, which
+/// Open it with `ScopeDirectory.conversation(_:)`, seed a store with `restored` (then send `.relaunched`, which
 /// fails what was sending and interrupts what was streaming), and hand every snapshot to `persist`:
 ///
 /// ```swift
@@ -31,7 +31,7 @@ public final class ConversationFile: Sendable {
   /// The conversation as stored when this file was opened, nil when there was none (or it was unreadable,
   /// see `restoreError`). It is what the last run wrote: requests, typing and errors are not stored.
   ///
-  /// It holds the newest committed messages (as many as `ScopeStorage.conversation`'s `window`) and every
+  /// It holds the newest committed messages (as many as `ScopeDirectory.conversation`'s `window`) and every
   /// outgoing one, whatever the history's length: opening costs O(window). `history.hasStoredHistory`
   /// says whether older ones are stored; read them with `storedMessages(before:limit:)`.
   public let restored: ConversationState?

@@ -18,8 +18,7 @@ public import Foundation
 /// }
 /// ```
 ///
-/// `ChatClient` with storage does this for you. `markUploading`, `release` and `complete` are the lower-level
-/// form without batch IDs or sequence numbers (a host's own upload protocol); use one form or the other.
+/// `ChatClient` with storage does this for you.
 public final class Outbox: Sendable {
   /// Why the stored outbox could not be read, when it could not (the file was moved aside; it starts empty).
   public let restoreError: PersistenceError?
@@ -59,19 +58,22 @@ public final class Outbox: Sendable {
     try journal.withLock { journal throws(PersistenceError) in try journal.enqueue(operation, at: now) }
   }
 
+  /// The form without batch IDs or sequence numbers, for this package's stress tool and tests: hosts
+  /// upload in batches (`beginBatch`, `finishBatch`), whose retries the server can recognize.
+  ///
   /// Marks up to `limit` of the oldest waiting operations as being uploaded and returns them: they are not
   /// evicted until `complete` or `release`. Not stored: after a relaunch nothing is being uploaded.
-  public func markUploading(limit: Int) -> [OutboxOperation] {
+  package func markUploading(limit: Int) -> [OutboxOperation] {
     journal.withLock { $0.markUploading(limit: limit) }
   }
 
   /// The upload of these failed: they wait again (and may be evicted again).
-  public func release(_ ids: [OutboxOperationID]) {
+  package func release(_ ids: [OutboxOperationID]) {
     journal.withLock { journal in for id in ids { journal.uploading.remove(id) } }
   }
 
   /// The server has these: they leave the outbox durably.
-  public func complete(_ ids: [OutboxOperationID]) throws(PersistenceError) {
+  package func complete(_ ids: [OutboxOperationID]) throws(PersistenceError) {
     try journal.withLock { journal throws(PersistenceError) in try journal.remove(Set(ids)) }
   }
 

@@ -76,10 +76,10 @@ public final class ChatStorage: Sendable {
 
   /// The directory of `scope`, created if missing. For an anonymous scope this creates the installation ID
   /// if there is none yet.
-  public func scope(_ scope: StorageScope) throws(PersistenceError) -> ScopeStorage {
+  public func scope(_ scope: StorageScope) throws(PersistenceError) -> ScopeDirectory {
     let directory = try directory(of: scope)
     try FileSystem.createDirectory(directory)
-    return ScopeStorage(scope: scope, directory: directory, events: events)
+    return ScopeDirectory(scope: scope, directory: directory, events: events)
   }
 
   /// Deletes everything stored for `scope` ("forget this user"). Other scopes are untouched.

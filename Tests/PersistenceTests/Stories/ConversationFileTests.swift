@@ -64,11 +64,11 @@ struct ConversationFileTests {
     #expect(file.fileSize - before < 200)
     let reopened = try root.scope().conversation("conv-1")
     let restored = try #require(reopened.restored)
-    #expect(restored.messages.committedCount == ScopeStorage.defaultWindow)
+    #expect(restored.messages.committedCount == ScopeDirectory.defaultWindow)
     #expect(restored.messages.lastCommitted?.text == "one more")
     #expect(restored.history.hasStoredHistory)
     let older = try reopened.storedMessages(before: try #require(restored.messages.first?.orderKey), limit: 5_000)
-    #expect(older.messages.count == 2_001 - ScopeStorage.defaultWindow && !older.hasMore)
+    #expect(older.messages.count == 2_001 - ScopeDirectory.defaultWindow && !older.hasMore)
     #expect(older.messages.map(\.text) == (0..<1_951).map { "message \($0)" })
   }
 

@@ -11,11 +11,11 @@ private func history(_ count: Int) -> ConversationState {
 }
 
 /// The conversation's journal, read back as opening reads it.
-private func journal(_ scope: ScopeStorage, _ id: ConversationID = "conv-1") throws -> ConversationJournal.Loaded {
+private func journal(_ scope: ScopeDirectory, _ id: ConversationID = "conv-1") throws -> ConversationJournal.Loaded {
   try #require(try ConversationJournal.load(ConversationWriter.path(in: scope.directory + "/conversations", for: id)))
 }
 
-private func archive(_ scope: ScopeStorage) throws -> MessageArchive {
+private func archive(_ scope: ScopeDirectory) throws -> MessageArchive {
   try MessageArchive(directory: scope.directory + "/conversations")
 }
 

@@ -153,7 +153,7 @@ struct LocalFirstTests {
     // Then the damaged archive is aside, as it was, and the window is shown
     #expect(FileManager.default.contents(atPath: path + ".corrupt-1") == Data(repeating: 0x5A, count: 8_192))
     let restored = try #require(file.restored)
-    #expect(restored.messages.count == ScopeStorage.defaultWindow)
+    #expect(restored.messages.count == ScopeDirectory.defaultWindow)
     // And the older history is asked from the server again, from its newest page (the stored cursor
     // pointed past messages that are no longer on this device)
     #expect(!restored.history.hasStoredHistory)
@@ -188,7 +188,7 @@ struct LocalFirstTests {
     let file = try scope.conversation("conv-1")
 
     // Then it shows the newest page and has all 500 messages to page through
-    #expect(file.restored?.messages.count == ScopeStorage.defaultWindow)
+    #expect(file.restored?.messages.count == ScopeDirectory.defaultWindow)
     #expect(try everyStoredMessage(file).map(\.text) == (0..<500).map { "message \($0)" })
   }
 }
@@ -196,7 +196,7 @@ struct LocalFirstTests {
 @Suite("Searching stored messages")
 struct StoredSearchTests {
   /// A scope with two conversations about coffee, tea and a refund.
-  private func scope(_ root: ScratchRoot) throws -> ScopeStorage {
+  private func scope(_ root: ScratchRoot) throws -> ScopeDirectory {
     let scope = try root.scope()
     let texts = [
       "I ordered a Café au lait", "Your refund is on its way", "Tea or coffee?", "The CAFÉ was closed",

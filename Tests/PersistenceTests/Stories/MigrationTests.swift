@@ -9,7 +9,7 @@ import Testing
 struct MigrationTests {
   /// Writes conversation `conv-1`'s file in `scope` as format `version` wrote it: its header, then each
   /// payload framed. Returns where it is and its bytes.
-  static func writeConversationFile(version: UInt32, payloads: [[UInt8]], in scope: ScopeStorage) throws
+  static func writeConversationFile(version: UInt32, payloads: [[UInt8]], in scope: ScopeDirectory) throws
     -> (path: String, bytes: [UInt8])
   {
     var bytes = RecordFile.header(kind: ConversationRecord.fileKind, version: version)

@@ -13,7 +13,7 @@ final class ScratchRoot {
     try ChatStorage(root: path, onEvent: onEvent)
   }
 
-  func scope(_ userID: String = "u1") throws -> ScopeStorage {
+  func scope(_ userID: String = "u1") throws -> ScopeDirectory {
     try storage().scope(StorageScope(workspace: "acme", userID: userID))
   }
 

@@ -21,7 +21,7 @@ struct StorageFaultTests {
   static let codes: [Int32] = [ENOSPC, EACCES]
 
   /// A conversation stored before the fault: one confirmed message.
-  static func stored(in scope: ScopeStorage) throws -> ConversationState {
+  static func stored(in scope: ScopeDirectory) throws -> ConversationState {
     let state = ConversationState.existing([.server("Stored before", id: "s1", at: 1)], id: "c1")
     try scope.conversation("c1").persist(state, changes: .reset, at: .story(0))
     return state

@@ -1,10 +1,11 @@
 public import ConversationState
 
-/// One scope's directory: its conversations, its conversation list and its outbox.
+/// One scope's directory: its conversations, its conversation list and its outbox. (`StorageScope` names
+/// whose data it is; this is where that data is.)
 ///
 /// Get it from `ChatStorage.scope(_:)`. Open each file once per process and keep it while the conversation
 /// (or list, or outbox) is in use: a file object is the only writer of its file.
-public struct ScopeStorage: Sendable {
+public struct ScopeDirectory: Sendable {
   /// Whose data this is.
   public let scope: StorageScope
   /// The scope's directory (mode 0700).
@@ -47,7 +48,7 @@ public struct ScopeStorage: Sendable {
 
   /// Copies the archived messages of `conversationID` into `other`'s archive (a guest's conversation going
   /// on under an account): the older history a conversation pages from disk goes with it. O(history).
-  package func copyArchivedMessages(of conversationID: ConversationID?, to other: ScopeStorage)
+  package func copyArchivedMessages(of conversationID: ConversationID?, to other: ScopeDirectory)
     throws(PersistenceError)
   {
     guard let conversationID else { return }
@@ -94,3 +95,7 @@ public struct ScopeStorage: Sendable {
     try Outbox(path: "\(directory)/outbox", limits: limits, events: events)
   }
 }
+
+/// The name `ScopeDirectory` had, beside `StorageScope`, which named something else.
+@available(*, deprecated, renamed: "ScopeDirectory")
+public typealias ScopeStorage = ScopeDirectory
