@@ -49,6 +49,10 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   public var reconnectBackoff: Backoff
   /// Waits between attempts to catch up after a failed sync (default 2 s doubling to 60 s, full jitter).
   public var syncBackoff: Backoff
+  /// Waits between attempts to upload the durable outbox's batch after a failure, and to send the user's
+  /// contact details again (default 30 s doubling to 240 s, full jitter), on the client's clock. A server's
+  /// `Retry-After` replaces it for the attempt it answers, up to `maximumRetryAfter`.
+  public var outboxBackoff: Backoff
   /// Seconds apart a server copy of the user's message may be from the local one and still be matched
   /// to it by author and text, for servers that never return the message's ID (default 300).
   public var echoMatchWindow: Double
@@ -139,6 +143,7 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     clientToolCallLimit: Int = 10, maximumToolResultBytes: Int = 20_000, toolDeadline: Double = 25,
     typingLifetime: Double = 6,
     reconnectBackoff: Backoff = Backoff(base: 1, cap: 30), syncBackoff: Backoff = Backoff(base: 2, cap: 60),
+    outboxBackoff: Backoff = Backoff(base: 30, cap: 240),
     echoMatchWindow: Double = 300, pollInterval: Double? = nil, replyPresentation: ReplyPresentation = .stream,
     offlineDelivery: OfflineDelivery = .waitInConversation, maximumRetryAfter: Double = 600,
     healthyConnectionAfter: Double = 10, maximumReplyBytes: Int = 4 * 1024 * 1024,
@@ -180,6 +185,7 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     self.typingLifetime = typingLifetime
     self.reconnectBackoff = reconnectBackoff
     self.syncBackoff = syncBackoff
+    self.outboxBackoff = outboxBackoff
     self.echoMatchWindow = echoMatchWindow
     self.pollInterval = pollInterval
   }
@@ -228,6 +234,7 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
       ("typingLifetime", typingLifetime), ("healthyConnectionAfter", healthyConnectionAfter),
       ("reconnectBackoff.base", reconnectBackoff.base), ("reconnectBackoff.cap", reconnectBackoff.cap),
       ("syncBackoff.base", syncBackoff.base), ("syncBackoff.cap", syncBackoff.cap),
+      ("outboxBackoff.base", outboxBackoff.base), ("outboxBackoff.cap", outboxBackoff.cap),
     ]
     for (name, value) in durations where !(value.isFinite && value > 0) {
       throw ChatError(.invalidConfiguration, "ChatPolicy.\(name) must be a positive number of seconds; it is \(value).")

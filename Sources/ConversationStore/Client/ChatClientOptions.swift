@@ -2,6 +2,13 @@ public import ConversationState
 public import Persistence
 
 /// How a `ChatClient` is set up; every field has a default.
+///
+/// This is the one place a host sets what a client may do: the conversation's limits, lifetimes and
+/// backoffs (`policy`, a `ChatPolicy`), the client's own (how many stores stay open, how often it looks),
+/// storage's (the open window, the reply write interval) and the outbox's (`outboxLimits`). Every duration
+/// is in seconds on the client's `StoreEnvironment` clock (the device's, in an app). `validate()` checks
+/// them all and names the first that cannot work; the client itself takes any options and never traps on
+/// one, clamping each as its documentation says.
 public struct ChatClientOptions: Sendable {
   /// The workspace (app, tenant or agent deployment) whose conversations these are; part of the storage scope.
   public var workspace: String
@@ -77,6 +84,41 @@ public struct ChatClientOptions: Sendable {
 }
 
 extension ChatClientOptions {
+  /// The settings that cannot work, as an `INVALID_CONFIGURATION` error naming the first: the policy's
+  /// (`ChatPolicy.validate()`), then a negative `maximumIdleConversations`, an `idleCheckInterval` outside
+  /// 0.01...3600 seconds, a `storageWindow` below 1, a `replyWriteInterval` outside 0...60 seconds, and
+  /// outbox bounds below 1 (operations, bytes) or not a positive number of seconds (age).
+  ///
+  /// ```swift
+  /// var options = ChatClientOptions(workspace: "acme", storageWindow: 200)
+  /// options.policy.outboxBackoff = Backoff(base: 10, cap: 120)
+  /// try options.validate()  // INVALID_CONFIGURATION, naming the first setting that cannot work
+  /// let client = ChatClient(backend: backend, options: options)
+  /// ```
+  public func validate() throws(ChatError) {
+    try policy.validate()
+    func refuse(_ name: String, _ rule: String, _ value: Any) -> ChatError {
+      ChatError(.invalidConfiguration, "ChatClientOptions.\(name) must be \(rule); it is \(value).")
+    }
+    if maximumIdleConversations < 0 { throw refuse("maximumIdleConversations", "0 or more", maximumIdleConversations) }
+    if !(idleCheckInterval >= 0.01 && idleCheckInterval <= 3_600) {
+      throw refuse("idleCheckInterval", "0.01 to 3600 seconds", idleCheckInterval)
+    }
+    if storageWindow < 1 { throw refuse("storageWindow", "at least 1", storageWindow) }
+    if !(replyWriteInterval >= 0 && replyWriteInterval <= 60) {
+      throw refuse("replyWriteInterval", "0 to 60 seconds", replyWriteInterval)
+    }
+    if outboxLimits.maximumOperations < 1 {
+      throw refuse("outboxLimits.maximumOperations", "at least 1", outboxLimits.maximumOperations)
+    }
+    if outboxLimits.maximumBytes < 1 {
+      throw refuse("outboxLimits.maximumBytes", "at least 1", outboxLimits.maximumBytes)
+    }
+    if !(outboxLimits.maximumAge.isFinite && outboxLimits.maximumAge > 0) {
+      throw refuse("outboxLimits.maximumAge", "a positive number of seconds", outboxLimits.maximumAge)
+    }
+  }
+
   /// `storageWindow` as storage takes it: at least 1.
   var openWindow: Int { max(1, storageWindow) }
   /// `replyWriteInterval` as storage takes it: 0...60 seconds, NaN as the default.

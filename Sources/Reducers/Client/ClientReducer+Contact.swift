@@ -54,7 +54,7 @@ extension ClientReducer {
       return []
     }
     state.contactFailures += 1
-    let delay = Self.outboxBackoff.delay(attempt: state.contactFailures, jitter: jitter)
+    let delay = policy.outboxBackoff.delay(attempt: state.contactFailures, jitter: jitter)
     state.contactUpload = .waiting(attempt: state.contactFailures, retryAt: finite(at).addingTimeInterval(delay))
     return [.startTimer(.contactRetry, seconds: delay)]
   }

@@ -87,7 +87,7 @@ extension ClientReducer {
     }
     state.outboxFailures += 1
     let failures = state.outboxFailures
-    let delay = Self.outboxBackoff.delay(attempt: failures, jitter: jitter)
+    let delay = policy.outboxBackoff.delay(attempt: failures, jitter: jitter)
     state.outbox = .waiting(attempt: failures, retryAt: finite(at).addingTimeInterval(delay))
     return [.startTimer(.outboxRetry, seconds: delay)]
   }

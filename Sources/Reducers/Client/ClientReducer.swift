@@ -10,11 +10,12 @@ import Foundation
 /// // effects == [.openScope(userID: nil), .connectRealtime(r0.1), .prepareBatch(r0.2)]
 /// ```
 public struct ClientReducer: Reducer {
-  /// Failed outbox uploads wait this long, with full jitter: 30 s doubling to 240 s.
-  public static let outboxBackoff = Backoff(base: 30, cap: 240)
+  /// The default outbox backoff; a client's is `policy.outboxBackoff`.
+  @available(*, deprecated, message: "Set ChatPolicy.outboxBackoff; the client reads it from its policy.")
+  public static var outboxBackoff: Backoff { ChatPolicy().outboxBackoff }
 
-  /// The backoff of the shared connection (`reconnectBackoff`) and how long it must stay open to count as
-  /// healthy (`healthyConnectionAfter`).
+  /// The backoff of the shared connection (`reconnectBackoff`), of the outbox's uploads (`outboxBackoff`),
+  /// and how long a connection must stay open to count as healthy (`healthyConnectionAfter`).
   public let policy: ChatPolicy
   /// How many stores stay open when nobody outside the client holds them.
   public let maximumIdleConversations: Int

@@ -313,6 +313,29 @@ struct ClientReducerTests {
     id: "b1", epoch: 0, firstSequence: 1,
     operations: [OutboxOperation(id: "op-1", conversationID: "c1", kind: .markRead(upTo: "m9"), enqueuedAt: now)])
 
+  @Test("the outbox waits the backoff the host set in its policy, not a constant of its own")
+  func outboxBackoffFromPolicy() {
+    // Given a client whose policy retries the outbox after 4 s, doubling to 8 s.
+    var policy = ChatPolicy()
+    policy.outboxBackoff = Backoff(base: 4, cap: 8)
+    let store = Self.started(reducer: ClientReducer(policy: policy))
+    store.exhaustivity = .off
+    store.send(.outboxChanged)
+    store.send(.batchPrepared(Self.request(3), Self.batch))
+
+    // When the upload fails twice, then a third time.
+    let reset = ChatError(.network, "reset")
+    let waits = [UInt64(3), 4, 5].map { request -> [ClientEffect] in
+      let effects = store.send(.batchFailed(Self.request(request), reset, at: Self.now, jitter: 1))
+      store.send(.timerFired(.outboxRetry))
+      store.send(.batchPrepared(Self.request(request + 1), Self.batch))
+      return effects
+    }
+
+    // Then each wait is the policy's: 4 s, 8 s, then capped at 8 s.
+    #expect(waits == [4.0, 8.0, 8.0].map { [ClientEffect.startTimer(.outboxRetry, seconds: $0)] })
+  }
+
   @Test("a queued operation uploads at once; a retryable failure waits out the backoff, then the same batch goes")
   func outboxBackoff() {
     let store = Self.started()
