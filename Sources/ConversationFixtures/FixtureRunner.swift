@@ -209,8 +209,8 @@ extension Subject where R == ConversationReducer {
 }
 
 extension Subject where R == ClientReducer {
-  /// Client fixtures: a fresh `ClientState()` and a `ClientReducer` with `settings` over its defaults. A
-  /// client state has no invariants of its own, so only the expectations are checked.
+  /// Client fixtures: a fresh `ClientState()` and a `ClientReducer` with `settings` over its defaults,
+  /// checked against the client state's invariants and transition rules after every step.
   static func client(_ settings: ConversationFixture.Settings?) -> Self {
     let defaults = ClientReducer()
     let reducer = ClientReducer(
@@ -218,6 +218,7 @@ extension Subject where R == ClientReducer {
       maximumIdleConversations: settings?.maximumIdleConversations ?? defaults.maximumIdleConversations,
       refreshesCredentials: settings?.refreshesCredentials ?? defaults.refreshesCredentials)
     return Subject(
-      reducer: reducer, fresh: ClientState(), invariantViolations: { _ in [] }, transitionViolations: { _, _ in [] })
+      reducer: reducer, fresh: ClientState(), invariantViolations: { $0.invariantViolations() },
+      transitionViolations: { after, before in after.transitionViolations(from: before) })
   }
 }

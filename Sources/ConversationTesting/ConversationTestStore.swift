@@ -44,6 +44,23 @@ extension TestStore where R == ConversationListReducer {
   public var nextRequestID: RequestID { RequestID(epoch: state.epoch, sequence: state.requestSequence + 1) }
 }
 
+/// A `TestStore` for a `ChatClient`'s rules.
+public typealias ClientTestStore = TestStore<ClientReducer>
+
+extension TestStore where R == ClientReducer {
+  /// A client test store that checks `ClientState.invariantViolations()` and `transitionViolations(from:)`
+  /// after every step.
+  public convenience init(
+    _ initialState: ClientState = ClientState(), reducer: ClientReducer = ClientReducer(),
+    exhaustivity: Exhaustivity = .on, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    self.init(
+      initialState: initialState, reducer: reducer, exhaustivity: exhaustivity,
+      invariants: { previous, current in current.invariantViolations() + current.transitionViolations(from: previous) },
+      sourceLocation: sourceLocation)
+  }
+}
+
 /// What conversation effects wait for.
 public enum ConversationEffects {
   /// The request an effect starts, if it starts one.

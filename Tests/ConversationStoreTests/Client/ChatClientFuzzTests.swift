@@ -102,10 +102,8 @@ struct ChatClientFuzzTests {
     var found: [String] = []
     var queued = 0
     let state = client.state
-    // The state names exactly the stores the client holds.
-    if !Set(state.conversations.values).isSubset(of: Set(state.open.keys)) {
-      found.append("a conversation names a store that is not open")
-    }
+    // The state's own rules (`ClientState.invariantViolations()`): among them, it names only stores it has open.
+    found += state.invariantViolations()
     // No live socket the state does not want, and the one it wants is there.
     let wanted = [.connecting, .connected, .syncing].contains(state.connection) ? 1 : 0
     if !(await waitUntil { server.liveSockets == wanted }) {
@@ -188,9 +186,15 @@ struct ChatClientFuzzTests {
         for thread in 0..<4 {
           group.addTask {
             var generator = SeededGenerator(state: seed &* 1_000 &+ UInt64(round * 10 + thread))
-            for _ in 0..<40 {
+            var previous = driven.state
+            for step in 0..<40 {
               Self.operate(
                 &generator, client: driven, server: server, clock: clock, screens: screens, root: rootPath)
+              // Between steps, while the other threads go on: the client's state keeps its rules.
+              let current = driven.state
+              let broken = current.invariantViolations() + current.transitionViolations(from: previous)
+              #expect(broken.isEmpty, "seed \(seed), round \(round), thread \(thread), step \(step): \(broken)")
+              previous = current
             }
           }
         }

@@ -18,7 +18,7 @@ struct ClientReducerTests {
   static func started(
     identity: UserIdentity? = nil, reducer: ClientReducer = ClientReducer()
   ) -> TestStore<ClientReducer> {
-    let store = TestStore(initialState: ClientState(identity: identity), reducer: reducer, exhaustivity: .off)
+    let store = ClientTestStore(ClientState(identity: identity), reducer: reducer, exhaustivity: .off)
     store.send(.start)
     store.send(.connectionOpened(request(1)))
     store.send(.batchPrepared(request(2), nil))
@@ -28,7 +28,7 @@ struct ClientReducerTests {
 
   @Test("a started client opens its scope, connects and looks in its outbox, in that order")
   func start() {
-    let store = TestStore(initialState: ClientState(identity: Self.alice), reducer: ClientReducer())
+    let store = ClientTestStore(ClientState(identity: Self.alice))
     store.send(
       .start,
       effects: [
