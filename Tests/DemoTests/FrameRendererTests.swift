@@ -113,6 +113,32 @@ struct FrameRendererTests {
     #expect(!conversation.joined().contains("OPAQUE"))
   }
 
+  @Test("a committed answer's tool calls read the same in the full-screen view and the transcript")
+  func committedToolCallsAgree() {
+    // Given an answer that looked an order up, failed to refund it and was denied cancelling it
+    var screen = ScreenFixtures.awaitingApproval
+    var answer = Message.server("Order 1042 is on its way.", id: "m-3", at: 3)
+    answer.agent = ScreenFixtures.ada
+    answer.toolCalls = [
+      ToolCall(id: "t-2", name: "lookupOrder", input: ["id": 1042], execution: .client, outcome: .succeeded("shipped")),
+      ToolCall(
+        id: "t-3", name: "refund_order", input: ["id": 1042], execution: .server,
+        outcome: .failed(ChatError(.toolFailed, "card expired"))),
+      ToolCall(id: "t-4", name: "cancelOrder", input: ["id": 1042], execution: .server, outcome: .denied(reason: nil)),
+    ]
+    screen.conversation?.messages.commit(answer)
+
+    // When it is drawn, and written to the transcript
+    let pane = conversationPane(screen, width: 80, height: 24)
+    let transcript = Transcript.describe(answer)
+
+    // Then both say each call in the same words, under the answer's text
+    let said = ["✓ lookup order 1042", "✗ refund order 1042: card expired", "⊘ cancel order 1042: denied"]
+    let text = pane.firstIndex(of: "   Order 1042 is on its way.")
+    #expect(text.map { Array(pane[($0 + 1)...($0 + 3)]) } == said.map { "   " + $0 })
+    #expect(transcript.hasSuffix(said.map { "  [\($0)]" }.joined()))
+  }
+
   @Test("with reasoning shown, an answer's reasoning is drawn whole, wrapped and dimmed, never its encrypted value")
   func reasoningShownWhole() {
     // Given the same answer, with /thoughts on, in a narrow pane

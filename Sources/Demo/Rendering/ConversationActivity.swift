@@ -96,15 +96,8 @@ enum ConversationActivity {
   }
 
   private static func toolCallLine(_ call: ToolCall) -> StyledLine {
-    let words = ToolCallDescription.words(name: call.name, input: call.input)
-    switch call.outcome {
-    case .inputStreaming: return StyledLine("⚙ \(call.name)(…", .yellow)
-    case .running: return StyledLine("⚙ \(words)…", .yellow)
-    case .succeeded: return StyledLine("✓ \(words)", .dim)
-    case .failed(let error): return StyledLine("✗ \(words): \(MessageLines.reason(error))", .red)
-    case .awaitingApproval: return StyledLine("? \(words): waiting for your approval", .yellow)
-    case .denied: return StyledLine("⊘ \(words): denied", .dim)
-    }
+    let status = ToolCallDescription.status(call)
+    return StyledLine(status.text, status.style)
   }
 
   private static func escalationLine(_ escalation: Escalation) -> StyledLine {

@@ -18,6 +18,10 @@ enum MessageLines {
     if !message.text.isEmpty {
       lines += TextWrap.lines(message.text, width: width - indent.count).map { StyledLine(indent + $0) }
     }
+    for call in ToolCallDescription.shown(message) {
+      let status = ToolCallDescription.status(call)
+      lines.append(StyledLine(indent + status.text, status.style))
+    }
     if case .awaitingInput(let requests) = message.reply { lines += requestLines(requests) }
     for attachment in message.attachments { lines.append(StyledLine("\(indent)📎 \(attachment.filename)", .dim)) }
     for source in message.sources { lines.append(StyledLine("\(indent)📚 \(source.title)", .dim)) }

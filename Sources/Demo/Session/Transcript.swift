@@ -67,7 +67,7 @@ struct Transcript {
     }
     if let tag = ReplyOutcomeWords.tag(message.reply) { line += "  (\(tag))" }
     if message.rating != .none { line += "  [rated \(message.rating.rawValue)]" }
-    for call in message.toolCalls { line += "  [tool \(call.name)\(Self.describe(call.outcome))]" }
+    for call in ToolCallDescription.shown(message) { line += "  [\(ToolCallDescription.status(call).text)]" }
     if case .awaitingInput(let requests) = message.reply {
       for request in requests where request.answer == nil { line += "  [asks: \(request.message ?? "an answer")]" }
     }
@@ -76,16 +76,6 @@ struct Transcript {
     }
     for source in message.sources { line += "  [source \(source.title)]" }
     return line
-  }
-
-  /// A tool call's outcome where it is not the usual one (succeeded, or still running while it streams).
-  static func describe(_ outcome: ToolCall.Outcome) -> String {
-    switch outcome {
-    case .awaitingApproval: ": awaiting approval"
-    case .denied: ": denied"
-    case .failed: ": failed"
-    default: ""
-    }
   }
 
   static func describe(_ status: ConversationStatus) -> String {
