@@ -172,7 +172,7 @@ struct GoldenFixtureTests {
     ]
     let effects: [ClientEffect] = [
       .openScope(userID: nil), .openConversation(ConversationHandle(1), nil),
-      .switchScope(userID: "bob", closing: [ConversationHandle(0)], with: .signOut),
+      .switchScope(userID: "bob", closing: [ConversationHandle(0)], with: .signOut, outboxEpoch: .raised),
       .startTimer(.reconnect, seconds: 0.5), .returnRefused([RefusedOperation(batch.operations[0], error)]),
     ]
     #expect(try Self.roundTrip(state) == state)

@@ -14,8 +14,10 @@ public enum ClientEffect: Equatable, Sendable, Codable {
   /// conversations, the list, the outbox) into `userID`'s scope, leaving nothing of the guest behind.
   case moveGuestData(to: String, conversations: [ConversationHandle])
   /// The person changed: these stores get `action` (clearing them) and close, the list is reset, and the
-  /// previous scope's outbox is emptied; then `userID`'s scope is opened.
-  case switchScope(userID: String?, closing: [ConversationHandle], with: ConversationAction)
+  /// previous scope's outbox is emptied; then `userID`'s scope is opened, its outbox numbered as
+  /// `outboxEpoch` says.
+  case switchScope(
+    userID: String?, closing: [ConversationHandle], with: ConversationAction, outboxEpoch: OutboxEpochChange)
   /// Open the shared realtime connection as `request`.
   case connectRealtime(RequestID)
   /// Cancel the request (the connection, a credential refresh, an upload).
@@ -51,4 +53,15 @@ public struct RefusedOperation: Equatable, Sendable, Codable {
     self.operation = operation
     self.error = error
   }
+}
+
+/// What a change of person does to the outbox's epoch, which numbers its batches (`OutboxBatch.epoch`): the
+/// client's reducer decides, the runtime only applies it.
+public enum OutboxEpochChange: String, Hashable, Sendable, Codable {
+  /// A signed-in person left: the queue ends with their epoch, and the next scope's outbox numbers from 1 in
+  /// a new one.
+  case raised
+  /// A guest signed in without their data: not a sign-out, so the epoch goes on, and the account's outbox
+  /// numbers on from where the guest's left off.
+  case continued
 }

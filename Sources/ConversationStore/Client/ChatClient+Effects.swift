@@ -21,8 +21,8 @@ extension ChatClient {
       for store in stores(handles) { store.send(action) }
     case .moveGuestData(let userID, let handles):
       moveGuestData(to: userID, handles)
-    case .switchScope(let userID, let handles, let clearing):
-      switchScope(to: userID, closing: handles, with: clearing)
+    case .switchScope(let userID, let handles, let clearing, let outboxEpoch):
+      switchScope(to: userID, closing: handles, with: clearing, outboxEpoch: outboxEpoch)
     case .connectRealtime(let request):
       let updates = backend.realtime(conversation: nil)
       let list = list

@@ -162,7 +162,10 @@ extension ChatClient {
   /// Another person: nothing more reaches the previous scope (the file slots are emptied here, on the
   /// worker, before any later write), the stores are cleared and closed, the old outbox is emptied and the
   /// list reset; then the new scope is opened.
-  func switchScope(to userID: String?, closing handles: [ConversationHandle], with clearing: ConversationAction) {
+  func switchScope(
+    to userID: String?, closing handles: [ConversationHandle], with clearing: ConversationAction,
+    outboxEpoch: OutboxEpochChange
+  ) {
     let closing = core.withLock { core in handles.compactMap { core.stores.removeValue(forKey: $0) } }
     let now = environment.clock.now()
     let previousOutbox = storage.withLock { $0.outbox }
@@ -204,9 +207,7 @@ extension ChatClient {
       conversation.store.send(clearing)
       conversation.store.close()
     }
-    // A signed-in person leaving ends the epoch: the next scope's outbox numbers from 1 in the next one. A
-    // guest signing in without their data is not a sign-out: the epoch goes on, and so do its numbers.
-    let endsEpoch = previous.userID != nil
+    let endsEpoch = outboxEpoch == .raised
     let carried = previous.outbox?.sequencing
     do throws(PersistenceError) {
       try previous.outbox?.clear()

@@ -28,6 +28,8 @@ extension ClientReducer {
   func switchPerson(to identity: UserIdentity?, _ state: inout ClientState) -> [ClientEffect] {
     if identity == nil && state.identity == nil { return [] }
     let handles = state.openHandles
+    // A signed-in person leaving ends the outbox's epoch; a guest signing in without their data does not.
+    let outboxEpoch: OutboxEpochChange = state.identity == nil ? .continued : .raised
     state.identity = identity
     state.epoch = state.epoch.next
     state.open = [:]
@@ -37,7 +39,7 @@ extension ClientReducer {
     state.needsCredentials = false
     state.backgroundError = nil
     let clearing: ConversationAction = identity.map { .identify($0) } ?? .signOut
-    return [.switchScope(userID: identity?.userID, closing: handles, with: clearing)]
+    return [.switchScope(userID: identity?.userID, closing: handles, with: clearing, outboxEpoch: outboxEpoch)]
       + restartBackgroundWork(&state)
   }
 

@@ -132,6 +132,26 @@ struct ClientReducerTests {
   }
 
   @Test(
+    "who leaves decides the outbox's epoch: a signed-in person's ends with them, a guest's goes on into the account",
+    arguments: [(UserIdentity?.some(Self.alice), OutboxEpochChange.raised), (nil, .continued)])
+  func outboxEpochOnSwitch(from previous: UserIdentity?, expected: OutboxEpochChange) {
+    // Given a client with a store open, signed in or a guest
+    let store = Self.started(identity: previous)
+    store.exhaustivity = .off
+    store.send(.open("c1", adopting: nil, unheld: []))
+
+    // When bob signs in, not keeping a guest's conversation
+    let effects = store.send(.identify(UserIdentity(userID: "bob"), keepingGuestConversation: false))
+
+    // Then the scope switch says what becomes of the outbox's numbering
+    let switched = effects.compactMap { effect -> OutboxEpochChange? in
+      guard case .switchScope(_, _, _, let outboxEpoch) = effect else { return nil }
+      return outboxEpoch
+    }
+    #expect(switched == [expected])
+  }
+
+  @Test(
     "switching person or signing out clears every store, starts a new epoch and reconnects under it",
     arguments: [UserIdentity(userID: "bob"), nil])
   func switchPerson(to next: UserIdentity?) {
@@ -143,7 +163,7 @@ struct ClientReducerTests {
     store.send(
       next.map { .identify($0, keepingGuestConversation: false) } ?? .signOut,
       effects: [
-        .switchScope(userID: next?.userID, closing: [ConversationHandle(0)], with: clearing),
+        .switchScope(userID: next?.userID, closing: [ConversationHandle(0)], with: clearing, outboxEpoch: .raised),
         .cancel(Self.request(1)), .cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry),
         .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
         .prepareBatch(Self.request(4, epoch: 1)),
