@@ -34,21 +34,13 @@ extension ChatClient {
     core.withLock { core in core.stores.values.first { $0.store === store } }
   }
 
-  /// `stored` as the last run left it, with nothing of that run in flight. A message whose hand-over to
-  /// the outbox was written but not yet confirmed when the app stopped is in the outbox: it shows
-  /// `queued`, and is not sent a second time as a request.
+  /// `stored` as this run takes it (`ConversationReducer.settledForThisRun`), with the outbox's messages.
   private func relaunched(_ stored: ConversationState) -> ConversationState {
-    var state = stored
-    _ = conversationReducer.reduce(into: &state, action: .relaunched)
-    let recorded = Set(
+    let inOutbox = Set(
       (storage.withLock { $0.outbox }?.operations ?? []).compactMap { operation -> ClientMessageID? in
         guard case .send(let outgoing) = operation.kind else { return nil }
         return outgoing.clientID
       })
-    for message in state.messages.outgoing where message.delivery == .pending && recorded.contains(message.clientID) {
-      state.outboxRecording.insert(message.clientID)
-      _ = conversationReducer.reduce(into: &state, action: .outboxRecorded(message.clientID))
-    }
-    return state
+    return conversationReducer.settledForThisRun(stored, inOutbox: inOutbox)
   }
 }

@@ -180,13 +180,7 @@ extension ChatClient {
         defer { file = nil }
         return file
       }
-      var last = conversation.store.state
-      for operation in ending where operation.conversationID == last.conversationID {
-        guard case .send(let outgoing) = operation.kind, last.messages[clientID: outgoing.clientID] != nil else {
-          continue
-        }
-        _ = conversationReducer.reduce(into: &last, action: .outboxRejected(operation.kind, dropped))
-      }
+      let last = conversationReducer.endingQueue(conversation.store.state, dropping: ending, with: dropped)
       do throws(PersistenceError) {
         try file?.persist(last, changes: .reset, at: now)
         try file?.flush(at: now)
@@ -239,10 +233,8 @@ extension ChatClient {
     for (id, sends) in byConversation.sorted(by: { ($0.key?.rawValue ?? "") < ($1.key?.rawValue ?? "") }) {
       do throws(PersistenceError) {
         let file = try scope.conversation(id, as: options)
-        guard var state = file.restored else { continue }
-        for operation in sends {
-          _ = conversationReducer.reduce(into: &state, action: .outboxRejected(operation.kind, error))
-        }
+        guard let stored = file.restored else { continue }
+        let state = conversationReducer.endingQueue(stored, dropping: sends, with: error)
         try file.persist(state, changes: .reset, at: now)
         try file.flush(at: now)
       } catch {

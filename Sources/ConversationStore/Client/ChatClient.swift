@@ -333,8 +333,7 @@ public final class ChatClient: Sendable {
     var initial = ConversationState(conversationID: id, identity: identity)
     if let parked {
       // Closed with what it had in flight: as after a relaunch, nothing of it is in flight now.
-      initial = parked
-      _ = conversationReducer.reduce(into: &initial, action: .relaunched)
+      initial = conversationReducer.settledForThisRun(parked)
     } else if options.storage != nil {
       initial.isRestoring = true
     }
