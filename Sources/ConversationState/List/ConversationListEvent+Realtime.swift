@@ -7,8 +7,7 @@ extension ConversationListEvent {
   public init?(_ event: RealtimeEvent, in conversation: ConversationID) {
     switch event {
     case .messageCreated(let message), .replyFinished(_, let message):
-      self = .messageCreated(
-        conversation, preview: message.text, role: message.role, at: message.createdAt, messageID: message.serverID)
+      self = .messageCreated(message, in: conversation)
     case .statusChanged(let status): self = .statusChanged(conversation, status)
     case .titleChanged(let title): self = .titleChanged(conversation, title)
     case .messageEdited, .messageDeleted, .transcript, .typingStarted, .typingStopped, .feedbackOffered,

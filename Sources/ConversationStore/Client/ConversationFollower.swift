@@ -90,7 +90,11 @@ final class ConversationFollower: Sendable {
         if previous.isRestoring == state.isRestoring {
           // The first snapshot is a reset: its change is worked out against the state the store opened with.
           let changes = snapshot.changes.isReset ? state.messages.changes(since: previous.messages) : snapshot.changes
-          Self.report(from: previous, to: state, changes: changes, to: list, at: now)
+          // Messages count once: the realtime hub leaves a message it handed to this store to be reported
+          // from here (`ListBridge.route`), and the list counts one told twice once.
+          for action in ConversationListEvent.reporting(from: previous, to: state, changes: changes) {
+            list.send(action)
+          }
         }
         previous = state
         isFirst = false
@@ -133,39 +137,4 @@ final class ConversationFollower: Sendable {
 
   /// Waits until the store closed and the last snapshot was written.
   func finished() async { await task.withLock { $0 }?.value }
-
-  /// What the list learns from one step of an open conversation. Messages count once: the realtime hub
-  /// leaves a message it handed to this store to be reported from here (`ListBridge.route`), and the list
-  /// counts one told twice once (`ConversationSummary.lastMessageID`).
-  private static func report(
-    from previous: ConversationState, to state: ConversationState, changes: ChangeSet<ClientMessageID>,
-    to list: ConversationListStore, at now: Date
-  ) {
-    guard let id = state.conversationID else { return }
-    var othersWrote = false
-    if !changes.isReset {
-      // New rows: the user's message as soon as it is written, anyone else's once committed (a streamed
-      // reply is a row before it is a message, so its commit counts, not its first delta).
-      var arrived: [Message] = []
-      for clientID in changes.inserted.union(changes.updated) {
-        guard let message = state.messages[clientID: clientID] else { continue }
-        let before = previous.messages[clientID: clientID]
-        if message.role == .user ? before == nil : message.isCommitted && before?.isCommitted != true {
-          arrived.append(message)
-        }
-      }
-      arrived.sort { $0.createdAt < $1.createdAt }
-      for message in arrived {
-        list.send(
-          .realtime(
-            .messageCreated(
-              id, preview: message.text, role: message.role, at: message.createdAt, messageID: message.serverID)))
-        othersWrote = othersWrote || message.role != .user
-      }
-    }
-    if state.status != previous.status { list.send(.realtime(.statusChanged(id, state.status))) }
-    if let title = state.title, title != previous.title { list.send(.realtime(.titleChanged(id, title))) }
-    // Read here means read in the list, also when a message arrived and was read between two snapshots.
-    if state.unreadCount == 0 && (previous.unreadCount > 0 || othersWrote) { list.send(.markRead(id)) }
-  }
 }
