@@ -8,7 +8,7 @@
 /// ```swift
 /// var verifier = AGUIStreamVerifier()
 /// for frame in frames { for expanded in try verifier.accept(frame) { apply(expanded) } }
-/// if verifier.finish() == .truncated { showCutOff() }   // the body ended inside a run
+/// if verifier.finish() == .truncated { showCutOff() }  // the body ended inside a run
 /// ```
 public struct AGUIStreamVerifier: Sendable {
   /// How a body ended.

@@ -12,9 +12,9 @@ import ServerSentEvents
 /// cancelling a request (the user stops a reply, a store closes) closes its connection.
 ///
 /// ```swift
-/// let tokens = Tokens(renew: login.renew)                   // the host's token store (see the README)
+/// let tokens = Tokens(renew: login.renew)  // the host's token store (see the README)
 /// let backend = try HTTPChatBackend(baseURL: URL(string: "https://chat.example.com/v1")!) {
-///   await tokens.current()                                   // read before every request
+///   await tokens.current()  // read before every request
 /// }
 /// let client = ChatClient(backend: backend, credentials: { try await tokens.refresh() })
 /// ```

@@ -20,10 +20,10 @@ public import ServerSentEvents
 ///
 /// ```swift
 /// var mapper = ReplyStreamMapper(sending: payload, at: Date())
-/// for item in decoder.feed(chunk) {
+/// for item in try decoder.feed(chunk) {
 ///   if case .event(let event) = item { for reply in try mapper.map(event) { continuation.yield(reply) } }
 /// }
-/// try mapper.finish()
+/// for reply in try mapper.finish() { continuation.yield(reply) }
 /// ```
 public struct ReplyStreamMapper: ReplyMapping {
   /// The user's message as the device has it, reported as accepted at the first frame when the server does

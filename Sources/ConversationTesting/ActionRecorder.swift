@@ -8,10 +8,11 @@ public import Foundation
 ///
 /// ```swift
 /// let recorder = ActionRecorder<ConversationReducer>()
-/// let store = ChatStore(reducer: recorder.reducer(ConversationReducer()), backend: backend)
-/// … // use the store
+/// let store = Store(reducer: recorder.reducer(ConversationReducer()), backend: backend)
+/// store.send(.setDraft("Hi"))  // use the store
 /// let log = try recorder.json()
-/// let states = try ActionRecorder<ConversationReducer>.replay(log, from: ConversationState(), with: ConversationReducer())
+/// let states = try ActionRecorder<ConversationReducer>.replay(
+///   log, from: ConversationState(), with: ConversationReducer())
 /// ```
 public final class ActionRecorder<Base: Reducer>: Sendable
 where Base.Action: Codable, Base.State: Equatable {

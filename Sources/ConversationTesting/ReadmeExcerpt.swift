@@ -6,7 +6,9 @@ package import Foundation
 ///
 /// ```swift
 /// // README-STORAGE-BEGIN
-/// func restore() { … }
+/// func restore() {
+///   // the code the README shows
+/// }
 /// // README-STORAGE-END
 ///
 /// @Test func readmeShowsIt() throws {

@@ -7,10 +7,11 @@ import Foundation
 ///
 /// ```swift
 /// let clock = TestClock()
-/// let backend = try ScriptedBackend(clock: clock, replies: ["Hel|lo |wor|ld.|<finish>", "<error 429 RATE_LIMITED retry-after=2>"])
+/// let backend = try ScriptedBackend(
+///   clock: clock, replies: ["Hel|lo |wor|ld.|<finish>", "<error 429 RATE_LIMITED retry-after=2>"])
 /// let store = ChatStore(backend: backend, environment: .deterministic(clock: clock))
 /// store.sendMessage("Hi")
-/// clock.advance(by: 1)      // the reply streams in, one piece every `interval`
+/// clock.advance(by: 1)  // the reply streams in, one piece every `interval`
 /// ```
 public final class ScriptedBackend: ChatBackend {
   private struct Script: Sendable {

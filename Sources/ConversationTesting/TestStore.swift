@@ -18,9 +18,15 @@ public enum Exhaustivity: Sendable, Equatable {
 /// ```swift
 /// let store = TestStore(ConversationState(conversationID: "c1"))
 /// store.send(.setDraft("Hi")) { $0.draft = "Hi" }
-/// store.send(.loadHistory(pageSize: 20), effects: [.fetchHistory(store.nextRequestID, "c1", cursor: nil, limit: 20)]) {
-///   $0.history.loadingRequest = store.nextRequestID
-///   ...
+/// let request = store.nextRequestID
+/// store.send(.loadHistory(pageSize: 20), effects: [.fetchHistory(request, "c1", cursor: nil, limit: 20)]) {
+///   $0.history.loadingRequest = request
+///   $0.requests[request] = .history
+///   $0.requestSequence = 1
+/// }
+/// store.send(.historyLoaded(request, HistoryPage(messages: [], nextCursor: nil, hasMore: false))) {
+///   $0.history = HistoryPaging(cursor: nil, hasMoreHistory: false, loadingRequest: nil, hasLoadedFirstPage: true)
+///   $0.requests = [:]
 /// }
 /// store.finish()
 /// ```

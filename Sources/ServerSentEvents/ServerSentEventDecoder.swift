@@ -15,7 +15,7 @@
 ///
 /// ```swift
 /// var decoder = ServerSentEventDecoder(limits: .init(maximumLineBytes: 1 << 20, maximumEventBytes: 1 << 20))
-/// for try await chunk in response.body {            // any sequence of byte chunks
+/// for try await chunk in response.body {  // any sequence of byte chunks
 ///   for item in try decoder.feed(chunk) {
 ///     if case .event(let event) = item { handle(event.type, event.data) }
 ///   }

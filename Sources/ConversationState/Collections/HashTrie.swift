@@ -7,8 +7,8 @@
 /// ```swift
 /// var index = HashTrie<String, Int>()
 /// index["client-1"] = 0
-/// let snapshot = index          // shares every node
-/// index["client-2"] = 1         // copies one path; snapshot still has one key
+/// let snapshot = index  // shares every node
+/// index["client-2"] = 1  // copies one path; snapshot still has one key
 /// ```
 public struct HashTrie<Key: Hashable, Value> {
   private var root: TrieNode<Key, Value>

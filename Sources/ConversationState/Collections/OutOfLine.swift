@@ -5,7 +5,7 @@
 /// is immutable in its box; a change makes a new box, so copies never share a write.
 ///
 /// ```swift
-/// private var storedAgent = OutOfLine<AgentInfo>(nil)   // 8 bytes
+/// private var storedAgent = OutOfLine<AgentInfo>(nil)  // 8 bytes
 /// var agent: AgentInfo? {
 ///   get { storedAgent.value }
 ///   set { storedAgent.value = newValue }

@@ -9,7 +9,7 @@
 /// var history = PersistentVector<Int>()
 /// history.append(1)
 /// let snapshot = history  // O(1), shares every node
-/// history.append(2)       // copies only the tail; `snapshot` still reads [1]
+/// history.append(2)  // copies only the tail; `snapshot` still reads [1]
 /// ```
 public struct PersistentVector<Element> {
   @usableFromInline var root: VectorNode<Element>

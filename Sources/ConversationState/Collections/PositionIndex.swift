@@ -9,9 +9,9 @@
 /// ```swift
 /// var index = PositionIndex<ClientMessageID>()
 /// if let displaced = index.set(0, for: "c1"), messages[displaced].clientID != "c1" {
-///   index.separate("c1", at: 0, from: displaced)    // another ID has c1's hash
+///   index.separate("c1", at: 0, from: displaced)  // another ID has c1's hash
 /// }
-/// index.candidate(for: "c1")                        // 0: the list checks messages[0].clientID == "c1"
+/// let position = index.candidate(for: "c1")  // 0: the list checks messages[0].clientID == "c1"
 /// ```
 struct PositionIndex<ID: Hashable & Sendable>: Sendable {
   private var byHash = HashTrie<Int, Int>()

@@ -16,8 +16,8 @@ import Synchronization
 /// ```swift
 /// var reply = StreamedText()
 /// reply.append("Hel")
-/// let shown = reply      // what the UI rendered
-/// reply.append("lo")     // O(2); `shown.string` is still "Hel"
+/// let shown = reply  // what the UI rendered
+/// reply.append("lo")  // O(2); `shown.string` is still "Hel"
 /// ```
 public struct StreamedText: Sendable {
   private var storage: TextStorage
@@ -76,8 +76,11 @@ public struct StreamedText: Sendable {
   ///
   /// ```swift
   /// if let reply = snapshot.state.streamingReply {
-  ///   if let shown, let tail = reply.text.appended(since: shown) { buffer.append(tail) }
-  ///   else { buffer.set(reply.text.string) }
+  ///   if let shown, let tail = reply.text.appended(since: shown) {
+  ///     buffer.append(tail)
+  ///   } else {
+  ///     buffer.set(reply.text.string)
+  ///   }
   ///   shown = reply.text
   /// }
   /// ```

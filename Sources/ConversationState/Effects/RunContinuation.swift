@@ -7,7 +7,7 @@
 /// func continueRun(_ run: RunContinuation, in conversation: ConversationID)
 ///   -> AsyncThrowingStream<ReplyEvent, any Error>
 /// {
-///   let resume = run.inputAnswers.map { ($0.id, $0.answer) }   // every request, each answered
+///   let resume = run.inputAnswers.map { ($0.id, $0.answer) }  // every request, each answered
 ///   let toolMessages = run.toolResults.map { ($0.id, $0.outcome) }
 ///   return api.startRun(thread: conversation, resume: resume, toolMessages: toolMessages)
 /// }

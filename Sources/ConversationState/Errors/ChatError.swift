@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// let error = ChatError(.rateLimited, "Slow down", status: 429)
-/// error.retryable  // true: classified from code and status by `ChatError.isRetryable`
+/// let retryable = error.retryable  // true: classified from code and status by `ChatError.isRetryable`
 /// ```
 public struct ChatError: Error, Sendable, CustomStringConvertible {
   /// The fields behind one reference: a message's `delivery` and `reply` carry an error only when one

@@ -7,7 +7,7 @@ public import Foundation
 /// let photo = MessageAttachment(
 ///   id: "a1", filename: "receipt.png", contentType: "image/png", byteSize: 48_213,
 ///   source: .file(URL(fileURLWithPath: "/tmp/receipt.png")))
-/// store.sendMessage("Here is my receipt", attachments: [photo])   // uploaded first, then sent
+/// store.sendMessage("Here is my receipt", attachments: [photo])  // uploaded first, then sent
 /// ```
 public enum AttachmentSource: Hashable, Sendable, Codable {
   /// A file on this device; read when it is uploaded.

@@ -7,9 +7,9 @@ import Foundation
 ///
 /// ```swift
 /// var policy = ChatPolicy()
-/// policy.maximumAttachments = 1                        // one file per message…
-/// policy.maximumAttachmentBytes = 10 * 1024 * 1024     // …of at most 10 MiB
-/// policy.pollInterval = 1                              // poll for new messages while realtime is down
+/// policy.maximumAttachments = 1  // one file per message…
+/// policy.maximumAttachmentBytes = 10 * 1024 * 1024  // …of at most 10 MiB
+/// policy.pollInterval = 1  // poll for new messages while realtime is down
 /// let reducer = ConversationReducer(policy: policy)
 /// ```
 ///
@@ -203,8 +203,8 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// 0…`maximumRetryAfter`; nil for NaN (no advice is the honest reading of an unreadable one).
   ///
   /// ```swift
-  /// ChatPolicy().serverDelay(1e19)   // 600
-  /// ChatPolicy().serverDelay(-5)     // 0
+  /// let longest = ChatPolicy().serverDelay(1e19)  // 600
+  /// let none = ChatPolicy().serverDelay(-5)  // 0
   /// ```
   public func serverDelay(_ seconds: Double) -> Double? {
     guard !seconds.isNaN else { return nil }

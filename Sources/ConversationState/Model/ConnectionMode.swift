@@ -2,8 +2,8 @@
 ///
 /// ```swift
 /// var policy = ChatPolicy()
-/// policy.connectionMode = .polling   // the backend has no realtime channel
-/// policy.pollInterval = 1            // ask for new messages every second
+/// policy.connectionMode = .polling  // the backend has no realtime channel
+/// policy.pollInterval = 1  // ask for new messages every second
 /// ```
 public enum ConnectionMode: String, Hashable, Sendable, Codable, CaseIterable {
   /// A realtime connection (`ChatBackend.realtime`), reconnected with backoff when it drops; while it is

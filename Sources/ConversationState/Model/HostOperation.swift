@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// let event = HostOperation(kind: "analytics.event", payload: ["name": "chat_opened", "screen": "orders"])
-/// let id = try await client.enqueue(event)   // on disk when this returns
+/// let id = try await client.enqueue(event)  // on disk when this returns
 /// ```
 public struct HostOperation: Hashable, Sendable, Codable {
   /// What it is, as the host and its server name it (`analytics.event`, `profile.set`): 1 to 64 ASCII

@@ -7,7 +7,7 @@
 /// ```swift
 /// let json = #"[{"op":"add","path":"/a","value":1},{"op":"remove","path":"/b"}]"#
 /// let patch = try JSONDecoder().decode([JSONPatchOperation].self, from: Data(json.utf8))
-/// patch[0] == .add(at: try JSONPointer(parsing: "/a"), value: 1)  // true
+/// let same = patch[0] == .add(at: try JSONPointer(parsing: "/a"), value: 1)  // true
 /// ```
 public struct JSONPatchOperation: Hashable, Sendable {
   /// What the operation does, with the members that kind of operation carries.
@@ -37,7 +37,8 @@ public struct JSONPatchOperation: Hashable, Sendable {
   /// An operation of the given kind on `path`.
   ///
   /// ```swift
-  /// JSONPatchOperation(.move(from: try JSONPointer(parsing: "/draft")), path: try JSONPointer(parsing: "/sent/-"))
+  /// let move = JSONPatchOperation(
+  ///   .move(from: try JSONPointer(parsing: "/draft")), path: try JSONPointer(parsing: "/sent/-"))
   /// ```
   public init(_ op: Op, path: JSONPointer) {
     self.op = op
@@ -134,7 +135,7 @@ extension JSONPatchOperation: Codable {
 /// do {
 ///   _ = try state.applying([.remove(at: try JSONPointer(parsing: "/tags/1"))])
 /// } catch {
-///   error  // .indexOutOfRange(operation: 0, path: /tags/1, count: 1)
+///   print(error)  // .indexOutOfRange(operation: 0, path: /tags/1, count: 1)
 /// }
 /// ```
 public enum JSONPatchError: Error, Hashable, Sendable {

@@ -6,8 +6,8 @@
 ///
 /// ```swift
 /// let pointer = try JSONPointer(parsing: "/agents/0/a~1b")
-/// pointer.tokens  // ["agents", "0", "a/b"]
-/// pointer.description  // "/agents/0/a~1b"
+/// let tokens = pointer.tokens  // ["agents", "0", "a/b"]
+/// let text = pointer.description  // "/agents/0/a~1b"
 /// ```
 public struct JSONPointer: Hashable, Sendable {
   /// The unescaped reference tokens, outermost first; empty for the whole document.
@@ -19,7 +19,7 @@ public struct JSONPointer: Hashable, Sendable {
   /// A pointer made of tokens that are already unescaped; every list of strings is a valid pointer.
   ///
   /// ```swift
-  /// JSONPointer(tokens: ["a/b", "~"]).description  // "/a~1b/~0"
+  /// let text = JSONPointer(tokens: ["a/b", "~"]).description  // "/a~1b/~0"
   /// ```
   public init(tokens: [String]) {
     self.tokens = tokens
@@ -32,8 +32,9 @@ public struct JSONPointer: Hashable, Sendable {
   /// or holds a `~` that is not followed by `0` or `1`. Runs in time linear in the length of `text`.
   ///
   /// ```swift
-  /// try JSONPointer(parsing: "/~01").tokens  // ["~1"]: `~0` is undone last, so it cannot make a `~1`
-  /// try JSONPointer(parsing: "foo")  // throws .invalidPointer("foo", problem: .missingLeadingSlash)
+  /// let tokens = try JSONPointer(parsing: "/~01").tokens  // ["~1"]: `~0` is undone last, so it cannot make a `~1`
+  /// // nil: parsing throws .invalidPointer("foo", problem: .missingLeadingSlash)
+  /// let relative = try? JSONPointer(parsing: "foo")
   /// ```
   public init(parsing text: String) throws(JSONPatchError) {
     let bytes = text.utf8

@@ -84,7 +84,7 @@ extension JSONValue {
   ///
   /// ```swift
   /// let arguments: JSONValue = ["id": 1042]
-  /// arguments["id"]  // .number(1042)
+  /// let id = arguments["id"]  // .number(1042)
   /// ```
   public subscript(key: String) -> JSONValue? {
     guard case .object(let fields) = self else { return nil }

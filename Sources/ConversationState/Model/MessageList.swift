@@ -15,9 +15,9 @@ public import Foundation
 ///
 /// ```swift
 /// var list = MessageList()
-/// list.appendOutgoing(message)           // pending, after every committed message
-/// list.commit(confirmedByServer)         // same client ID: moves into server order, in place of the pending one
-/// list[clientID: message.clientID]?.delivery  // .sent
+/// list.appendOutgoing(message)  // pending, after every committed message
+/// list.commit(confirmedByServer)  // same client ID: moves into server order, in place of the pending one
+/// let delivery = list[clientID: message.clientID]?.delivery  // .sent
 /// ```
 public struct MessageList: Sendable {
   /// The fields, behind one reference: a copy of the list (a snapshot's, a state read from a store) is one

@@ -13,7 +13,7 @@ extension ChatClient {
   ///
   /// ```swift
   /// try client.setContactDetails(ContactDetails(email: "ana@example.com"))
-  /// client.state.contactUpload   // .sending, then .idle once the backend has them
+  /// let upload = client.state.contactUpload  // .sending, then .idle once the backend has them
   /// ```
   ///
   /// Throws, sending nothing: `INVALID_CONTACT` for details outside `ContactDetails`'s rules (an e-mail

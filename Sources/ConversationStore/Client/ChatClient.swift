@@ -13,13 +13,14 @@ public import Reducers
 ///
 /// ```swift
 /// let client = ChatClient(
-///   backend: MyServer(), options: ChatClientOptions(
+///   backend: MyServer(),
+///   options: ChatClientOptions(
 ///     workspace: "acme", storage: try ChatStorage(root: ChatStorage.defaultRoot(app: "acme-chat"))))
 /// client.list.send(.load(pageSize: 30))
-/// let chat = client.conversation("c42")      // at once: read from disk on the worker, then connected
-/// chat.sendMessage("Where is my order?")     // its row moves to the top of client.list
+/// let chat = client.conversation("c42")  // at once: read from disk on the worker, then connected
+/// chat.sendMessage("Where is my order?")  // its row moves to the top of client.list
 /// client.identify(UserIdentity(userID: "u-1042"), keepingGuestConversation: true)
-/// await client.close()                       // everything stopped and written
+/// await client.close()  // everything stopped and written
 /// ```
 ///
 /// It is built like a store: a `ClientState` value changed by the pure `ClientReducer`, whose effects a
@@ -218,7 +219,7 @@ public final class ChatClient: Sendable {
   /// snapshot is persisted.
   ///
   /// ```swift
-  /// let chat = client.conversation("c42")   // at once; chat.state.isRestoring while the file is read
+  /// let chat = client.conversation("c42")  // at once; chat.state.isRestoring while the file is read
   /// for await snapshot in chat.snapshots() where !snapshot.state.isRestoring { render(snapshot.state) }
   /// ```
   ///

@@ -9,8 +9,8 @@ public import Observation
 /// What `send` changes is visible on return; everything else arrives through the store's snapshots.
 ///
 /// ```swift
-/// @MainActor let chat = ObservableConversation(store)
-/// chat.send(.setDraft("Hi"))          // chat.draft == "Hi" now
+/// let chat = ObservableConversation(store)  // on the main actor, as the UI it drives
+/// chat.send(.setDraft("Hi"))  // chat.draft == "Hi" now
 /// // a message list view reads chat.messages, the reply bubble chat.streamingReply, a banner chat.connection
 /// ```
 @MainActor

@@ -11,7 +11,7 @@ public import Reducers
 ///
 /// ```swift
 /// let model = ObservableStore(store)
-/// model.send(.setDraft("Hi"))   // model.state.draft == "Hi" here
+/// model.send(.setDraft("Hi"))  // model.state.draft == "Hi" here
 /// ```
 @MainActor
 @Observable

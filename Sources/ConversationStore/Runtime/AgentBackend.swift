@@ -20,33 +20,35 @@ public import ConversationState
 /// ```swift
 /// final class MyAgent: AgentBackend {
 ///   let contextPolicy: AgentContextPolicy
-///   var toolResultDelivery: ToolResultDelivery { .nextRun }   // runs end with the app's calls pending
+///   var toolResultDelivery: ToolResultDelivery { .nextRun }  // runs end with the app's calls pending
 ///
 ///   init(contextPolicy: AgentContextPolicy = .standard) throws(ChatError) {
-///     try contextPolicy.validate()                            // INVALID_CONFIGURATION at once
+///     try contextPolicy.validate()  // INVALID_CONFIGURATION at once
 ///     self.contextPolicy = contextPolicy
 ///   }
 ///   func send(_ payload: SendPayload, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
 ///     let history = context.messages + [AgentContext.userMessage(payload, at: Date())]
-///     return myProtocol.run(history)                          // encode, post, map the stream
+///     return myProtocol.run(history)  // encode, post, map the stream
 ///   }
-///   func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID,
-///                   answer: ServerMessageID?, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
-///     myProtocol.run(context.messages)                        // ends with the prompt
+///   func regenerate(
+///     in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?, context: AgentContext
+///   ) -> AsyncThrowingStream<ReplyEvent, any Error> {
+///     myProtocol.run(context.messages)  // ends with the prompt
 ///   }
-///   func continueRun(_ run: RunContinuation, in conversation: ConversationID,
-///                    context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
-///     myProtocol.run(context.messages + [run.message])        // the answer, with its outcomes and answers
+///   func continueRun(_ run: RunContinuation, in conversation: ConversationID, context: AgentContext)
+///     -> AsyncThrowingStream<ReplyEvent, any Error>
+///   {
+///     myProtocol.run(context.messages + [run.message])  // the answer, with its outcomes and answers
 ///   }
 ///   func resumeReply(from cursor: ReplyCursor, context: AgentContext) -> AsyncThrowingStream<ReplyEvent, any Error> {
 ///     AsyncThrowingStream { $0.finish(throwing: ChatError(.notResumable, "No resumable streams.")) }
 ///   }
 ///   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage {
-///     HistoryPage(messages: [], nextCursor: nil, hasMore: false)   // the stored conversation is the history
+///     HistoryPage(messages: [], nextCursor: nil, hasMore: false)  // the stored conversation is the history
 ///   }
 ///   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { [] }
 ///   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
-///     AsyncThrowingStream { $0.yield(.opened) }                // opens and stays quiet
+///     AsyncThrowingStream { $0.yield(.opened) }  // opens and stays quiet
 ///   }
 /// }
 /// ```

@@ -29,22 +29,30 @@ import Foundation
 ///     AsyncThrowingStream { continuation in
 ///       let task = Task {
 ///         do {
-///           let response = try await api.post("/messages", payload)   // your HTTP client
+///           let response = try await api.post("/messages", payload)  // your HTTP client
 ///           continuation.yield(.accepted(response.message, conversationID: response.conversationID))
-///           for try await event in api.events(response.streamURL) {      // e.g. an SSE decoder
-///             continuation.yield(event.asReplyEvent)                     // .started, .delta, .finished…
+///           for try await event in api.events(response.streamURL) {  // e.g. an SSE decoder
+///             continuation.yield(event.asReplyEvent)  // .started, .delta, .finished…
 ///           }
 ///           continuation.finish()
 ///         } catch {
-///           continuation.finish(throwing: error)   // never leave the stream open: the send would stay "sending"
+///           continuation.finish(throwing: error)  // never leave the stream open: the send would stay "sending"
 ///         }
 ///       }
-///       continuation.onTermination = { _ in task.cancel() }   // the store stopped listening: stop the request
+///       continuation.onTermination = { _ in task.cancel() }  // the store stopped listening: stop the request
 ///     }
 ///   }
-///   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws -> HistoryPage { … }
-///   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] { … }
-///   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> { … }
+///   func history(of conversation: ConversationID, before cursor: PageCursor?, limit: Int) async throws
+///     -> HistoryPage
+///   {
+///     try await api.history(conversation, before: cursor, limit: limit)
+///   }
+///   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
+///     try await api.messages(conversation, after: after)
+///   }
+///   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
+///     api.realtime(conversation)
+///   }
 /// }
 /// ```
 public protocol ChatBackend: Sendable {

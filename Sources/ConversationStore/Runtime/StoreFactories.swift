@@ -26,9 +26,11 @@ extension Store where R == ConversationReducer {
   /// `tools` are the app-side tools the agent may call, by name:
   ///
   /// ```swift
-  /// let store = ChatStore(backend: MyServer(), tools: [
-  ///   "lookupOrder": { arguments in try await orders.lookup(arguments["id"]) }
-  /// ])
+  /// let store = ChatStore(
+  ///   backend: MyServer(),
+  ///   tools: [
+  ///     "lookupOrder": { arguments in try await orders.lookup(arguments["id"]) }
+  ///   ])
   /// ```
   public convenience init(
     _ state: ConversationState = ConversationState(), policy: ChatPolicy = ChatPolicy(), backend: any ChatBackend,

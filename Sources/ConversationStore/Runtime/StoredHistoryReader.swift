@@ -23,8 +23,9 @@ extension ConversationFile {
   /// This file's older pages, for `ChatStore(_:backend:storedHistory:)`:
   ///
   /// ```swift
-  /// let store = ChatStore(file.restored ?? ConversationState(conversationID: id), backend: backend,
-  ///                       storedHistory: file.historyReader)
+  /// let store = ChatStore(
+  ///   file.restored ?? ConversationState(conversationID: id), backend: backend,
+  ///   storedHistory: file.historyReader)
   /// ```
   ///
   /// It reads the disk on the task that asks (the runtime's request task, never the caller of `send`); a

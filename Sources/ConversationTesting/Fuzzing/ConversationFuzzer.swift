@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// if let failure = ConversationFuzzer.run(seed: 42, length: 200) {
-///   Issue.record("\(failure)")   // seed, step, broken invariants, and the shrunk action list as JSON
+///   Issue.record("\(failure)")  // seed, step, broken invariants, and the shrunk action list as JSON
 /// }
 /// ```
 public enum ConversationFuzzer {

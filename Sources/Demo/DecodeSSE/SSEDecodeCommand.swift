@@ -7,8 +7,8 @@ import ServerSentEvents
 ///
 /// ```swift
 /// var command = SSEDecodeCommand()
-/// command.lines(for: Array("data: Hi\n\n".utf8))  // [#"{"event": "message", "data": "Hi", "id": ""}"#]
-/// command.finish()                                // #"{"retry": [], "lastEventId": ""}"#
+/// let lines = command.lines(for: Array("data: Hi\n\n".utf8))  // [#"{"event": "message", "data": "Hi", "id": ""}"#]
+/// let last = command.finish()  // #"{"retry": [], "lastEventId": ""}"#
 /// ```
 struct SSEDecodeCommand {
   private var decoder = ServerSentEventDecoder()

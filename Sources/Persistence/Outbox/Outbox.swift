@@ -13,8 +13,8 @@ public import Foundation
 /// let evicted = try outbox.enqueue(
 ///   OutboxOperation(id: "op-1", conversationID: "c42", kind: .markRead(upTo: "m9"), enqueuedAt: now), at: now)
 /// if let batch = try outbox.beginBatch(makeID: { UUID().uuidString }) {
-///   let receipt = try await backend.uploadOutbox(batch)   // retried unchanged until it is answered
-///   try outbox.finishBatch(batch.id)                       // accepted, or a duplicate of one applied
+///   _ = try await backend.uploadOutbox(batch)  // retried unchanged until it is answered
+///   try outbox.finishBatch(batch.id)  // accepted, or a duplicate of one applied
 /// }
 /// ```
 ///

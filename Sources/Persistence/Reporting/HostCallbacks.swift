@@ -4,8 +4,8 @@
 ///
 /// ```swift
 /// let errors = HostCallbacks<PersistenceError> { error in log(error) }
-/// errors.deliver(error)           // returns at once; `log` runs soon after, after the ones before it
-/// await errors.delivered()        // every callback made so far has run
+/// errors.deliver(error)  // returns at once; `log` runs soon after, after the ones before it
+/// await errors.delivered()  // every callback made so far has run
 /// ```
 ///
 /// Callbacks wait in an unbounded queue: they are for rare events (errors, files moved aside), not for a

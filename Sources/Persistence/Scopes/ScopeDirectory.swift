@@ -64,7 +64,7 @@ public struct ScopeDirectory: Sendable {
   /// up to `limit` results, newest first; pass `page.next` as `after` for the next one.
   ///
   /// ```swift
-  /// let page = try scope.search("refund order")   // messages with a word starting "refund" and one "order"
+  /// let page = try scope.search("refund order")  // messages with a word starting "refund" and one "order"
   /// for result in page.results { print(result.conversationID, result.message.text[result.matches[0]]) }
   /// ```
   ///

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let mine = StorageScope(workspace: "acme-support", userID: "u-1042")
-/// let guest = StorageScope(workspace: "acme-support")   // the anonymous installation
+/// let guest = StorageScope(workspace: "acme-support")  // the anonymous installation
 /// ```
 public struct StorageScope: Hashable, Sendable, CustomStringConvertible {
   /// The workspace the conversations belong to.

@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// var state = ClientState()
 /// let effects = ClientReducer().reduce(into: &state, action: .start)
-/// // effects == [.openScope(userID: nil), .connectRealtime(r0.1), .prepareBatch(r0.2)]
+/// // effects == [.openScope(userID: nil), .cancelTimer(.reconnect), .connectRealtime(r0.1), .prepareBatch(r0.2)]
 /// ```
 public struct ClientReducer: Reducer {
   /// The default outbox backoff; a client's is `policy.outboxBackoff`.
