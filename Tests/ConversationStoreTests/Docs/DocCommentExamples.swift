@@ -387,3 +387,35 @@ struct ConversationStoreDocCommentTests {
     #expect(printed.joined() == "Hello")
   }
 }
+
+@Suite("Doc comment examples: a conversation's steps reaching the list")
+struct ListReportingExample {
+  @Test("ConversationListEvent.reporting's example: the user's message reaches its row in the list")
+  func reportsTheUsersMessage() async throws {
+    // Given a list with conversation c42's row, and the store of c42
+    let list = ConversationListStore(backend: ControlledBackend(), environment: .deterministic())
+    list.send(.realtime(.conversationCreated(ConversationSummary(id: "c42", title: nil, lastActivityAt: .story(0)))))
+    let store = ChatStore(.existing(id: "c42"), backend: ControlledBackend(), environment: .deterministic())
+    var snapshots = store.snapshots().makeAsyncIterator()
+    let first = await snapshots.next()
+    var before = try #require(first).state
+
+    // When the user writes, and the step is reported
+    store.send(.send(OutgoingMessage(clientID: "m1", text: "Where is order 1042?", createdAt: .story(1))))
+    let next = await snapshots.next()
+    let snapshot = try #require(next)
+    let after = snapshot.state
+    // DOCC-LIST-REPORTING-BEGIN
+    for action in ConversationListEvent.reporting(from: before, to: after, changes: snapshot.changes) {
+      list.send(action)
+    }
+    // DOCC-LIST-REPORTING-END
+    before = after
+
+    // Then the row shows it
+    let row = await list.state { $0.conversations["c42"]?.lastMessagePreview != nil }
+    #expect(row?.conversations["c42"]?.lastMessagePreview == "Where is order 1042?")
+    store.close()
+    list.close()
+  }
+}

@@ -14,7 +14,7 @@ private let logged = Mutex<[PersistenceError]>([])
 private func log(_ error: PersistenceError) { logged.withLock { $0.append(error) } }
 
 /// Persists every snapshot of a store restored from `scope`'s conversation "c42", until the store closes.
-private func persistedExample(_ scope: ScopeStorage, _ backend: any ChatBackend) async throws {
+private func persistedExample(_ scope: ScopeDirectory, _ backend: any ChatBackend) async throws {
   // DOCC-CONVERSATIONFILE-BEGIN
   let file = try scope.conversation("c42")
   let store = ChatStore(file.restored ?? ConversationState(conversationID: "c42"), backend: backend)

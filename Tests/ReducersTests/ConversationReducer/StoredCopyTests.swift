@@ -62,3 +62,21 @@ struct StoredCopyTests {
     #expect(ended.messages.filter { $0.clientID != "c2" } == state.messages.filter { $0.clientID != "c2" })
   }
 }
+
+/// A file of conversation c42, as `settledForThisRun`'s example reads it.
+private struct StoredFile {
+  var restored: ConversationState?
+}
+
+@Test("settledForThisRun's example: a stored copy, settled, goes to the store as restored")
+func settledForThisRunExample() {
+  let reducer = ConversationReducer()
+  let file = StoredFile(restored: .existing(id: "c42"))
+  let store = ConversationTestStore(ConversationState(conversationID: "c42"), exhaustivity: .off)
+  store.arrange { $0.isRestoring = true }
+  // DOCC-SETTLED-FOR-THIS-RUN-BEGIN
+  let copy = reducer.settledForThisRun(file.restored!, inOutbox: ["m-7"])
+  store.send(.restored(copy))
+  // DOCC-SETTLED-FOR-THIS-RUN-END
+  #expect(!store.state.isRestoring)
+}
