@@ -19,23 +19,54 @@ final class RealtimeHub: Sendable {
     let continuation: Updates.Continuation
   }
 
+  /// The connection the hub reads, as the hub has seen it go. The client's reducer decides when a
+  /// connection opens and closes (`ClientState.connection`); this is only where the hub's routing stands, kept
+  /// under the same lock as the subscribers so that a store subscribing as the connection opens or drops is
+  /// never left out:
+  ///
+  /// ```text
+  /// idle -> opening        (`open`: the reducer asked for a connection)
+  /// opening -> open        (its stream said it opened: subscribers hear `.opened`)
+  /// opening, open -> lost  (its stream ended: subscribers end with its error)
+  /// opening, open -> idle  (`cancel`: the reducer is replacing it)
+  /// lost -> opening        (`open`: the reducer's next attempt)
+  /// any -> closed          (`close`: the client closed; final)
+  /// ```
+  private enum Link {
+    case idle
+    /// The connection of `request` is being read and has not opened; its task, once attached.
+    case opening(RequestID, Task<Void, Never>?)
+    /// The connection of `request` is live.
+    case open(RequestID, Task<Void, Never>?)
+    /// The last connection ended with this error and no other is being read: a store that subscribes now is
+    /// told at once, so it shows `reconnecting` instead of waiting on a connection that is not there.
+    case lost(ChatError)
+    case closed
+
+    /// The request of the connection being read, if one is.
+    var request: RequestID? {
+      switch self {
+      case .opening(let request, _), .open(let request, _): request
+      case .idle, .lost, .closed: nil
+      }
+    }
+
+    var task: Task<Void, Never>? {
+      switch self {
+      case .opening(_, let task), .open(_, let task): task
+      case .idle, .lost, .closed: nil
+      }
+    }
+  }
+
   private struct Routing {
     var subscribers: [UInt64: Subscriber] = [:]
     var nextID: UInt64 = 0
-    /// The connection being read, and the request it belongs to.
-    var request: RequestID?
-    var task: Task<Void, Never>?
-    var isOpen = false
-    var isClosed = false
+    var link = Link.idle
     var connectionsOpened = 0
-    /// Why the connection is down, from its loss until the next attempt.
-    var lastLoss: ChatError?
   }
 
   private let routing = StateLock(Routing())
-
-  /// Whether the shared connection is live now.
-  var isOpen: Bool { routing.withLock { $0.isOpen } }
 
   /// How many times the backend's connection was opened.
   var connectionsOpened: Int { routing.withLock { $0.connectionsOpened } }
@@ -43,24 +74,26 @@ final class RealtimeHub: Sendable {
   /// A subscription to `conversation`'s events (nil: all of them).
   func subscribe(_ conversation: ConversationID?) -> Updates {
     let (updates, continuation) = Updates.makeStream()
-    let subscriberID: UInt64? = routing.withLock { state in
-      guard !state.isClosed else { return nil }
-      let id = state.nextID
-      state.nextID += 1
-      if !state.isOpen, state.request == nil, state.lastLoss != nil { return nil }
-      state.subscribers[id] = Subscriber(conversation: conversation, continuation: continuation)
-      if state.isOpen { continuation.yield(.opened) }
-      return id
-    }
-    guard let subscriberID else {
-      let loss = routing.withLock { $0.isClosed ? nil : $0.lastLoss }
+    var subscriberID: UInt64 = 0
+    let refusal: ChatError? = routing.withLock { state in
+      switch state.link {
+      case .closed: return ChatError(.network, "The client is closed.")
       // A network error whatever the loss was: the client's connection deals with credentials, once.
-      continuation.finish(
-        throwing: ChatError(
-          .network, loss.map { "The shared connection is down: \($0.message)" } ?? "The client is closed."))
+      case .lost(let loss): return ChatError(.network, "The shared connection is down: \(loss.message)")
+      case .idle, .opening, .open:
+        let id = state.nextID
+        state.nextID += 1
+        state.subscribers[id] = Subscriber(conversation: conversation, continuation: continuation)
+        if case .open = state.link { continuation.yield(.opened) }
+        subscriberID = id
+        return nil
+      }
+    }
+    if let refusal {
+      continuation.finish(throwing: refusal)
       return updates
     }
-    continuation.onTermination = { [weak self] _ in
+    continuation.onTermination = { [weak self, subscriberID] _ in
       self?.routing.withLock { _ = $0.subscribers.removeValue(forKey: subscriberID) }
     }
     return updates
@@ -75,16 +108,16 @@ final class RealtimeHub: Sendable {
   ) {
     // The request is the current one before its task can report anything, so `.opened` is never dropped
     // for arriving first.
-    let previous = routing.withLock { state -> Task<Void, Never>? in
+    let previous = routing.withLock { state -> Task<Void, Never>?? in
+      if case .closed = state.link { return .none }
       defer {
-        state.request = request
-        state.task = nil
-        state.isOpen = false
-        state.lastLoss = nil
+        state.link = .opening(request, nil)
         state.connectionsOpened += 1
       }
-      return state.task
+      return .some(state.link.task)
     }
+    // After `close` nothing more is read.
+    guard let previous else { return }
     previous?.cancel()
     let task = Task { [weak self] in
       var failure: ChatError = ChatError(.network, "The realtime connection ended.")
@@ -117,8 +150,11 @@ final class RealtimeHub: Sendable {
     let started = task
     let stale = routing.withLock { state -> Bool in
       // Cancelled (or replaced) before the task could be attached: it must not run on.
-      guard state.request == request else { return true }
-      state.task = started
+      switch state.link {
+      case .opening(request, nil): state.link = .opening(request, started)
+      case .open(request, nil): state.link = .open(request, started)
+      default: return true
+      }
       return false
     }
     if stale { task.cancel() }
@@ -130,11 +166,9 @@ final class RealtimeHub: Sendable {
   /// (ending them here raced that, and showed a store `reconnecting` for a backoff after a guest signed up).
   func cancel(_ request: RequestID) {
     let task = routing.withLock { state -> Task<Void, Never>? in
-      guard state.request == request else { return nil }
-      state.request = nil
-      state.isOpen = false
-      defer { state.task = nil }
-      return state.task
+      guard state.link.request == request else { return nil }
+      defer { state.link = .idle }
+      return state.link.task
     }
     task?.cancel()
   }
@@ -142,14 +176,11 @@ final class RealtimeHub: Sendable {
   /// Ends every subscription and the connection; later subscriptions fail at once.
   func close() {
     let (task, subscribers) = routing.withLock { state -> (Task<Void, Never>?, [Subscriber]) in
-      state.isClosed = true
-      state.isOpen = false
-      state.request = nil
       defer {
-        state.task = nil
+        state.link = .closed
         state.subscribers = [:]
       }
-      return (state.task, Array(state.subscribers.values))
+      return (state.link.task, Array(state.subscribers.values))
     }
     task?.cancel()
     for subscriber in subscribers { subscriber.continuation.finish() }
@@ -157,8 +188,8 @@ final class RealtimeHub: Sendable {
 
   private func opened(_ request: RequestID) {
     let subscribers = routing.withLock { state -> [Subscriber] in
-      guard state.request == request else { return [] }
-      state.isOpen = true
+      guard case .opening(request, let task) = state.link else { return [] }
+      state.link = .open(request, task)
       return Array(state.subscribers.values)
     }
     for subscriber in subscribers { subscriber.continuation.yield(.opened) }
@@ -177,11 +208,8 @@ final class RealtimeHub: Sendable {
 
   private func ended(_ request: RequestID, _ error: ChatError) {
     let subscribers = routing.withLock { state -> [Subscriber] in
-      guard state.request == request else { return [] }
-      state.request = nil
-      state.task = nil
-      state.isOpen = false
-      state.lastLoss = error
+      guard state.link.request == request else { return [] }
+      state.link = .lost(error)
       defer { state.subscribers = [:] }
       return Array(state.subscribers.values)
     }
