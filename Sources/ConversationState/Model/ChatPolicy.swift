@@ -37,8 +37,8 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// UTF-8 bytes a tool result's JSON may have (default 20,000); a larger one is `TOOL_RESULT_TOO_LARGE`.
   public var maximumToolResultBytes: Int
   /// UTF-8 bytes a `HostOperation`'s payload may have, written as compact JSON (default 64 KiB); a larger
-  /// one is refused by `ChatClient.enqueue` with `OPERATION_TOO_LARGE`. The outbox's own bound (2 MiB over
-  /// everything it holds) applies too.
+  /// one is refused by `ChatClient.enqueue` with `OPERATION_TOO_LARGE`. The outbox's own bound on everything it
+  /// holds (`ChatClientOptions.outboxLimits`, 2 MiB by default) applies too.
   public var maximumHostOperationBytes: Int
   /// Seconds an app-side tool handler may run (default 25, on the runtime's clock); a later result is
   /// reported to the agent as a `TIMEOUT` error instead.

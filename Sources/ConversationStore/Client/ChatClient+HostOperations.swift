@@ -7,7 +7,7 @@ extension ChatClient {
   /// `conversation` when it is about one, and returns its ID once it is on disk. It goes out in the same
   /// ordered batches as the chat's own operations, whenever the backend is reachable, through
   /// `ChatBackend.uploadOutbox` (the HTTP protocol's `"kind": "host"`), and counts against the same bounds
-  /// (2,000 operations, 2 MiB, 7 days, oldest evicted first). `ChatClientOptions.onHostOperation` hears
+  /// (`ChatClientOptions.outboxLimits`; by default 2,000 operations, 2 MiB, 7 days, oldest evicted first). `ChatClientOptions.onHostOperation` hears
   /// whether the server accepted or refused it, once.
   ///
   /// ```swift

@@ -4,7 +4,7 @@ public import Foundation
 /// The durable queue of what the user did while the server could not be reached.
 ///
 /// `enqueue` returns only once the operation is on disk, so a UI that shows a message as queued after it
-/// returns never shows one a crash could lose. Operations leave by `complete` (the server has them) or by
+/// returns never shows one a crash could lose. Operations leave by `finishBatch` (the server has their batch) or by
 /// eviction: past `OutboxLimits` the oldest go first, but never one marked uploading, and each eviction is
 /// returned and reported with its ID and reason only.
 ///
