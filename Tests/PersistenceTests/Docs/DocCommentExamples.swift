@@ -1,8 +1,8 @@
+import ConversationState
 import ConversationStore
 import ConversationTesting
 import Foundation
 import Persistence
-import Synchronization
 import Testing
 
 // The Swift examples of the Persistence module's doc comments, compiled between `DOCC-` markers
@@ -10,7 +10,7 @@ import Testing
 // directory where that is cheap.
 
 /// What the host's log received, for `HostCallbacks`' example.
-private let logged = Mutex<[PersistenceError]>([])
+private let logged = StateLock<[PersistenceError]>([])
 private func log(_ error: PersistenceError) { logged.withLock { $0.append(error) } }
 
 /// Persists every snapshot of a store restored from `scope`'s conversation "c42", until the store closes.
