@@ -21,9 +21,19 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Remove a failed (or still pending) message and put its text back into the draft, to edit and send
   /// anew.
   case takeBackIntoDraft(ClientMessageID)
-  /// Ask for a new version of an answer. The old answer and everything after it are replaced only when the
-  /// new one finishes.
+  /// Ask for a new version of an answer. The old answer and everything after it leave the screen only when
+  /// the new one finishes, and stay as its sibling (`ConversationState.branches`, `showSibling`).
   case regenerate(ClientMessageID)
+  /// Show another sibling of `message`, which starts the path on screen at a fork
+  /// (`ConversationState.branches`): the one before it, the one after it, or the one at an index from 0.
+  /// The path on screen is kept in its place. Refused (`INVALID_ACTION`, nothing changed) while a reply
+  /// streams or a request other than the connection is in flight, while a message of the user's is unsent,
+  /// and while older history is shown without the newest (`history.newerGap`); `UNKNOWN_MESSAGE` for a
+  /// message that has no siblings or no such sibling.
+  case showSibling(of: ClientMessageID, SiblingChoice)
+  /// Show the path that holds `message`, switching at every fork on the way; refused as `showSibling` is,
+  /// and `UNKNOWN_MESSAGE` when no path holds it. A message on screen changes nothing.
+  case showBranch(containing: ClientMessageID)
   /// Stop the reply being streamed: its request is cancelled and the reply is kept with its text so far,
   /// `cancelled` (not shown as `userError`: the user asked for it). With no reply streaming, an answer
   /// waiting for the app's tools or the user's answers (`ReplyState.isAwaiting`) is stopped instead: its
@@ -304,4 +314,12 @@ public enum RealtimeEvent: Equatable, Sendable, Codable {
   /// The reply `reply` is complete; `message` is the server's copy of it. As for a send's `replyFinished`,
   /// the committed message keeps the client ID of the row it streamed in.
   indirect case replyFinished(ServerMessageID, Message)
+}
+
+/// Which sibling `ConversationAction.showSibling` shows.
+public enum SiblingChoice: Hashable, Sendable, Codable {
+  case previous
+  case next
+  /// The sibling at this index, from 0, in the order the siblings were made.
+  case index(Int)
 }

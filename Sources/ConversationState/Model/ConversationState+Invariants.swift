@@ -80,7 +80,7 @@ extension ConversationState {
     for message in messages where message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
       violations.append("\(message.clientID) is in the conversation with a call whose input is still streaming")
     }
-    violations += requestViolations() + awaitingViolations()
+    violations += requestViolations() + awaitingViolations() + branches.violations
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
     if unread != unreadCount {
       violations.append("unreadCount is \(unreadCount) but \(unread) message(s) are after the read cursor")

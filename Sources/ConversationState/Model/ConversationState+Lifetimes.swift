@@ -39,6 +39,8 @@ extension ConversationState {
     @usableFromInline package var escalation: Escalation?
     @usableFromInline package var hasMissedMessagesGap = false
     @usableFromInline package var agentState: JSONValue?
+    /// nil rather than empty, so that a conversation without any leaves the key out of its JSON and file.
+    @usableFromInline package var branches: ConversationBranches?
 
     package init(conversationID: ConversationID?) { self.conversationID = conversationID }
 

@@ -214,6 +214,13 @@ public struct ConversationState: Sendable {
     _modify { yield &cold.value.run.needsAgentStateSnapshot }
   }
 
+  /// The paths not on screen where the conversation forks (an answer regenerated keeps the old one as a
+  /// sibling); empty for a conversation that is a line. `messages` is the path on screen.
+  public var branches: ConversationBranches {
+    get { cold.value.stored.branches ?? ConversationBranches() }
+    set { cold.value.stored.branches = newValue.isEmpty ? nil : newValue }
+  }
+
   /// The newest committed assistant message: the answer that may wait (`ReplyState.isAwaiting`). Messages
   /// of others after it (a human agent's, a system note) do not end its wait; the user's next send does.
   public var latestAnswer: Message? {

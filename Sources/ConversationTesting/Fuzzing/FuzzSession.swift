@@ -131,6 +131,12 @@ struct FuzzSession {
     case 15: return agentState()
     case 0:
       return .retry(pick(messages.filter { if case .failed = $0.delivery { true } else { false } })?.clientID ?? "nope")
+    case 1 where chance(50):
+      // Switching between the siblings a regeneration left, or to a hidden message by ID.
+      let shown = pick(state.branches.forks.map(\.shown)) ?? pick(answers)?.clientID ?? "nope"
+      let hidden = pick(state.branches.forks.flatMap { $0.paths.flatMap(\.messages) })?.clientID ?? "nope"
+      let choice = pick([SiblingChoice.previous, .next, .index(int(0..<3))])!
+      return chance(70) ? .showSibling(of: shown, choice) : .showBranch(containing: hidden)
     case 1: return .regenerate(pick(answers)?.clientID ?? "nope")
     case 2: return .loadHistory(pageSize: pick([20, 5, 0, 101])!)
     case 3: return .loadMoreHistory(pageSize: pick([20, 10, 100])!)

@@ -198,8 +198,11 @@ extension ConversationReducer {
     }
     if final.serverID == nil { final.serverID = reply?.serverID }
     if case .regenerate(let answer) = purpose {
-      // Only now, with the new answer in hand, does the old one (and what followed it) go.
-      _ = state.messages.removeCommitted(from: answer)
+      // Only now, with the new answer in hand, does the old one (and what followed it) leave the screen: it
+      // stays as the new answer's sibling.
+      let after = state.messages.index(of: answer).flatMap { $0 > 0 ? state.messages[$0 - 1].clientID : nil }
+      let replaced = state.messages.removeCommitted(from: answer)
+      state.branches.keep(replaced, after: after, replacedBy: final.clientID)
       recountUnread(&state)
     }
     commitIncoming(final, &state)

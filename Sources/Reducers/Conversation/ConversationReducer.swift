@@ -96,6 +96,8 @@ public struct ConversationReducer: Reducer {
     case .discard(let clientID): return discard(clientID, intoDraft: false, &state)
     case .takeBackIntoDraft(let clientID): return discard(clientID, intoDraft: true, &state)
     case .regenerate(let answer): return regenerate(answer, &state)
+    case .showSibling(let message, let choice): return showSibling(of: message, choice, &state)
+    case .showBranch(let message): return showBranch(containing: message, &state)
     case .stopReply: return stopReply(&state)
     case .answerInput(let id, let answer): return answerInput(id, answer, &state)
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)

@@ -228,3 +228,32 @@ final class EventLog: Sendable {
     all.count { if case .rewritten = $0 { return true } else { return false } }
   }
 }
+
+@Suite("A conversation's branches on disk")
+struct BranchStorageTests {
+  @Test("a regenerated answer's sibling is in the file, and a relaunch shows the same path with it")
+  func branchesSurviveRelaunch() throws {
+    // Given a conversation whose last answer was regenerated (the old one kept as its sibling)
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    var state = ConversationState.existing([
+      .server("Where is order 1042?", id: "s1", role: .user, at: 1), .server("It ships Monday.", id: "s2", at: 2),
+    ])
+    let old = state.messages.removeCommitted(from: "srv-s2")
+    let newer = Message.server("It ships Thursday.", id: "s3", at: 3)
+    state.branches.keep(old, after: "srv-s1", replacedBy: newer.clientID)
+    state.messages.commit(newer)
+    state.unreadCount = 2
+    let file = try scope.conversation("conv-1")
+    try file.persist(state, changes: .reset, at: .story(3))
+    try file.flush(at: .story(3))
+
+    // When the app starts again
+    let restored = try #require(try scope.conversation("conv-1").restored)
+
+    // Then the path on screen and its sibling are as they were
+    #expect(restored.messages.map(\.text) == ["Where is order 1042?", "It ships Thursday."])
+    #expect(restored.branches == state.branches)
+    #expect(restored.branches.place(of: newer.clientID) == ConversationBranches.Place(index: 1, count: 2))
+  }
+}

@@ -1,0 +1,74 @@
+import ConversationState
+
+/// Switching between the sibling paths of a conversation (`ConversationState.branches`). A switch is local
+/// and asks for nothing: the path on screen is what the next request carries.
+extension ConversationReducer {
+  func showSibling(of message: ClientMessageID, _ choice: SiblingChoice, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    if let refusal = switchRefusal(state) { return refuse(.invalidAction, refusal, &state) }
+    guard let place = state.branches.place(of: message) else {
+      return refuse(.unknownMessage, "Message \(message) has no siblings to show.", &state)
+    }
+    let index =
+      switch choice {
+      case .previous: place.index - 1
+      case .next: place.index + 1
+      case .index(let index): index
+      }
+    guard (0..<place.count).contains(index) else {
+      return refuse(.unknownMessage, "Message \(message) has no sibling \(index + 1) of \(place.count).", &state)
+    }
+    if index != place.index { show(index, atForkShowing: message, &state) }
+    return []
+  }
+
+  func showBranch(containing message: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
+    if state.messages.contains(message) { return [] }
+    if let refusal = switchRefusal(state) { return refuse(.invalidAction, refusal, &state) }
+    // Each switch brings the forks of the path it shows to the top; at most one switch per fork on the way.
+    while !state.messages.contains(message) {
+      guard let (shown, index) = Self.step(toward: message, in: state.branches) else {
+        return refuse(.unknownMessage, "No branch holds message \(message).", &state)
+      }
+      show(index, atForkShowing: shown, &state)
+    }
+    return []
+  }
+
+  /// The fork on screen (by the first message it shows) and the path there that holds `message`, itself or
+  /// within one of its forks.
+  private static func step(toward message: ClientMessageID, in branches: ConversationBranches)
+    -> (ClientMessageID, Int)?
+  {
+    func holds(_ path: ConversationBranches.Path) -> Bool {
+      path.messages.contains { $0.clientID == message } || path.forks.contains { $0.paths.contains(where: holds) }
+    }
+    for fork in branches.forks {
+      if let index = fork.paths.firstIndex(where: holds) { return (fork.shown, index) }
+    }
+    return nil
+  }
+
+  /// Why the path on screen cannot change now, if it cannot: something of it is in flight, unsent, or not in
+  /// memory whole.
+  private func switchRefusal(_ state: ConversationState) -> String? {
+    if !state.liveReplies.isEmpty { return "Wait for the reply to finish before switching branches." }
+    if !state.messages.outgoing.isEmpty { return "Send or discard your unsent messages before switching branches." }
+    if !state.isSettled { return "Wait for what is in flight to finish before switching branches." }
+    if state.history.newerGap != nil { return "Go back to the newest messages before switching branches." }
+    return nil
+  }
+
+  /// Shows path `index` of the fork whose path on screen starts at `shown`; the path leaving the screen keeps
+  /// its place among the siblings.
+  private func show(_ index: Int, atForkShowing shown: ClientMessageID, _ state: inout ConversationState) {
+    let current = state.messages.removeCommitted(from: shown)
+    guard let coming = state.branches.show(index, atForkShowing: shown, keeping: current) else {
+      for message in current { state.messages.commit(message) }
+      return
+    }
+    for message in coming { state.messages.commit(message) }
+    recountUnread(&state)
+  }
+}
