@@ -56,7 +56,7 @@ struct DemoBinaryTests {
 
   @Test(
     "each example script prints its expected transcript",
-    arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes"])
+    arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes", "branches"])
   func examplesMatch(name: String) async throws {
     let expected = try String(
       contentsOf: packageRoot.appendingPathComponent("Examples/\(name).transcript"), encoding: .utf8)

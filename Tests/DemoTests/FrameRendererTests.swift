@@ -113,6 +113,31 @@ struct FrameRendererTests {
     #expect(!conversation.joined().contains("OPAQUE"))
   }
 
+  @Test("an answer with siblings shows its place among them in the full-screen view and the transcript")
+  func siblingMark() {
+    // Given Ada's answer, regenerated once: the new one is shown, second of two
+    var screen = ScreenFixtures.awaitingApproval
+    var state = ConversationState.existing(
+      [.confirmed("Is my account fine?", clientID: "c-1", serverID: "m-1", at: 1), .server("Yes.", id: "m-2", at: 2)],
+      id: "c-order")
+    let old = state.messages.removeCommitted(from: "srv-m-2")
+    var newer = Message.server("Yes, all in order.", id: "m-3", at: 3)
+    newer.agent = ScreenFixtures.ada
+    state.branches.keep(old, after: "c-1", replacedBy: newer.clientID)
+    state.messages.commit(newer)
+    state.unreadCount = 0
+    screen.conversation = state
+
+    // When it is drawn, and written to the transcript
+    let pane = conversationPane(screen, width: 80, height: 24)
+    var transcript = Transcript()
+    let printed = transcript.lines(for: screen)
+
+    // Then both say "2 of 2" beside the answer
+    #expect(pane.contains(" Ada · ‹ 2/2 ›"))
+    #expect(printed.contains("Ada: Yes, all in order.  ‹ 2/2 ›"))
+  }
+
   @Test("a committed answer's tool calls read the same in the full-screen view and the transcript")
   func committedToolCallsAgree() {
     // Given an answer that looked an order up, failed to refund it and was denied cancelling it

@@ -16,6 +16,8 @@ struct AgentWorld: Sendable {
   var nextSocket = 0
   var toolWaiters: [ToolCallID: CheckedContinuation<ToolCall.Outcome, Never>] = [:]
   var failNext = false
+  /// Regenerations so far: each asks for the next wording, so siblings differ.
+  var regenerations = 0
   /// How the next reply goes wrong partway (`/cut`, `/break`, `/fail reply`), if it does.
   var nextReplyFault: ReplyFault?
   var tickets = 0

@@ -63,8 +63,11 @@ final class SimulatedAgent: ChatBackend {
   {
     work { [self] continuation in
       try world.withLock { try $0.checkFailure() }
-      let question = world.withLock { $0.text(of: prompt, in: conversation) } ?? ""
-      try await reply(to: question, in: conversation, question: nil, on: continuation, variant: 1)
+      let (question, variant) = world.withLock { world in
+        world.regenerations += 1
+        return (world.text(of: prompt, in: conversation) ?? "", world.regenerations + 2)
+      }
+      try await reply(to: question, in: conversation, question: nil, on: continuation, variant: variant)
     }
   }
 

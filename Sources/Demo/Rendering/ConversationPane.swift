@@ -77,7 +77,8 @@ enum ConversationPane {
       let message = state.messages[index]
       let isSelected = message.clientID == selected
       let block = MessageLines.lines(
-        message, width: width, isSelected: isSelected, showsReasoning: screen.showsReasoning)
+        message, width: width, isSelected: isSelected, showsReasoning: screen.showsReasoning,
+        place: state.branches.place(of: message.clientID))
       if isSelected { selectedBlock = (count, block.count) }
       blocks.append(block)
       count += block.count

@@ -5,11 +5,16 @@ import ConversationStore
 enum MessageLines {
   static let indent = "  "
 
-  static func lines(_ message: Message, width: Int, isSelected: Bool, showsReasoning: Bool = false) -> [StyledLine] {
+  static func lines(
+    _ message: Message, width: Int, isSelected: Bool, showsReasoning: Bool = false,
+    place: ConversationBranches.Place? = nil
+  ) -> [StyledLine] {
     var header = StyledLine()
     if isSelected { header.append("▸ ", TextStyle(bold: true, reverse: true)) }
     header.append(author(of: message), message.role == .user ? TextStyle(bold: true, color: .cyan) : .bold)
-    for (text, style) in details(of: message) {
+    var details = details(of: message)
+    if let place { details.append((siblingMark(place), .dim)) }
+    for (text, style) in details {
       header.append(" · ", .dim)
       header.append(text, style)
     }
@@ -53,6 +58,9 @@ enum MessageLines {
   static func commands(for request: InputRequest) -> String {
     if case .question = request.kind { "/answer TEXT or /deny" } else { "/approve or /deny [why]" }
   }
+
+  /// A message's place among its siblings, as the picker shows it: `‹ 2/3 ›` (`/prev`, `/next`).
+  static func siblingMark(_ place: ConversationBranches.Place) -> String { "‹ \(place.index + 1)/\(place.count) ›" }
 
   static func author(of message: Message) -> String {
     switch message.role {

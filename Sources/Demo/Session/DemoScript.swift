@@ -60,7 +60,8 @@ struct DemoScript: Equatable {
   }
 
   static let commands: Set<String> = [
-    "new", "open", "older", "search", "retry", "discard", "regen", "stop", "up", "down", "feedback", "ticket", "signin",
+    "new", "open", "older", "search", "retry", "discard", "regen", "prev", "next", "stop", "up", "down", "feedback",
+    "ticket", "signin",
     "signout", "drop", "fail", "quit", "q", "help", "approve", "deny", "answer", "thoughts", "cut", "break",
   ]
 }

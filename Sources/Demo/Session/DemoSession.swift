@@ -242,6 +242,13 @@ final class DemoSession: Sendable {
         return true
       }
       store?.send(.regenerate(answer.clientID))
+    case "prev", "next":
+      // The newest message with siblings: the answer regenerated last, or the path a switch showed.
+      guard let shown = state?.messages.last(where: { state?.branches.place(of: $0.clientID) != nil }) else {
+        notice("No answer has siblings yet (/regen makes one).")
+        return true
+      }
+      store?.send(.showSibling(of: shown.clientID, name == "prev" ? .previous : .next))
     case "stop": store?.send(.stopReply)
     case "up", "down":
       guard let answer = state?.messages.last(where: { $0.role == .assistant && $0.isCommitted }) else {
@@ -345,5 +352,5 @@ final class DemoSession: Sendable {
   }
 
   static let help =
-    "Type to chat. /new /open N /older /search WORDS /retry /discard /regen /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail [reply] /cut /break /quit"
+    "Type to chat. /new /open N /older /search WORDS /retry /discard /regen /prev /next /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail [reply] /cut /break /quit"
 }

@@ -34,10 +34,13 @@ struct Transcript {
     if connectionText != connection { lines.append("· \(connectionText)") }
     connection = connectionText
     for message in state.messages {
-      let line = Self.describe(message)
+      var line = Self.describe(message)
+      if let place = state.branches.place(of: message.clientID) { line += "  \(MessageLines.siblingMark(place))" }
       if printed[message.clientID] != line { lines.append(line) }
       printed[message.clientID] = line
     }
+    // A message that left the screen (a switch to a sibling path) is printed again when it comes back.
+    if printed.count > state.messages.count { printed = printed.filter { state.messages.contains($0.key) } }
     if state.status != status, status != nil { lines.append("· \(Self.describe(state.status))") }
     status = state.status
     let moment = state.feedbackMoment.map(Self.describe)
