@@ -28,7 +28,8 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// (`ConversationState.branches`): the one before it, the one after it, or the one at an index from 0.
   /// The path on screen is kept in its place. Refused (`INVALID_ACTION`, nothing changed) while a reply
   /// streams or a request other than the connection is in flight, while a message of the user's is unsent,
-  /// and while older history is shown without the newest (`history.newerGap`); `UNKNOWN_MESSAGE` for a
+  /// while older history is shown without the newest (`history.newerGap`), and while the path on screen
+  /// does not start in memory (trimmed from the older end); `UNKNOWN_MESSAGE` for a
   /// message that has no siblings or no such sibling.
   case showSibling(of: ClientMessageID, SiblingChoice)
   /// Show the path that holds `message`, switching at every fork on the way; refused as `showSibling` is,

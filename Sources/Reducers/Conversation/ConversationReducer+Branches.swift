@@ -19,7 +19,7 @@ extension ConversationReducer {
     guard (0..<place.count).contains(index) else {
       return refuse(.unknownMessage, "Message \(message) has no sibling \(index + 1) of \(place.count).", &state)
     }
-    if index != place.index { show(index, atForkShowing: message, &state) }
+    if index != place.index, !show(index, atForkShowing: message, &state) { return refuseNotInMemory(&state) }
     return []
   }
 
@@ -31,7 +31,8 @@ extension ConversationReducer {
       guard let (shown, index) = Self.step(toward: message, in: state.branches) else {
         return refuse(.unknownMessage, "No branch holds message \(message).", &state)
       }
-      show(index, atForkShowing: shown, &state)
+      // A switch that cannot be made would be looked for again, for ever.
+      if !show(index, atForkShowing: shown, &state) { return refuseNotInMemory(&state) }
     }
     return []
   }
@@ -61,14 +62,21 @@ extension ConversationReducer {
   }
 
   /// Shows path `index` of the fork whose path on screen starts at `shown`; the path leaving the screen keeps
-  /// its place among the siblings.
-  private func show(_ index: Int, atForkShowing shown: ClientMessageID, _ state: inout ConversationState) {
+  /// its place among the siblings. False, with nothing changed, when the path on screen does not start in
+  /// memory (`shown` was trimmed away): it could not be kept whole.
+  private func show(_ index: Int, atForkShowing shown: ClientMessageID, _ state: inout ConversationState) -> Bool {
+    guard state.messages.contains(shown) else { return false }
     let current = state.messages.removeCommitted(from: shown)
     guard let coming = state.branches.show(index, atForkShowing: shown, keeping: current) else {
       for message in current { state.messages.commit(message) }
-      return
+      return false
     }
     for message in coming { state.messages.commit(message) }
     recountUnread(&state)
+    return true
+  }
+
+  private func refuseNotInMemory(_ state: inout ConversationState) -> [ConversationEffect] {
+    refuse(.invalidAction, "Scroll up to where the conversation forks before switching branches.", &state)
   }
 }

@@ -132,6 +132,31 @@ struct BranchTests {
     #expect(chat.state.messages.map(\.clientID) == before.map(\.clientID))
   }
 
+  @Test("a fork whose shown message was trimmed from memory is refused, not half switched or looped on")
+  func trimmedForkRefused() {
+    // Given A1 regenerated (its path, A1 v2, shown), then answered on, and the older end trimmed so that A1 v2
+    // is no longer in memory
+    let chat = Self.answered()
+    let a1v2 = Self.regenerate(chat, "srv-s2", into: "A1 v2", id: "s5", at: 5)
+    chat.send(.realtime("conv-1", .messageCreated(.server("Q3", id: "s6", role: .user, at: 6))))
+    chat.send(.realtime("conv-1", .messageCreated(.server("A3", id: "s7", at: 7))))
+    chat.send(.trimHistory(keepingNewest: 2))
+    #expect(!chat.state.messages.contains(a1v2))
+    let before = chat.state.messages.map(\.clientID)
+
+    // When the user asks for the other sibling, or for a message of the hidden path
+    for action in [ConversationAction.showSibling(of: a1v2, .previous), .showBranch(containing: "srv-s4")] {
+      chat.send(.clearError)
+      let effects = chat.send(action)
+
+      // Then it is refused with a typed error, and what is on screen and kept is as it was
+      #expect(effects == [])
+      #expect(chat.state.userError?.code == .invalidAction)
+      #expect(chat.state.messages.map(\.clientID) == before)
+      #expect(chat.state.branches.place(of: a1v2) == ConversationBranches.Place(index: 1, count: 2))
+    }
+  }
+
   @Test("the branches survive the state's JSON, as a relaunch reads them")
   func branchesEncode() throws {
     let chat = Self.answered()
