@@ -66,7 +66,7 @@ public struct ChatClientOptions: Sendable {
     onHostOperation: (@Sendable (HostOperationOutcome) -> Void)? = nil, diagnostics: ClientDiagnostic.Sink? = nil,
     outboxLimits: OutboxLimits = OutboxLimits(), idleCheckInterval: Double = 5,
     onStorageRecovered: (@Sendable (StorageRecovery) -> Void)? = nil,
-    storageWindow: Int = ScopeDirectory.defaultWindow, replyWriteInterval: Double = 0.25
+    storageWindow: Int = ScopeDirectory.defaultWindow, replyWriteInterval: Double = defaultReplyWriteInterval
   ) {
     self.storageWindow = storageWindow
     self.replyWriteInterval = replyWriteInterval
@@ -97,16 +97,19 @@ extension ChatClientOptions {
   /// ```
   public func validate() throws(ChatError) {
     try policy.validate()
+    func seconds(_ range: ClosedRange<Double>) -> String {
+      String(format: "%g to %g seconds", range.lowerBound, range.upperBound)
+    }
     func refuse(_ name: String, _ rule: String, _ value: Any) -> ChatError {
       ChatError(.invalidConfiguration, "ChatClientOptions.\(name) must be \(rule); it is \(value).")
     }
     if maximumIdleConversations < 0 { throw refuse("maximumIdleConversations", "0 or more", maximumIdleConversations) }
-    if !(idleCheckInterval >= 0.01 && idleCheckInterval <= 3_600) {
-      throw refuse("idleCheckInterval", "0.01 to 3600 seconds", idleCheckInterval)
+    if !ClientReducer.idleCheckIntervals.contains(idleCheckInterval) {
+      throw refuse("idleCheckInterval", seconds(ClientReducer.idleCheckIntervals), idleCheckInterval)
     }
     if storageWindow < 1 { throw refuse("storageWindow", "at least 1", storageWindow) }
-    if !(replyWriteInterval >= 0 && replyWriteInterval <= 60) {
-      throw refuse("replyWriteInterval", "0 to 60 seconds", replyWriteInterval)
+    if !Self.replyWriteIntervals.contains(replyWriteInterval) {
+      throw refuse("replyWriteInterval", seconds(Self.replyWriteIntervals), replyWriteInterval)
     }
     if outboxLimits.maximumOperations < 1 {
       throw refuse("outboxLimits.maximumOperations", "at least 1", outboxLimits.maximumOperations)
@@ -121,8 +124,17 @@ extension ChatClientOptions {
 
   /// `storageWindow` as storage takes it: at least 1.
   var openWindow: Int { max(1, storageWindow) }
-  /// `replyWriteInterval` as storage takes it: 0...60 seconds, NaN as the default.
-  var openReplyWriteInterval: Double { replyWriteInterval.isNaN ? 0.25 : min(60, max(0, replyWriteInterval)) }
+  /// The reply write intervals storage takes; one outside is clamped into it.
+  static let replyWriteIntervals: ClosedRange<Double> = 0...60
+  /// The seconds between writes of a streaming reply's text when none is given (0.25).
+  public static let defaultReplyWriteInterval = 0.25
+
+  /// `replyWriteInterval` as storage takes it: clamped into `replyWriteIntervals`, NaN as the default.
+  var openReplyWriteInterval: Double {
+    let range = Self.replyWriteIntervals
+    return replyWriteInterval.isNaN
+      ? Self.defaultReplyWriteInterval : min(range.upperBound, max(range.lowerBound, replyWriteInterval))
+  }
 }
 
 extension ScopeDirectory {

@@ -21,8 +21,12 @@ public struct ClientReducer: Reducer {
   public let maximumIdleConversations: Int
   /// Whether the runtime has a credential provider to ask after an authorization failure.
   public let refreshesCredentials: Bool
-  /// Seconds between idle checks while more than `maximumIdleConversations` stores are open (default 5).
+  /// Seconds between idle checks while more than `maximumIdleConversations` stores are open (default 5),
+  /// clamped into `idleCheckIntervals`.
   public let idleCheckInterval: Double
+  /// The idle check intervals a client takes; one outside is clamped into it, and one that is not finite
+  /// counts as the default.
+  public static let idleCheckIntervals: ClosedRange<Double> = 0.01...3_600
 
   public init(
     policy: ChatPolicy = ChatPolicy(), maximumIdleConversations: Int = 8, refreshesCredentials: Bool = false,
@@ -31,7 +35,9 @@ public struct ClientReducer: Reducer {
     self.policy = policy
     self.maximumIdleConversations = max(0, maximumIdleConversations)
     self.refreshesCredentials = refreshesCredentials
-    self.idleCheckInterval = idleCheckInterval.isFinite ? min(max(idleCheckInterval, 0.01), 3_600) : 5
+    let range = Self.idleCheckIntervals
+    self.idleCheckInterval =
+      idleCheckInterval.isFinite ? min(max(idleCheckInterval, range.lowerBound), range.upperBound) : 5
   }
 
   /// Applies `action` to `state` and returns the effects to perform, in order. Results of requests that
