@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// What AG-UI does not carry goes to the host's own backend; without one it is unsupported, never a hang.
-@Suite("AG-UI backend beside the host's own backend", .timeLimit(.minutes(1)))
+@Suite("AG-UI backend beside the host's own backend", .hangGuard)
 struct AGUICompanionTests {
   /// Nothing listens here: none of these calls may reach the agent's endpoint.
   static let agent = URL(string: "http://127.0.0.1:9/agent")!

@@ -10,7 +10,7 @@ import Testing
 /// (`Tests/AgentProducers/pydantic_agent_server.py`), over a real socket.
 @Suite(
   "AG-UI backend against Pydantic AI", .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct AGUIPydanticAITests {
   let server: LocalServerProcess
   var endpoint: URL { URL(string: "http://127.0.0.1:\(server.port)/agent")! }

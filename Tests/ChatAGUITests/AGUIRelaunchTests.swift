@@ -14,7 +14,7 @@ import Testing
 /// between runs, and a client on the same storage sends the stored messages as `RunAgentInput.messages`.
 @Suite(
   "AG-UI backend after a relaunch", .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct AGUIRelaunchTests {
   let pydantic: LocalServerProcess
   let scripted: ScriptedAGUIServer

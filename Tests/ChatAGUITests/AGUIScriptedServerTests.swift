@@ -9,7 +9,7 @@ import Testing
 /// socket: what it sends, and every way a response can go.
 @Suite(
   "AG-UI backend against ag-ui-protocol's encoder", .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct AGUIScriptedServerTests {
   @Test("a run posts the complete history, the app's tools and protocol 1.0, and streams the answer")
   func runInput() async throws {

@@ -40,7 +40,7 @@ struct ReadmeAGUITests {
 
   @Test(
     "the README's AG-UI store answers the agent's call to the app's tool and gets the answer",
-    .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason), .timeLimit(.minutes(1)))
+    .enabled(if: AGUIProducers.isInstalled, AGUIProducers.skipReason), .hangGuard)
   func runs() async throws {
     let server = try await AGUIProducers.shared("pydantic_agent_server.py")
     let store = try agentChat(agent: URL(string: "http://127.0.0.1:\(server.port)/agent")!)

@@ -10,7 +10,7 @@ import Testing
 /// (`Tests/AgentProducers/pydantic_agent_server.py`), in both SDK versions it serves, over a real socket.
 @Suite(
   "AI SDK backend against Pydantic AI", .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct AISDKPydanticAITests {
   let server: LocalServerProcess
 

@@ -14,7 +14,7 @@ import Testing
 /// requests, and a client on the same storage sends the stored messages as the request's `messages`.
 @Suite(
   "AI SDK backend after a relaunch", .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct AISDKRelaunchTests {
   let server: LocalServerProcess
   var base: URL { URL(string: "http://127.0.0.1:\(server.port)")! }

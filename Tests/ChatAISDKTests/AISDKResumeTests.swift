@@ -12,7 +12,7 @@ import Testing
 @Suite(
   "AI SDK replies resumed after a dropped connection",
   .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
-  .timeLimit(.minutes(3)))
+  .hangGuard)
 struct AISDKResumeTests {
   let server: ScriptedAISDKServer
 

@@ -10,7 +10,7 @@ import Testing
 /// and what the client sends.
 @Suite(
   "AI SDK backend against scripted streams", .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct AISDKScriptedServerTests {
   let server: ScriptedAISDKServer
 

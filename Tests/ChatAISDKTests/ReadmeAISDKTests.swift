@@ -28,7 +28,7 @@ struct ReadmeAISDKTests {
 
   @Test(
     "the README's store answers the route's call to the app's tool and gets the answer",
-    .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason), .timeLimit(.minutes(1)))
+    .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason), .hangGuard)
   func runs() async throws {
     let server = try await AgentProducers.shared("pydantic_agent_server.py")
     let store = try routeChat(route: URL(string: "http://127.0.0.1:\(server.port)/vercel/v6/chat")!)

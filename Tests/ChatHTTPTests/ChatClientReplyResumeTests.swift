@@ -8,7 +8,7 @@ import Testing
 /// The stores a `ChatClient` hands out resume a dropped reply as a lone store does: the client gives them
 /// the host's backend itself (no forwarding wrapper that could lose `resumeReply`), against the reference
 /// server, after a drop and after a relaunch.
-@Suite("ChatClient resumes replies against the reference server", .timeLimit(.minutes(2)))
+@Suite("ChatClient resumes replies against the reference server", .hangGuard)
 struct ChatClientReplyResumeTests {
   static func client(on server: ReferenceServer, root: URL, backoff: Double) throws -> ChatClient {
     var policy = ChatPolicy(reconnectBackoff: Backoff(base: backoff, cap: backoff))

@@ -25,7 +25,7 @@ func startChat(server: URL, tokens: Tokens) throws -> ChatClient {
 }
 // README-HTTP-END
 
-@Suite("README HTTP example", .timeLimit(.minutes(1)))
+@Suite("README HTTP example", .hangGuard)
 struct ReadmeHTTPTests {
   @Test("the README's client chats with the reference server, and renews an expired token once")
   func exampleRuns() async throws {

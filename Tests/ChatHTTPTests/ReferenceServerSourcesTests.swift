@@ -7,7 +7,7 @@ import Testing
 
 /// An answer's cited sources end to end: the reference server answers a question about returns citing
 /// three sources (its README), streams them after the text, and keeps them with the stored answer.
-@Suite("HTTPChatBackend against the reference server: cited sources", .timeLimit(.minutes(1)))
+@Suite("HTTPChatBackend against the reference server: cited sources", .hangGuard)
 struct ReferenceServerSourcesTests {
   /// What the reference server cites for returns (`RETURN_SOURCES`): two passages of one document, one with
   /// both links, then an article known by its title alone.

@@ -20,7 +20,7 @@ func text(of events: [ReplyEvent]) -> String {
   events.map { if case .delta(let piece) = $0 { piece } else { "" } }.joined()
 }
 
-@Suite("HTTPChatBackend against the reference server", .timeLimit(.minutes(1)))
+@Suite("HTTPChatBackend against the reference server", .hangGuard)
 struct ReferenceServerTests {
   @Test(
     "a reply streams frame by frame in either style, and finishes with the text that streamed",

@@ -8,7 +8,7 @@ import Testing
 /// Replies whose connection drops are resumed through the protocol's resume endpoint
 /// (`GET conversations/{id}/replies/{message_id}/stream` with `Last-Event-ID`), against the reference
 /// server, which goes on with a detached reply and stores it once it finishes.
-@Suite("HTTP replies resumed after a dropped connection", .timeLimit(.minutes(3)))
+@Suite("HTTP replies resumed after a dropped connection", .hangGuard)
 struct ReplyResumeServerTests {
   /// Text frames in the reference server's answer to "Hi" (one word each).
   static let textFrames = 50

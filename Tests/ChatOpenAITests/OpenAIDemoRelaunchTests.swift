@@ -11,7 +11,7 @@ import Testing
 /// the conversation and ask. The model must be sent the exchange the screen shows.
 @Suite(
   "The demo against LLMock, across a relaunch", .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct OpenAIDemoRelaunchTests {
   let server: LocalServerProcess
   var base: URL { URL(string: "http://127.0.0.1:\(server.port)")! }

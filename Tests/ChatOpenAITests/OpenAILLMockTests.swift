@@ -15,7 +15,7 @@ import Testing
 /// its faults and its verdict are its own on the shared server.
 @Suite(
   "OpenAI backend against LLMock", .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct OpenAILLMockTests {
   let server: LocalServerProcess
   var base: URL { URL(string: "http://127.0.0.1:\(server.port)")! }

@@ -14,7 +14,7 @@ import Testing
 /// keeps nothing between requests, and a client on the same storage sends the stored exchange.
 @Suite(
   "OpenAI backend after a relaunch", .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason),
-  .timeLimit(.minutes(2)))
+  .hangGuard)
 struct OpenAIRelaunchTests {
   let server: LocalServerProcess
   var base: URL { URL(string: "http://127.0.0.1:\(server.port)")! }

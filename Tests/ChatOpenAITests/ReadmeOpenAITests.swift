@@ -28,7 +28,7 @@ struct ReadmeOpenAITests {
 
   @Test(
     "the README's store answers the model's call to the app's tool and gets an answer",
-    .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason), .timeLimit(.minutes(1)))
+    .enabled(if: AgentProducers.isInstalled, AgentProducers.skipReason), .hangGuard)
   func runs() async throws {
     let server = try await AgentProducers.shared("llmock_server.py")
     let store = try modelChat(server: URL(string: "http://127.0.0.1:\(server.port)/v1")!)

@@ -12,7 +12,7 @@ import Testing
 /// A background response whose connection drops is resumed through `GET responses/{id}?stream=true`,
 /// against the scripted Responses server (`ResponsesServer/responses_server.py`), which keeps background
 /// responses as OpenAI does and cuts a stream after a given number of events.
-@Suite("OpenAI Responses replies resumed after a dropped connection", .timeLimit(.minutes(3)))
+@Suite("OpenAI Responses replies resumed after a dropped connection", .hangGuard)
 struct ResponsesResumeTests {
   /// The scripted reply's events: sequence numbers 0 to 19.
   static let eventCount = 20

@@ -4,7 +4,7 @@ import ConversationTesting
 import Foundation
 import Testing
 
-@Suite("Scripted backend", .timeLimit(.minutes(5)))
+@Suite("Scripted backend", .hangGuard)
 struct ScriptedBackendTests {
   @Test(
     "the reply notation reads deltas and directives",

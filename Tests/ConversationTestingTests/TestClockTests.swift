@@ -4,7 +4,7 @@ import ConversationTesting
 import Foundation
 import Testing
 
-@Suite("TestClock", .timeLimit(.minutes(1)))
+@Suite("TestClock", .hangGuard)
 struct TestClockTests {
   @Test("advancing fires due timers earliest first, with now() at each deadline; cancelled ones stay silent")
   func firesInOrder() {

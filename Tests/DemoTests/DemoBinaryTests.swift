@@ -31,7 +31,7 @@ private func runDemo(_ demo: URL, _ arguments: [String]) throws -> (status: Int3
 private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
   .deletingLastPathComponent()
 
-@Suite("The demo binary", .timeLimit(.minutes(2)))
+@Suite("The demo binary", .hangGuard)
 struct DemoBinaryTests {
   @Test("a script run twice on one data folder sends its messages again as new ones, and both stay")
   func scriptTwiceOnOneFolder() async throws {

@@ -21,7 +21,7 @@ import Testing
 /// machine. A gzip bomb inflates locally at memory speed whatever the link, so each case also starts from a
 /// process whose memory holds still.
 @Suite(
-  "A misbehaving server's bodies stay within the policy's limits", .serialized, .timeLimit(.minutes(3)),
+  "A misbehaving server's bodies stay within the policy's limits", .serialized, .hangGuard,
   .enabled(
     if: ProcessInfo.processInfo.environment["MEMORY_BOUND_TESTS"] == "1" && !isThreadSanitizerBuild,
     "measures the process's memory: run alone with MEMORY_BOUND_TESTS=1 (as .ci/run does)"))

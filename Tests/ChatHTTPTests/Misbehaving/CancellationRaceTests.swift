@@ -8,7 +8,7 @@ import Testing
 /// Cancelling a request at any moment, also while it completes, is safe: FoundationNetworking traps when a
 /// task is cancelled as its completion is delivered, and `HTTPExchange` never lets the two overlap. A trap
 /// here ends the whole test process, so `.ci/run` also runs this suite in a process of its own.
-@Suite("Cancelling while a request completes", .timeLimit(.minutes(3)))
+@Suite("Cancelling while a request completes", .hangGuard)
 struct CancellationRaceTests {
   /// Fewer under ThreadSanitizer, which makes each round several times slower.
   static let rounds = isThreadSanitizerBuild ? 300 : 1_500

@@ -6,7 +6,7 @@ import Testing
 
 /// The credential goes only to the configured origin: a redirect elsewhere is refused before anything,
 /// not even a connection, reaches the other host.
-@Suite("A misbehaving server's redirects", .timeLimit(.minutes(2)))
+@Suite("A misbehaving server's redirects", .hangGuard)
 struct RedirectTests {
   @Test(
     "a redirect to another origin fails with REDIRECT_REFUSED, and nothing reaches that origin",

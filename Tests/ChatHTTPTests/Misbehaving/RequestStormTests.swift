@@ -6,7 +6,7 @@ import Testing
 
 /// Whatever the server answers, no loop of the client asks faster than its backoff allows. Every store here
 /// has a jitter of 1, so each wait is its backoff's longest: 0.5 s, 1 s, then 2 s (`MisbehavingServer.policy`).
-@Suite("A misbehaving server's answers never start a request storm", .timeLimit(.minutes(2)))
+@Suite("A misbehaving server's answers never start a request storm", .hangGuard)
 struct RequestStormTests {
   @Test("a catch-up that returns the same messages with has_more is a stalled sync, retried at the backoff's pace")
   func catchUpWithoutProgress() async throws {

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Durations that come from the server are clamped once, before any timer sees them.
-@Suite("A misbehaving server's waits", .timeLimit(.minutes(2)))
+@Suite("A misbehaving server's waits", .hangGuard)
 struct ServerDurationTests {
   @Test(
     "a Retry-After of any value holds sends for 0…maximumRetryAfter, and the clock never traps on it",

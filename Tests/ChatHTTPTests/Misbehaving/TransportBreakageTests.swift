@@ -6,7 +6,7 @@ import Testing
 
 /// Broken transports (lying lengths, broken chunking, resets, huge heads, invalid UTF-8, deep JSON, stalls)
 /// end each call within its bound with a typed error or an honest success: never a trap, never a hang.
-@Suite("A misbehaving server's broken transport", .timeLimit(.minutes(2)))
+@Suite("A misbehaving server's broken transport", .hangGuard)
 struct TransportBreakageTests {
   @Test(
     "a page over a broken transport ends within its bound, with a typed error or a page",

@@ -6,7 +6,7 @@ import Testing
 
 /// Content that is not what the protocol says is a typed error with the status kept, never a success;
 /// what the protocol allows (heartbeat words, CR line ends, a BOM) is read as it is meant.
-@Suite("A misbehaving server's content", .timeLimit(.minutes(2)))
+@Suite("A misbehaving server's content", .hangGuard)
 struct WrongContentTests {
   static let reply = "Hello from the misbehaving server."
 

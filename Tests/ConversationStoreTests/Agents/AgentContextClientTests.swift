@@ -5,7 +5,7 @@ import Testing
 
 /// The client's storage window and the agent's context, together: a conversation reopens with the window
 /// the host chose, and a request that needs more than it holds reads the rest from disk.
-@Suite("A client's storage window and the agent's context", .timeLimit(.minutes(1)))
+@Suite("A client's storage window and the agent's context", .hangGuard)
 struct AgentContextClientTests {
   @Test("reopened with a window of 5, the conversation holds 5; a request under newest(10) still carries 10")
   func windowAndContext() async throws {

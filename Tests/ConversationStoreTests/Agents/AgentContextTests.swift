@@ -5,7 +5,7 @@ import Testing
 
 /// What an agent is sent is the conversation the user sees: the messages in memory, then older ones read
 /// from storage, cut by the backend's `AgentContextPolicy`, built fresh for every request.
-@Suite("The context an agent request carries", .timeLimit(.minutes(1)))
+@Suite("The context an agent request carries", .hangGuard)
 struct AgentContextTests {
   /// A stored exchange of `count` messages (user and answer in turn), oldest first, a second apart.
   static func exchange(_ count: Int) -> [Message] {

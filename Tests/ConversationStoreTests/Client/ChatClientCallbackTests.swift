@@ -5,7 +5,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient: host callbacks that call back in", .timeLimit(.minutes(1)))
+@Suite("ChatClient: host callbacks that call back in", .hangGuard)
 struct ChatClientReentrantCallbackTests {
   @Test("a storage-error handler that calls back into the client hears of the damaged file, and nothing traps")
   func storageErrorHandlerCallsBackIn() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient: an anonymous user's contact details", .timeLimit(.minutes(1)))
+@Suite("ChatClient: an anonymous user's contact details", .hangGuard)
 struct ChatClientContactTests {
   static let ana = ContactDetails(email: "ana@example.com", name: "Ana")
 

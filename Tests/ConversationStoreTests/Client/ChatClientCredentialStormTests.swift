@@ -6,7 +6,7 @@ import Testing
 
 /// A server that refuses every token must not make the client hammer it or the host's credential provider:
 /// one refresh per failure, then `needsCredentials` and a wait for the host.
-@Suite("ChatClient when every credential is refused", .timeLimit(.minutes(1)))
+@Suite("ChatClient when every credential is refused", .hangGuard)
 struct ChatClientCredentialStormTests {
   /// A client holding the list, one conversation and the shared connection, with a message sent against
   /// `server`, once it and the conversation wait for the host, and then left alone for `seconds` of real time

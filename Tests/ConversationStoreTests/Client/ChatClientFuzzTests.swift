@@ -16,7 +16,7 @@ import Testing
 ///
 /// The seed picks each thread's operations; how they interleave is the machine's, so a failure names the
 /// seed and the round, and replays the same mix (not always the same interleaving).
-@Suite("ChatClient fuzzer: invariants at the I/O edge", .timeLimit(.minutes(3)))
+@Suite("ChatClient fuzzer: invariants at the I/O edge", .hangGuard)
 struct ChatClientFuzzTests {
   /// A small generator with a seed, so each thread's choices replay.
   struct SeededGenerator: RandomNumberGenerator {

@@ -19,7 +19,7 @@ private final class HeardOutcomes: Sendable {
   }
 }
 
-@Suite("ChatClient: the host's own operations through the outbox", .timeLimit(.minutes(1)))
+@Suite("ChatClient: the host's own operations through the outbox", .hangGuard)
 struct ChatClientHostOperationTests {
   static let opened = HostOperation(kind: "analytics.event", payload: ["name": "chat_opened", "screen": "orders"])
   static let plan = HostOperation(kind: "profile.set", payload: ["plan": "pro"])

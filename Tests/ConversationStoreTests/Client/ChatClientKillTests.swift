@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The system ends an app without a word: what the user saw must be on disk without `close()`.
-@Suite("ChatClient killed after an answer", .timeLimit(.minutes(1)))
+@Suite("ChatClient killed after an answer", .hangGuard)
 struct ChatClientKillTests {
   @Test("a new conversation answered, then the process killed: after a relaunch it is listed and shows the exchange")
   func killedAfterTheAnswer() async throws {

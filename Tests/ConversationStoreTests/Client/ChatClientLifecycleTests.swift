@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient: the shared connection and the client's lifetime", .timeLimit(.minutes(1)))
+@Suite("ChatClient: the shared connection and the client's lifetime", .hangGuard)
 struct ChatClientLifecycleTests {
   @Test("an expired token stops the shared connection visibly; a fresh credential brings the list's events back")
   func expiredTokenThenRefresh() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// A message the realtime connection brings reaches the list once, whether or not a store of its
 /// conversation is open, subscribing, or being opened by the list's own screen at that moment.
-@Suite("ChatClient list: one path for every message", .timeLimit(.minutes(3)))
+@Suite("ChatClient list: one path for every message", .hangGuard)
 struct ChatClientListPathTests {
   /// Keeps a core busy until stopped: the machine the race shows on is a loaded one. It yields the core at
   /// every turn, so the other tests running beside it in the same process are slowed, not starved.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient local first", .timeLimit(.minutes(1)))
+@Suite("ChatClient local first", .hangGuard)
 struct ChatClientLocalFirstTests {
   /// A conversation of `count` messages stored by an earlier run, whose server cursor is `cursor`.
   private func storeHistory(

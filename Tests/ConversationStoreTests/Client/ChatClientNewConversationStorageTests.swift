@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient keeps a new conversation", .timeLimit(.minutes(1)))
+@Suite("ChatClient keeps a new conversation", .hangGuard)
 struct ChatClientNewConversationStorageTests {
   @Test("a conversation started with newConversation() is stored and comes back after a relaunch", arguments: 0..<12)
   func newConversationSurvivesRelaunch(_ attempt: Int) async throws {

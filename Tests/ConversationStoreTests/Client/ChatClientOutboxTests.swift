@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient outbox", .timeLimit(.minutes(1)))
+@Suite("ChatClient outbox", .hangGuard)
 struct ChatClientOutboxTests {
   /// A signed-in user with storage, in conversation c1, offline, who wrote `texts`; returns once each
   /// message shows queued (on disk).

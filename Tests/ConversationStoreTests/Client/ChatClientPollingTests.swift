@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient on a backend with no realtime channel", .timeLimit(.minutes(1)))
+@Suite("ChatClient on a backend with no realtime channel", .hangGuard)
 struct ChatClientPollingTests {
   @Test("no realtime connection is opened; an open conversation hears new messages by polling every interval")
   func pollsInsteadOfRealtime() async throws {

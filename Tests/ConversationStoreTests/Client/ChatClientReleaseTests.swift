@@ -6,7 +6,7 @@ import Testing
 
 /// Screens come and go in any order and tell the client nothing when they let go of a store: the client
 /// still closes what nobody holds, once its work has settled, and keeps its resources bounded.
-@Suite("ChatClient lets go of stores nobody holds", .timeLimit(.minutes(5)))
+@Suite("ChatClient lets go of stores nobody holds", .hangGuard)
 struct ChatClientReleaseTests {
   /// Open file descriptors of this process on files under `root` (other tests run beside this one).
   static func openFiles(under root: String) -> Int {

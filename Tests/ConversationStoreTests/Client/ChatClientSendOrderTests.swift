@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient: each thread's messages in its order", .timeLimit(.minutes(3)))
+@Suite("ChatClient: each thread's messages in its order", .hangGuard)
 struct ChatClientSendOrderTests {
   /// The texts of `thread`'s messages among `texts`, in the order they appear.
   static func thread(_ thread: Int, in texts: [String]) -> [String] { texts.filter { $0.hasPrefix("t\(thread)-") } }

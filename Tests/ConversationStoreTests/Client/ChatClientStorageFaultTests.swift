@@ -11,7 +11,7 @@ import Testing
 
 /// A phone runs out of space; a folder's permissions change. Writes then fail mid-session, at every kind of
 /// file the storage keeps, and the chat must go on.
-@Suite("ChatClient when the disk refuses writes", .timeLimit(.minutes(1)))
+@Suite("ChatClient when the disk refuses writes", .hangGuard)
 struct ChatClientStorageFaultTests {
   /// What the host's storage callbacks heard.
   final class Heard: Sendable {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient storage", .timeLimit(.minutes(1)))
+@Suite("ChatClient storage", .hangGuard)
 struct ChatClientStorageTests {
   @Test("after a restart the conversation, its draft and the message written offline come back, and it goes out")
   func restartRestores() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConversationStore
 
-@Suite("ChatClient", .timeLimit(.minutes(1)))
+@Suite("ChatClient", .hangGuard)
 struct ChatClientTests {
   @Test("a conversation asked for by an empty ID is refused with a typed error, and nothing reaches the server")
   func emptyConversationID() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// An app tool's result is stored before the agent gets it: killed around the delivery, a relaunch delivers
 /// it again and never runs the tool again.
-@Suite("ChatClient killed around a tool's result", .timeLimit(.minutes(1)))
+@Suite("ChatClient killed around a tool's result", .hangGuard)
 struct ChatClientToolKillTests {
   /// Starts `client-crash <root> tool`, reads its lines until one starts with `until`, kills it with SIGKILL,
   /// and returns every line it printed.

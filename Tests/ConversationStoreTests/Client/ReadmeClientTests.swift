@@ -17,7 +17,7 @@ func startChat(backend: any ChatBackend, dataFolder: String) throws -> ChatClien
 }
 // README-CLIENT-END
 
-@Suite("README client example", .timeLimit(.minutes(1)))
+@Suite("README client example", .hangGuard)
 struct ReadmeClientTests {
   @Test("the README's client starts a conversation that shows in the list, and a guest's chat survives sign-up")
   func clientExampleRuns() async throws {

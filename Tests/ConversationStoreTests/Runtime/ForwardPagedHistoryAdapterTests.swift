@@ -5,7 +5,7 @@ import Testing
 
 /// The adapter on its own, called as the runtime calls it: what it remembers, for how many conversations,
 /// from many threads, and what it refuses.
-@Suite("Runtime: ForwardPagedHistory's memory and limits", .timeLimit(.minutes(1)))
+@Suite("Runtime: ForwardPagedHistory's memory and limits", .hangGuard)
 struct ForwardPagedHistoryAdapterTests {
   static func adapter(on server: ForwardPagingServer, policy: ChatPolicy = ChatPolicy()) throws -> ForwardPagedHistory {
     try ForwardPagedHistory(serverPageLimit: server.pageLimit, policy: policy) { conversation, after, limit in

@@ -5,7 +5,7 @@ import Testing
 
 /// A forward server that lies, and history cursors the adapter did not hand out in this run: each ends in a
 /// typed error or in paging that goes on with no gap, never in a hang or a trap.
-@Suite("Runtime: a forward server that lies, and cursors from elsewhere", .timeLimit(.minutes(1)))
+@Suite("Runtime: a forward server that lies, and cursors from elsewhere", .hangGuard)
 struct ForwardPagedHistoryFailureTests {
   /// A lie told while the adapter walks to the newest page, and the requests it takes to be caught.
   struct WalkLie: Sendable, CustomTestStringConvertible {

@@ -5,7 +5,7 @@ import Testing
 
 /// Stories of a real store on a support server that pages forward (oldest first, after a cursor, 50 a page),
 /// through the backends article's `SupportServer` and its `ForwardPagedHistory`.
-@Suite("Runtime: history from a server that pages forward", .timeLimit(.minutes(1)))
+@Suite("Runtime: history from a server that pages forward", .hangGuard)
 struct ForwardPagedHistoryTests {
   /// How a forward server ends its pages and counts its messages: the four kinds met in the wild.
   struct ServerShape: Sendable, CustomTestStringConvertible {

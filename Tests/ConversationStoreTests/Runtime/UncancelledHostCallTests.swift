@@ -1,8 +1,9 @@
 import ConversationState
 import ConversationStore
+import ConversationTesting
 import Testing
 
-@Suite("A host's credential callback and cancellation", .timeLimit(.minutes(1)))
+@Suite("A host's credential callback and cancellation", .hangGuard)
 struct UncancelledHostCallTests {
   @Test("a callback that answers gives its answer to the caller")
   func answers() async throws {

@@ -12,7 +12,7 @@ private func page(_ ids: ClosedRange<Int>, cursor: String?, hasMore: Bool) -> Co
     nextCursor: cursor.map(PageCursor.init), hasMore: hasMore)
 }
 
-@Suite("Conversation list store", .timeLimit(.minutes(1)))
+@Suite("Conversation list store", .hangGuard)
 struct ConversationListStoreTests {
   @Test("paging through a real store and a backend")
   func pagingThroughStore() async {

@@ -5,7 +5,7 @@ import Foundation
 import Observation
 import Testing
 
-@Suite("Observation adapter", .timeLimit(.minutes(1)))
+@Suite("Observation adapter", .hangGuard)
 @MainActor
 struct ObservableStoreTests {
   @Test("the model follows the store on the main actor and tells Observation when it changes")

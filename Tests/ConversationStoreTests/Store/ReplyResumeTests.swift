@@ -6,7 +6,7 @@ import Testing
 
 /// Stories of a reply whose stream drops: resumed from its cursor through a real store, its runtime and a
 /// backend the test answers, on virtual time.
-@Suite("Resuming a dropped reply", .timeLimit(.minutes(1)))
+@Suite("Resuming a dropped reply", .hangGuard)
 struct ReplyResumeTests {
   /// A reply as a protocol that numbers its events sends it: reasoning, text, a server tool, a finish.
   static let script: [ReplyEvent] = [

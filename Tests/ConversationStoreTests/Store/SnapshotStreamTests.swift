@@ -6,7 +6,7 @@ import Testing
 
 /// `snapshotStream()`: the snapshots as an `AsyncStream`, with the sequence's rules (current state first,
 /// skip to the latest with the union of what changed, the final state at the close).
-@Suite("Snapshots as an AsyncStream", .timeLimit(.minutes(1)))
+@Suite("Snapshots as an AsyncStream", .hangGuard)
 struct SnapshotStreamTests {
   @Test("a stream gives the current state first, then the latest with what changed, and ends after the close")
   func streamFollowsTheStore() async {

@@ -4,7 +4,7 @@ import ConversationTesting
 import Foundation
 import Testing
 
-@Suite("Snapshots", .timeLimit(.minutes(1)))
+@Suite("Snapshots", .hangGuard)
 struct SnapshotTests {
   static func store() -> Store<ConversationReducer> {
     Store(initialState: ConversationState(conversationID: "conv-1"), reducer: ConversationReducer())

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Stories that run through a real `ChatStore`, its runtime and a backend the test answers.
-@Suite("Conversation store runtime", .timeLimit(.minutes(1)))
+@Suite("Conversation store runtime", .hangGuard)
 struct StoreRuntimeTests {
   static func makeStore(_ state: ConversationState = ConversationState(conversationID: "conv-1"))
     -> (ChatStore, ControlledBackend, AsyncStream<ControlledBackend.Call>.AsyncIterator)
