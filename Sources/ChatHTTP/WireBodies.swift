@@ -36,10 +36,14 @@ struct SendBody: Encodable {
   var clientId: String
   var text: String
   var attachments: [WireAttachment]
+  /// Only in a conversation with branches (`SendPayload.parent`): a server that knows none reads the body as
+  /// before.
+  var parentId: String?
 
   private enum CodingKeys: String, CodingKey {
     case conversationId = "conversation_id"
     case clientId = "client_id"
+    case parentId = "parent_id"
     case text, attachments
   }
 
@@ -50,6 +54,7 @@ struct SendBody: Encodable {
     try container.encode(clientId, forKey: .clientId)
     try container.encode(text, forKey: .text)
     if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
+    try container.encodeIfPresent(parentId, forKey: .parentId)
   }
 }
 
@@ -117,6 +122,7 @@ struct OutboxBatchBody: Encodable {
     var enqueuedAt: Date
     var kind: String
     var clientId: String?
+    var parentId: String?
     var text: String?
     var createdAt: Date?
     var messageId: String?
@@ -132,6 +138,7 @@ struct OutboxBatchBody: Encodable {
       case conversationId = "conversation_id"
       case enqueuedAt = "enqueued_at"
       case clientId = "client_id"
+      case parentId = "parent_id"
       case createdAt = "created_at"
       case messageId = "message_id"
       case upTo = "up_to"
@@ -146,6 +153,7 @@ struct OutboxBatchBody: Encodable {
       case .send(let outgoing):
         kind = "send"
         clientId = outgoing.clientID.rawValue
+        parentId = outgoing.parent?.rawValue
         text = outgoing.text
         createdAt = outgoing.createdAt
       case .rateAnswer(let message, let rating, _):

@@ -21,6 +21,18 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Remove a failed (or still pending) message and put its text back into the draft, to edit and send
   /// anew.
   case takeBackIntoDraft(ClientMessageID)
+  /// Edit a message the user sent: `replacement` (a new client ID, the new text and attachments) becomes
+  /// its sibling and is sent, and the agent answers it; the message and everything after it stay as the
+  /// sibling before (`ConversationState.branches`, `showSibling`). The new message follows the one before
+  /// the edited message (`SendPayload.parent`); offline it waits in the outbox like any send. Discarding it
+  /// after it failed shows the branch it replaced again. Refused, nothing changed, as `send` refuses its
+  /// message, with `UNKNOWN_MESSAGE` when no message on screen has that ID, and with `INVALID_ACTION` for a
+  /// message that is not the user's, one not yet sent, and whenever `showSibling` is refused.
+  ///
+  /// ```swift
+  /// store.send(.edit(question.clientID, OutgoingMessage(clientID: newID(), text: "Ship it to Lyon", createdAt: now)))
+  /// ```
+  case edit(ClientMessageID, OutgoingMessage)
   /// Ask for a new version of an answer. The old answer and everything after it leave the screen only when
   /// the new one finishes, and stay as its sibling (`ConversationState.branches`, `showSibling`).
   case regenerate(ClientMessageID)
@@ -284,6 +296,9 @@ public struct OutgoingMessage: Hashable, Sendable, Codable {
   public var text: String
   public var attachments: [MessageAttachment]
   public var createdAt: Date
+  /// Set by the store, not the host (a value given is replaced): where the message goes in a conversation
+  /// with branches, kept with it when it waits in the outbox (`SendPayload.parent`).
+  public var parent: ServerMessageID?
 
   public init(clientID: ClientMessageID, text: String, attachments: [MessageAttachment] = [], createdAt: Date) {
     self.clientID = clientID

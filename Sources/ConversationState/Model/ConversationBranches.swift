@@ -116,6 +116,53 @@ public struct ConversationBranches: Hashable, Sendable, Codable {
     return coming.messages
   }
 
+  /// Whether a path not on screen holds `message` (by its client ID, or its server ID when it has one): a
+  /// server that knows nothing of branches sends such messages again (a history page, a sync), and they
+  /// must not come back onto the path on screen. O(messages off screen).
+  package func hides(_ message: Message) -> Bool {
+    holdsOffScreen { kept in
+      kept.clientID == message.clientID || (kept.serverID != nil && kept.serverID == message.serverID)
+    }
+  }
+
+  /// Whether a path not on screen holds a message with client ID `clientID`.
+  package func hides(_ clientID: ClientMessageID) -> Bool { holdsOffScreen { $0.clientID == clientID } }
+
+  private func holdsOffScreen(_ matches: (Message) -> Bool) -> Bool {
+    func holds(_ path: Path) -> Bool {
+      path.messages.contains(where: matches) || path.forks.contains { $0.paths.contains(where: holds) }
+    }
+    return forks.contains { $0.paths.contains(where: holds) }
+  }
+
+  /// The path on screen at the fork showing `shown` is given up (an edit's message discarded before it was
+  /// sent): it goes, and the sibling before it is shown (the one after, when it was the first). Returns that
+  /// sibling's messages, to show; nil when no fork shows `shown`. A fork left with one path is no fork.
+  package mutating func dropShown(_ shown: ClientMessageID) -> [Message]? {
+    guard let at = forkIndex(shown: shown) else { return nil }
+    var fork = forks[at]
+    fork.paths.remove(at: fork.shownIndex)
+    let index = max(fork.shownIndex - 1, 0)
+    let coming = fork.paths[index]
+    if fork.paths.count == 1 {
+      forks.remove(at: at)
+    } else {
+      fork.paths[index] = Path()
+      fork.shownIndex = index
+      fork.shown = coming.messages.first?.clientID ?? shown
+      forks[at] = fork
+    }
+    forks += coming.forks
+    return coming.messages
+  }
+
+  /// The path on screen at the fork showing `shown` now starts at `next` (its first message left, and the
+  /// next one took its place).
+  package mutating func moveShown(_ shown: ClientMessageID, to next: ClientMessageID) {
+    guard let at = forkIndex(shown: shown) else { return }
+    forks[at].shown = next
+  }
+
   /// Every rule the forks break; empty when sound.
   package var violations: [String] {
     var violations: [String] = []

@@ -80,10 +80,35 @@ extension ConversationState {
     for message in messages where message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
       violations.append("\(message.clientID) is in the conversation with a call whose input is still streaming")
     }
-    violations += requestViolations() + awaitingViolations() + branches.violations
+    violations += requestViolations() + awaitingViolations() + branchViolations()
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
     if unread != unreadCount {
       violations.append("unreadCount is \(unreadCount) but \(unread) message(s) are after the read cursor")
+    }
+    return violations
+  }
+
+  /// The tree: each message is in one place (on screen or on one path off it), each fork's path on screen
+  /// starts on screen (or was trimmed from the older end), and nothing streams into a path off screen.
+  private func branchViolations() -> [String] {
+    guard !branches.isEmpty else { return [] }
+    var violations = branches.violations
+    var seen = Set(messages.map(\.clientID))
+    func walk(_ path: ConversationBranches.Path) {
+      for message in path.messages where !seen.insert(message.clientID).inserted {
+        violations.append("\(message.clientID) is in two places of the tree")
+      }
+      for fork in path.forks { fork.paths.forEach(walk) }
+    }
+    for fork in branches.forks { fork.paths.forEach(walk) }
+    let trimmed = history.hasOlderMessages || history.trimmedBefore != nil || history.newerGap != nil
+    for fork in branches.forks where !trimmed && !messages.contains(fork.shown) {
+      violations.append("the fork showing \(fork.shown) shows a path that is not on screen")
+    }
+    for reply in liveReplies {
+      if let replaced = reply.replacing, !messages.contains(replaced) {
+        violations.append("the reply \(reply.clientID) regenerates \(replaced), which is not on screen")
+      }
     }
     return violations
   }

@@ -117,7 +117,7 @@ extension ConversationAction: FiniteNumberChecking {
   /// state taken as a store's initial state is (checking it would cost O(history) on every open).
   public var hasOnlyFiniteNumbers: Bool {
     switch self {
-    case .send(let outgoing):
+    case .send(let outgoing), .edit(_, let outgoing):
       return outgoing.createdAt.hasOnlyFiniteNumbers && outgoing.attachments.hasOnlyFiniteNumbers
     case .sendAccepted(_, let message, _), .replyFinished(_, let message, _): return message.hasOnlyFiniteNumbers
     case .replyStarted(_, _, let at, _), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
@@ -151,7 +151,7 @@ extension ConversationAction: FiniteNumberChecking {
   /// Whether the user (rather than the backend or the runtime) is the source of this action.
   public var isUserIntent: Bool {
     switch self {
-    case .send, .retry, .regenerate, .showSibling, .showBranch, .stopReply, .loadHistory, .loadMoreHistory,
+    case .send, .edit, .retry, .regenerate, .showSibling, .showBranch, .stopReply, .loadHistory, .loadMoreHistory,
       .trimHistory, .trimNewerHistory, .loadNewerHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed,

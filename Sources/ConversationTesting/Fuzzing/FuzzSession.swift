@@ -137,6 +137,11 @@ struct FuzzSession {
       let hidden = pick(state.branches.forks.flatMap { $0.paths.flatMap(\.messages) })?.clientID ?? "nope"
       let choice = pick([SiblingChoice.previous, .next, .index(int(0..<3))])!
       return chance(70) ? .showSibling(of: shown, choice) : .showBranch(containing: hidden)
+    case 1 where chance(40):
+      // Editing a sent question into a sibling (now and then a message that is not the user's).
+      let edited = pick(chance(80) ? messages.filter { $0.role == .user } : messages)?.clientID ?? "nope"
+      guard case .send(let replacement) = userSends() else { return .clearError }
+      return .edit(edited, replacement)
     case 1: return .regenerate(pick(answers)?.clientID ?? "nope")
     case 2: return .loadHistory(pageSize: pick([20, 5, 0, 101])!)
     case 3: return .loadMoreHistory(pageSize: pick([20, 10, 100])!)

@@ -1,8 +1,53 @@
 import ConversationState
 
-/// Switching between the sibling paths of a conversation (`ConversationState.branches`). A switch is local
-/// and asks for nothing: the path on screen is what the next request carries.
+/// Editing into a sibling and switching between the sibling paths of a conversation
+/// (`ConversationState.branches`). A switch is local and asks for nothing: the path on screen is what the
+/// next request carries.
 extension ConversationReducer {
+  func edit(_ messageID: ClientMessageID, _ replacement: OutgoingMessage, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
+    guard let index = state.messages.index(of: messageID) else {
+      return refuse(.unknownMessage, "There is no message \(messageID) to edit.", &state)
+    }
+    let message = state.messages[index]
+    guard message.role == .user, message.isCommitted else {
+      return refuse(.invalidAction, "Only a message you sent can be edited.", &state)
+    }
+    if let refusal = switchRefusal(state) { return refuse(.invalidAction, refusal, &state) }
+    if let refusal = sendRefusal(replacement, state) { return refuse(refusal.code, refusal.message, &state) }
+    // The edited message and what followed it stay as the new message's sibling.
+    let after = index > 0 ? state.messages[index - 1].clientID : nil
+    let replaced = state.messages.removeCommitted(from: messageID)
+    state.branches.keep(replaced, after: after, replacedBy: replacement.clientID)
+    recountUnread(&state)
+    return send(replacement, &state)
+  }
+
+  /// Removes a message from the screen (an edit given up before it was sent, a message the server deleted)
+  /// with its unread count. When it started the path on screen at a fork, the next message on screen starts
+  /// the path now, or, with none after it, the sibling before it is shown.
+  func remove(_ clientID: ClientMessageID, _ state: inout ConversationState) {
+    guard let index = state.messages.index(of: clientID) else { return }
+    let next = index + 1 < state.messages.count ? state.messages[index + 1].clientID : nil
+    guard let removed = state.messages.remove(clientID) else { return }
+    if ReadCursor.isUnread(removed, against: state.readCursor) { state.unreadCount -= 1 }
+    guard state.branches.place(of: clientID) != nil else { return }
+    if let next {
+      state.branches.moveShown(clientID, to: next)
+    } else if let coming = state.branches.dropShown(clientID) {
+      for message in coming { state.messages.commit(message) }
+      recountUnread(&state)
+    }
+  }
+
+  /// The server's ID of the message a new one follows on the path on screen, when the conversation has
+  /// branches and no reply streams (`SendPayload.parent`).
+  func sendParent(_ state: ConversationState) -> ServerMessageID? {
+    guard !state.branches.isEmpty, state.liveReplies.isEmpty else { return nil }
+    return state.messages.lastCommitted?.serverID
+  }
+
   func showSibling(of message: ClientMessageID, _ choice: SiblingChoice, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
@@ -53,7 +98,7 @@ extension ConversationReducer {
 
   /// Why the path on screen cannot change now, if it cannot: something of it is in flight, unsent, or not in
   /// memory whole.
-  private func switchRefusal(_ state: ConversationState) -> String? {
+  func switchRefusal(_ state: ConversationState) -> String? {
     if !state.liveReplies.isEmpty { return "Wait for the reply to finish before switching branches." }
     if !state.messages.outgoing.isEmpty { return "Send or discard your unsent messages before switching branches." }
     if !state.isSettled { return "Wait for what is in flight to finish before switching branches." }

@@ -14,9 +14,10 @@ extension ConversationReducer {
       && attachmentsToUpload(message).isEmpty
     {
       state.outboxRecording.insert(message.clientID)
-      let outgoing = OutgoingMessage(
+      var outgoing = OutgoingMessage(
         clientID: message.clientID, text: message.text, attachments: message.attachments,
         createdAt: message.createdAt)
+      outgoing.parent = sendParent(state)
       effects.append(
         .enqueueOutbox(
           OutboxOperation(

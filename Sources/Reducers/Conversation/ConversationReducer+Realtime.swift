@@ -27,6 +27,7 @@ extension ConversationReducer {
         return []
       }
       let incoming = echoAware(message, state)
+      if isOffScreenCopy(incoming, state) { return [] }
       if incoming.role == .user && !state.messages.contains(incoming.clientID) {
         // The user wrote from another device.
         closeFeedbackMomentBecauseUserWrote(&state)
@@ -45,8 +46,7 @@ extension ConversationReducer {
 
     case .messageDeleted(let serverID):
       guard let existing = state.messages[serverID: serverID] else { return [] }
-      state.messages.remove(existing.clientID)
-      if ReadCursor.isUnread(existing, against: state.readCursor) { state.unreadCount -= 1 }
+      remove(existing.clientID, &state)
       return []
 
     case .transcript(let serverID, let text):

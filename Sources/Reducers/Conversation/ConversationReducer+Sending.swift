@@ -3,31 +3,7 @@ import Foundation
 
 extension ConversationReducer {
   func send(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
-    if let refusal = statusRefusal(state) { return refuse(refusal.code, refusal.message, &state) }
-    if outgoing.text.allSatisfy(\.isWhitespace) && outgoing.attachments.isEmpty {
-      return refuse(.emptyMessage, "Write a message or attach a file.", &state)
-    }
-    if outgoing.text.count > policy.maximumTextLength {
-      return refuse(.messageTooLong, "A message holds at most \(policy.maximumTextLength) characters.", &state)
-    }
-    if outgoing.attachments.count > policy.maximumAttachments {
-      return refuse(
-        .tooManyAttachments, "A message can carry at most \(policy.maximumAttachments) attachments.", &state)
-    }
-    if let tooLarge = outgoing.attachments.first(where: {
-      !(0...policy.maximumAttachmentBytes).contains($0.byteSize)
-    }) {
-      return refuse(
-        .attachmentTooLarge, "\(tooLarge.filename) is larger than \(byteCount(policy.maximumAttachmentBytes)).",
-        &state)
-    }
-    if let refused = outgoing.attachments.first(where: { !policy.allowsAttachmentType($0.contentType) }) {
-      return refuse(
-        .attachmentTypeNotAllowed, "\(refused.filename) (\(refused.contentType)) cannot be attached here.", &state)
-    }
-    if state.messages.contains(outgoing.clientID) {
-      return refuse(.invalidAction, "A message with client ID \(outgoing.clientID) was already sent.", &state)
-    }
+    if let refusal = sendRefusal(outgoing, state) { return refuse(refusal.code, refusal.message, &state) }
     let author = state.identity.map { ParticipantID($0.userID) }
     let message = Message(
       clientID: outgoing.clientID, role: .user, author: author, text: outgoing.text, createdAt: outgoing.createdAt,
@@ -43,6 +19,34 @@ extension ConversationReducer {
       effects.append(.sendTypingSignal(conversationID, isTyping: false, epoch: state.epoch))
     }
     return effects + dispatchPendingMessages(&state)
+  }
+
+  /// Why `outgoing` cannot be sent as a new message, if it cannot: the conversation's status, its text and
+  /// attachments against the policy, a client ID already used.
+  func sendRefusal(_ outgoing: OutgoingMessage, _ state: ConversationState) -> (code: ChatError.Code, message: String)?
+  {
+    if let refusal = statusRefusal(state) { return refusal }
+    if outgoing.text.allSatisfy(\.isWhitespace) && outgoing.attachments.isEmpty {
+      return (.emptyMessage, "Write a message or attach a file.")
+    }
+    if outgoing.text.count > policy.maximumTextLength {
+      return (.messageTooLong, "A message holds at most \(policy.maximumTextLength) characters.")
+    }
+    if outgoing.attachments.count > policy.maximumAttachments {
+      return (.tooManyAttachments, "A message can carry at most \(policy.maximumAttachments) attachments.")
+    }
+    if let tooLarge = outgoing.attachments.first(where: {
+      !(0...policy.maximumAttachmentBytes).contains($0.byteSize)
+    }) {
+      return (.attachmentTooLarge, "\(tooLarge.filename) is larger than \(byteCount(policy.maximumAttachmentBytes)).")
+    }
+    if let refused = outgoing.attachments.first(where: { !policy.allowsAttachmentType($0.contentType) }) {
+      return (.attachmentTypeNotAllowed, "\(refused.filename) (\(refused.contentType)) cannot be attached here.")
+    }
+    if state.messages.contains(outgoing.clientID) || state.branches.hides(outgoing.clientID) {
+      return (.invalidAction, "A message with client ID \(outgoing.clientID) was already sent.")
+    }
+    return nil
   }
 
   /// Why the conversation's status refuses sends, if it does.
@@ -83,7 +87,7 @@ extension ConversationReducer {
     case .pending, .sending, .queued, .sent:
       return refuse(.invalidAction, "Only a failed or waiting message can be removed.", &state)
     }
-    _ = state.messages.remove(clientID)
+    remove(clientID, &state)
     state.resentAfterReload.remove(clientID)
     if intoDraft { state.draft = message.text }
     state.userError = nil
@@ -130,7 +134,7 @@ extension ConversationReducer {
           requestID,
           SendPayload(
             conversationID: state.conversationID, clientID: message.clientID, text: message.text,
-            attachments: message.attachments)))
+            attachments: message.attachments, parent: sendParent(state))))
     }
     return effects
   }

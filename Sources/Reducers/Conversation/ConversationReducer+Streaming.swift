@@ -20,6 +20,10 @@ extension ConversationReducer {
     default: return []
     }
     guard state.streamingReply?.requestID != requestID else { return [] }
+    let clientID = ClientMessageID("reply-\(requestID)")
+    // This request's reply was cut off and then moved off screen with its path (a regeneration finished
+    // under it): the rest of it belongs to a path not shown, and streams nowhere.
+    if !state.branches.isEmpty, state.branches.hides(clientID) { return [] }
     var effects: [ConversationEffect] = []
     if let previous = state.streamingReply {
       // A reply whose stream is still open goes on beside the new one (a second run, a reply over the
@@ -45,8 +49,8 @@ extension ConversationReducer {
     // millisecond after it, at the earliest, so equal times cannot fall back to comparing unrelated IDs).
     let startedAt = max(at, state.messages.lastCommitted?.createdAt.addingTimeInterval(0.001) ?? at)
     var reply = StreamingReply(
-      requestID: requestID, clientID: ClientMessageID("reply-\(requestID)"), agent: agent, startedAt: startedAt,
-      replacing: replacing, serverID: replyID)
+      requestID: requestID, clientID: clientID, agent: agent, startedAt: startedAt, replacing: replacing,
+      serverID: replyID)
     if policy.replyPresentation != .stream { reply.presentedUTF8Count = 0 }
     if case .continuation(let answer) = state.requests[requestID] {
       reply = continuedReply(of: answer, reply, &state)

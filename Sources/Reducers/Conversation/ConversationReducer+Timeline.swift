@@ -64,8 +64,16 @@ extension ConversationReducer {
     // more than committing them all.
     let keys = valid.map(\.orderKey)
     for index in keys.indices.sorted(by: { keys[$0] > keys[$1] }) {
-      commitIncoming(echoAware(valid[index], state), &state)
+      let message = echoAware(valid[index], state)
+      if !isOffScreenCopy(message, state) { commitIncoming(message, &state) }
     }
+  }
+
+  /// Whether `message`, from the server, is a copy of one the user moved off screen to a sibling path: a
+  /// server that keeps no branches sends them again (a history page, a sync, an echo), and they stay
+  /// siblings.
+  func isOffScreenCopy(_ message: Message, _ state: ConversationState) -> Bool {
+    !state.branches.isEmpty && !state.messages.contains(message.clientID) && state.branches.hides(message)
   }
 
   /// A server message that is the echo of one of the user's own sends keeps that send's client ID: found

@@ -95,6 +95,7 @@ public struct ConversationReducer: Reducer {
     case .retry(let clientID): return retry(clientID, &state)
     case .discard(let clientID): return discard(clientID, intoDraft: false, &state)
     case .takeBackIntoDraft(let clientID): return discard(clientID, intoDraft: true, &state)
+    case .edit(let message, let replacement): return edit(message, replacement, &state)
     case .regenerate(let answer): return regenerate(answer, &state)
     case .showSibling(let message, let choice): return showSibling(of: message, choice, &state)
     case .showBranch(let message): return showBranch(containing: message, &state)
@@ -185,7 +186,9 @@ public struct ConversationReducer: Reducer {
     case .connectionLost(let requestID, let error, let at, let jitter):
       return connectionLost(requestID, error.sanitized, at: at, jitter: jitter, &state)
     case .ticketCreated(let requestID, let receipt):
-      guard state.requests.removeValue(forKey: requestID) == .ticket else { return [] }
+      // A receipt for another request (a lying or confused backend) leaves that request in flight.
+      guard state.requests[requestID] == .ticket else { return [] }
+      state.requests[requestID] = nil
       state.escalation = .created(receipt)
       credentialsProven(&state)
       return []
