@@ -163,6 +163,8 @@ struct RatioTarget {
     RatioTarget(numerator: "ref.naive.send.h100k", denominator: "send.confirm.h100k", limit: 20, atMost: false),
     RatioTarget(numerator: "send.confirm.h100k", denominator: "send.confirm.h1k", limit: 1.5, atMost: true),
     RatioTarget(numerator: "send.confirm.h100k", denominator: "delta.store.h10k", limit: 50, atMost: true),
+    // A switch between sibling answers (#52) should cost the path it swaps, not the history before the fork.
+    RatioTarget(numerator: "branch.switch.h100k", denominator: "branch.switch.h1k", limit: 1.5, atMost: true),
     RatioTarget(
       numerator: "frame.list.realtime.c10k", denominator: "frame.list.realtime.c100", limit: 1.5, atMost: true),
     RatioTarget(numerator: "page.merge.h100k", denominator: "ref.array.page.h100k", limit: 4, atMost: true),

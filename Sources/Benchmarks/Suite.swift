@@ -26,6 +26,8 @@ enum Suite {
         ("page.merge.h100k", { TimelineWorkloads.pageMerge(history: 100_000, pages: 200 / scale) }),
         ("send.confirm.h1k", { TimelineWorkloads.sendConfirm(history: 1_000, sends: 5_000 / scale) }),
         ("send.confirm.h100k", { TimelineWorkloads.sendConfirm(history: 100_000, sends: 5_000 / scale) }),
+        ("branch.switch.h1k", { BranchWorkloads.showSibling(history: 1_000, switches: 20_000 / scale) }),
+        ("branch.switch.h100k", { BranchWorkloads.showSibling(history: 100_000, switches: 20_000 / scale) }),
         ("send.floor.h100k", { TimelineWorkloads.sendFloor(history: 100_000, turns: 5_000 / scale) }),
         ("ref.naive.send.h100k", { NaiveSendWorkload.make(history: 100_000, sends: 200 / scale) }),
         ("fanout.s1", { TimelineWorkloads.fanout(subscribers: 1, deltas: 100_000 / scale) }),
