@@ -246,8 +246,15 @@ private struct Inspection {
     if file.droppedTailBytes > 0 { tornFiles.insert("conversation") }
     if outbox.droppedTailBytes > 0 { tornFiles.insert("outbox") }
 
-    let messages = try everyStoredMessage(file)
+    // A message moved off screen to a sibling path (an edit, a regeneration, a switch) is kept in the
+    // conversation's branches: durable all the same, and in one place only.
+    let offScreen = file.restored?.branches.messagesOffScreen ?? []
+    let messages = try everyStoredMessage(file) + offScreen
     let restored = Set(messages.map(\.clientID.rawValue))
+    if restored.count != messages.count { problems.append("a message is in two places of the restored tree") }
+    if let violation = file.restored?.branches.violations.first {
+      problems.append("the restored branches are unsound: \(violation)")
+    }
     let lost = ledger.kept.subtracting(restored)
     if !lost.isEmpty { problems.append("messages reported durable are gone: \(few(lost))") }
     let undead = ledger.removed.intersection(restored)

@@ -128,6 +128,29 @@ public struct ConversationBranches: Hashable, Sendable, Codable {
   /// Whether a path not on screen holds a message with client ID `clientID`.
   package func hides(_ clientID: ClientMessageID) -> Bool { holdsOffScreen { $0.clientID == clientID } }
 
+  /// Every message on a path not on screen, in no particular order. O(messages off screen).
+  package var messagesOffScreen: [Message] {
+    func collect(_ path: Path, into messages: inout [Message]) {
+      messages += path.messages
+      for fork in path.forks { for inner in fork.paths { collect(inner, into: &messages) } }
+    }
+    var messages: [Message] = []
+    for fork in forks { for path in fork.paths { collect(path, into: &messages) } }
+    return messages
+  }
+
+  /// Drops the forks whose path on screen starts at one of `messages` (they left the conversation), and
+  /// returns the messages of their other paths, which go with them.
+  package mutating func dropForks(showing messages: Set<ClientMessageID>) -> [Message] {
+    var dropped = ConversationBranches()
+    forks.removeAll { fork in
+      guard messages.contains(fork.shown) else { return false }
+      dropped.forks.append(fork)
+      return true
+    }
+    return dropped.messagesOffScreen
+  }
+
   private func holdsOffScreen(_ matches: (Message) -> Bool) -> Bool {
     func holds(_ path: Path) -> Bool {
       path.messages.contains(where: matches) || path.forks.contains { $0.paths.contains(where: holds) }

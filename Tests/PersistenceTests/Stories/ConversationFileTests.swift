@@ -257,3 +257,37 @@ struct BranchStorageTests {
     #expect(restored.branches.place(of: newer.clientID) == ConversationBranches.Place(index: 1, count: 2))
   }
 }
+
+@Suite("Branches on disk: switches written as change sets")
+struct BranchSwitchStorageTests {
+  @Test("a path switched away and back, each switch written as a change set, comes back whole after a relaunch")
+  func switchedBackAndForth() throws {
+    // Given five messages, the last two edited into a sibling, and the user switching back (each step written
+    // as the change set a store gives)
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    let file = try scope.conversation("conv-1")
+    var state = ConversationState.existing([])
+    for index in 1...5 {
+      let old = state
+      state.messages.commit(
+        .server("m\(index)", id: "s\(index)", role: index.isMultiple(of: 2) ? .assistant : .user, at: Double(index)))
+      try file.persist(state, changes: state.messages.changes(since: old.messages), at: .story(Double(index)))
+    }
+    let replaced = state.messages.removeCommitted(from: "srv-s4")
+    state.branches.keep(replaced, after: "srv-s3", replacedBy: "srv-s6")
+    state.messages.commit(.server("edit", id: "s6", role: .user, at: 6))
+    try file.persist(state, changes: ChangeSet(inserted: ["srv-s6"], removed: ["srv-s4", "srv-s5"]), at: .story(6))
+    let leaving = state.messages.removeCommitted(from: "srv-s6")
+    let coming = state.branches.show(0, atForkShowing: "srv-s6", keeping: leaving)
+    for message in coming ?? [] { state.messages.commit(message) }
+    try file.persist(state, changes: ChangeSet(inserted: ["srv-s4", "srv-s5"], removed: ["srv-s6"]), at: .story(7))
+
+    // When the app starts again
+    let restored = try #require(try scope.conversation("conv-1").restored)
+
+    // Then the path on screen and the sibling are as they were
+    #expect(restored.messages.map(\.text) == ["m1", "m2", "m3", "m4", "m5"])
+    #expect(restored.branches.messagesOffScreen.map(\.text) == ["edit"])
+  }
+}
