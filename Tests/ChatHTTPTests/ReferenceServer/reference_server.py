@@ -170,7 +170,13 @@ class Conversation:
         self.title = title
         self.status = "ongoing"
         self.created_at = iso_from_ms(created_ms)
-        self.messages = []  # Message dicts, in server order (which is also ID order)
+        # The conversation is a tree: every message follows a parent (`parents`). Its line, `messages`, is the
+        # path from the first message to the newest written, oldest first: what history pages and catch-up
+        # return. IDs grow along any path (a message is written after its parent), so the line is in ID order.
+        self.messages = []
+        self.written = []  # every message, on the line or on a branch off it, in the order written
+        self.nodes = {}  # message_id -> Message, for every message written
+        self.parents = {}  # message_id -> the ID of the message it follows (None for a first message)
         self.ratings = {}  # message_id -> "up" | "down" | "none"
         self.feedback = None  # {"rating", "comment", "at"}
         self.read_up_to = None
@@ -178,17 +184,27 @@ class Conversation:
         self.regenerations = {}  # reply_to message_id -> how many regenerations started
 
     def find(self, message_id):
-        for message in self.messages:
-            if message["id"] == message_id:
-                return message
-        return None
+        """A message on the line or on a branch off it; None when the conversation has none with that ID."""
+        return self.nodes.get(message_id)
+
+    def on_line(self, message_id):
+        return any(m["id"] == message_id for m in self.messages)
+
+    def path_to(self, message_id):
+        """The messages from the first one to `message_id` (which must exist), oldest first."""
+        path = []
+        while message_id is not None:
+            path.append(self.nodes[message_id])
+            message_id = self.parents[message_id]
+        path.reverse()
+        return path
 
     def last_activity_at(self):
         return self.messages[-1]["created_at"] if self.messages else self.created_at
 
     def unread_count(self):
         # Message IDs grow with time, so the read cursor compares by number; this keeps working when the
-        # message it names was deleted by a regeneration.
+        # message it names left the line (a regeneration, a send after another message).
         read = id_number(self.read_up_to, "m") or 0
         return sum(1 for m in self.messages if m["role"] != "user" and id_number(m["id"], "m") > read)
 
@@ -209,6 +225,8 @@ class Conversation:
             "status": self.status,
             "created_at": self.created_at,
             "messages": self.messages,
+            "all_messages": self.written,
+            "parents": self.parents,
             "ratings": self.ratings,
             "feedback": self.feedback,
             "read_up_to": self.read_up_to,
@@ -334,20 +352,33 @@ class ChatState:
         message.update(extra)
         return message
 
-    def add_message(self, conversation, message, broadcast=True):
+    def add_message(self, conversation, message, broadcast=True, parent_id=None):
+        """Writes `message` after `parent_id` (which the conversation must have), or after the newest message
+        on the line when None; the line becomes the path to it. Broadcasts it (and any change of line)."""
+        if parent_id is not None:
+            self.switch_line(conversation, parent_id)
+        else:
+            parent_id = conversation.messages[-1]["id"] if conversation.messages else None
+        conversation.nodes[message["id"]] = message
+        conversation.parents[message["id"]] = parent_id
+        conversation.written.append(message)
         conversation.messages.append(message)
         if broadcast:
             self.add_event("message.created", conversation.id, {"message": message})
 
-    def delete_after(self, conversation, message_id):
-        """Deletes every message after `message_id` (a regenerated answer replaces them), broadcasting each."""
-        cut = id_number(message_id, "m")
-        kept = [m for m in conversation.messages if id_number(m["id"], "m") <= cut]
-        removed = conversation.messages[len(kept):]
-        conversation.messages = kept
-        for message in removed:
-            conversation.ratings.pop(message["id"], None)
+    def switch_line(self, conversation, message_id):
+        """Makes the line end at `message_id`: the messages that leave it stay as a branch and are announced
+        `message.deleted` (oldest first), those that come back onto it `message.created` (oldest first)."""
+        line = conversation.path_to(message_id)
+        staying = {m["id"] for m in line}
+        before = {m["id"] for m in conversation.messages}
+        leaving = [m for m in conversation.messages if m["id"] not in staying]
+        returning = [m for m in line if m["id"] not in before]
+        conversation.messages = line
+        for message in leaving:
             self.add_event("message.deleted", conversation.id, {"message_id": message["id"]})
+        for message in returning:
+            self.add_event("message.created", conversation.id, {"message": message})
 
     def add_event(self, event_type, conversation_id, data, raw_data=None):
         """Stores a realtime event and wakes the streams. Returns its ID."""
@@ -378,8 +409,11 @@ class ChatState:
         conversation = self.conversations.get(reply.conversation_id)
         if reply.epoch != self.epoch or conversation is None:
             return message  # the server was reset under this stream: store nothing
-        if reply.regenerates:
-            self.delete_after(conversation, reply.user_message_id)
+        if reply.regenerates or not conversation.on_line(reply.user_message_id):
+            # A regenerated answer follows its question: what came after it leaves the line (kept as a
+            # branch). So does the answer to a question that left the line while it streamed. Any other
+            # answer follows the newest message, as it always has.
+            self.switch_line(conversation, reply.user_message_id)
         if self.faults.realtime_reply_events:
             self.add_event("reply.finished", conversation.id, {"message": message})
         self.add_message(conversation, message)
@@ -1032,12 +1066,18 @@ class Handler(BaseHTTPRequestHandler):
         client_id = body.get("client_id", self.headers.get("Idempotency-Key"))
         text = body.get("text")
         conversation_id = body.get("conversation_id")
+        parent_id = body.get("parent_id")  # the message the new one follows (a conversation with branches)
+        if parent_id is not None:
+            with state.lock:
+                self._log_entry["parent_id"] = parent_id  # tests read it in the log
         if not isinstance(client_id, str) or not client_id:
             raise ApiError(400, "INVALID_REQUEST", "client_id must be a non-empty string.")
         if not isinstance(text, str):
             raise ApiError(400, "INVALID_REQUEST", "text must be a string.")
         if conversation_id is not None and not isinstance(conversation_id, str):
             raise ApiError(400, "INVALID_REQUEST", "conversation_id must be a string or null.")
+        if parent_id is not None and not isinstance(parent_id, str):
+            raise ApiError(400, "INVALID_REQUEST", "parent_id must be a message ID or null.")
         if not text.strip():
             raise ApiError(400, "EMPTY_MESSAGE", "The message is empty.")
         if len(text) > MAX_TEXT_LENGTH:
@@ -1058,17 +1098,25 @@ class Handler(BaseHTTPRequestHandler):
                 user_text = user_message["text"] if user_message else text
             else:
                 if conversation_id is None:
+                    self._check_parent(None, parent_id)
                     conversation = state.new_conversation(text[:40])
                 else:
                     conversation = state.conversation(conversation_id)
                     self._check_accepts_messages(conversation)
+                    self._check_parent(conversation, parent_id)
                 user_message = state.new_message("user", text, client_id=client_id)
-                state.add_message(conversation, user_message)
+                state.add_message(conversation, user_message, parent_id=parent_id)
                 state.send_messages[client_id] = (conversation.id, user_message["id"])
                 reply = Reply(state.epoch, conversation.id, user_message["id"], state.next_id("m"))
                 state.send_replies[client_id] = reply
                 user_text = text
         return self._stream(reply, user_text, user_message)
+
+    @staticmethod
+    def _check_parent(conversation, parent_id):
+        """A send's `parent_id` must name a message of its conversation (a new conversation has none)."""
+        if parent_id is not None and (conversation is None or conversation.find(parent_id) is None):
+            raise ApiError(404, "UNKNOWN_MESSAGE", "No message %r to follow here." % (parent_id,))
 
     @staticmethod
     def _check_accepts_messages(conversation):
@@ -1126,7 +1174,7 @@ class Handler(BaseHTTPRequestHandler):
             messages = conversation.messages
             next_cursor = None
             if after is not None or (before is None and limit is None):
-                # Catch-up: everything after the ID, oldest first (IDs grow with time, so a deleted ID works).
+                # Catch-up: the line after the ID, oldest first (IDs grow with time, so an ID off the line works).
                 mark = id_number(after, "m") if after is not None else 0
                 newer = [m for m in messages if id_number(m["id"], "m") > mark]
                 page = newer[:limit] if limit else newer
@@ -1349,19 +1397,23 @@ class Handler(BaseHTTPRequestHandler):
             return None
 
         if kind == "send":
-            client_id, text = op.get("client_id"), op.get("text")
+            client_id, text, parent_id = op.get("client_id"), op.get("text"), op.get("parent_id")
             if not isinstance(client_id, str) or not client_id or not isinstance(text, str) or not text.strip():
                 return reject("INVALID_OPERATION", "A send needs a client_id and a non-empty text.")
+            if parent_id is not None and not isinstance(parent_id, str):
+                return reject("INVALID_OPERATION", "parent_id must be a message ID or null.")
             if len(text) > MAX_TEXT_LENGTH:
                 return reject("TOO_LARGE", "Messages are limited to %d characters." % MAX_TEXT_LENGTH)
             if client_id in state.send_messages:
                 return None  # already have it (idempotent by client ID): accepted, nothing new
             if conversation is not None and conversation.status not in ACCEPTS_MESSAGES:
                 return reject("CONVERSATION_NOT_ONGOING", "The conversation is %s." % conversation.status)
+            if parent_id is not None and (conversation is None or conversation.find(parent_id) is None):
+                return reject("UNKNOWN_MESSAGE", "No message %r to follow here." % (parent_id,))
             if conversation is None:
                 conversation = state.new_conversation(text[:40])
             message = state.new_message("user", text, client_id=client_id)
-            state.add_message(conversation, message)
+            state.add_message(conversation, message, parent_id=parent_id)
             state.send_messages[client_id] = (conversation.id, message["id"])
             if state.faults.outbox_replies and conversation.status == "ongoing":
                 sources = answer_sources(text)

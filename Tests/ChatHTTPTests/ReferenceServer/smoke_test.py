@@ -114,10 +114,11 @@ class Client:
         response = conn.getresponse()
         return EventReader(conn, response)
 
-    def send(self, text, client_id, conversation_id=None, query="", **kw):
-        return self.stream("POST", "/messages" + query,
-                           {"conversation_id": conversation_id, "client_id": client_id, "text": text},
-                           key=client_id, **kw)
+    def send(self, text, client_id, conversation_id=None, query="", parent_id=None, **kw):
+        body = {"conversation_id": conversation_id, "client_id": client_id, "text": text}
+        if parent_id is not None:
+            body["parent_id"] = parent_id
+        return self.stream("POST", "/messages" + query, body, key=client_id, **kw)
 
     def events(self, last_event_id=None, query="", timeout=10):
         extra = {"Accept": "text/event-stream"}
@@ -236,6 +237,19 @@ def expect_error(result, status, code):
 
 def messages_of(client, conversation_id):
     return client.state()["conversations"][conversation_id]["messages"]
+
+
+def line_of(client, conversation_id, query=""):
+    """The IDs a history call returns (everything, or what `query` asks for)."""
+    status, _, page = client.api("GET", "/conversations/%s/messages%s" % (conversation_id, query))
+    check(status == 200, "history failed", status, page)
+    return [m["id"] for m in page["messages"]]
+
+
+def announced(rt, count):
+    """The next `count` realtime events as (type, message ID)."""
+    events = [rt.next_event() for _ in range(count)]
+    return [(e["event"], data(e).get("message_id") or data(e)["message"]["id"]) for e in events]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -881,9 +895,12 @@ def test_regenerate(c):
     check(text.startswith("Another answer (1) to: first question.") and finish["user_message_id"] == "m-1",
           "regenerated text", finish)
     check([m["id"] for m in messages_of(c, "conv-1")] == ["m-1", new], "the old answer is replaced")
-    events = [rt.next_event() for _ in range(2)]
-    check([(e["event"], data(e).get("message_id") or data(e)["message"]["id"]) for e in events]
-          == [("message.deleted", old), ("message.created", new)], "deleted then created", events)
+    events = announced(rt, 2)
+    check(events == [("message.deleted", old), ("message.created", new)], "deleted then created", events)
+    conversation = c.state()["conversations"]["conv-1"]
+    check([m["id"] for m in conversation["all_messages"]] == ["m-1", old, new]
+          and conversation["parents"] == {"m-1": None, old: "m-1", new: "m-1"}, "the old answer is a branch",
+          conversation)
     again = typed_reply(c.stream("POST", "/conversations/conv-1/regenerate",
                                  {"reply_to": "m-1", "answer": old}, key="rg-1"))
     check(again[2]["message"] == finish["message"] and len(messages_of(c, "conv-1")) == 2, "same key, same answer")
@@ -902,6 +919,85 @@ def test_regenerate(c):
     c.control("conversation_status", {"conversation_id": "conv-1", "status": "taken_over"})
     expect_error(c.api("POST", "/conversations/conv-1/regenerate", {"reply_to": "m-1", "answer": None}),
                  409, "CONVERSATION_NOT_ONGOING")
+    rt.close()
+
+
+def test_branches(c):
+    """A send with parent_id follows that message: the line (history, catch-up) becomes the path to it, and
+    what leaves or comes back onto the line is announced."""
+    rt = c.events()
+    rt.next()
+    typed_reply(c.send("first question", "c-1"))  # m-1, answered m-2
+    typed_reply(c.send("second question", "c-2", "conv-1"))  # m-3, answered m-4
+    check(announced(rt, 4) == [("message.created", "m-%d" % n) for n in (1, 2, 3, 4)], "two exchanges")
+
+    # An edit of the second question follows the first answer: the line is the edited one.
+    start, _, finish, _ = typed_reply(c.send("second question, edited", "c-3", "conv-1", parent_id="m-2"))
+    check(start["user_message"]["id"] == "m-5" and finish["message"]["id"] == "m-6", "edit answered", finish)
+    check(line_of(c, "conv-1") == ["m-1", "m-2", "m-5", "m-6"], "history is the edited line")
+    check(line_of(c, "conv-1", "?limit=3") == ["m-2", "m-5", "m-6"], "a page of the edited line")
+    check(line_of(c, "conv-1", "?after=m-2") == ["m-5", "m-6"], "catch-up on the edited line")
+    events = announced(rt, 4)
+    check(events == [("message.deleted", "m-3"), ("message.deleted", "m-4"), ("message.created", "m-5"),
+                     ("message.created", "m-6")], "the old question and answer leave the line", events)
+    state = c.state()
+    conversation = state["conversations"]["conv-1"]
+    check(len(conversation["all_messages"]) == 6 and conversation["parents"]["m-5"] == "m-2"
+          and conversation["parents"]["m-6"] == "m-5", "the old branch is kept", conversation)
+    check([e.get("parent_id") for e in state["log"] if e["path"] == "/v1/messages"] == [None, None, "m-2"],
+          "the log records parent_id", state["log"])
+    _, _, page = c.api("GET", "/conversations/conv-1/messages?limit=10")
+    check(page["total_count"] == 4, "total_count counts the line", page)
+
+    # A send after the old answer brings its branch back and takes the edited one off the line.
+    typed_reply(c.send("and then?", "c-4", "conv-1", parent_id="m-4"))  # m-7, answered m-8
+    check(line_of(c, "conv-1") == ["m-1", "m-2", "m-3", "m-4", "m-7", "m-8"], "history is the old branch again")
+    events = announced(rt, 6)
+    check(events == [("message.deleted", "m-5"), ("message.deleted", "m-6"), ("message.created", "m-3"),
+                     ("message.created", "m-4"), ("message.created", "m-7"), ("message.created", "m-8")],
+          "leaving then returning then new", events)
+
+    # Without parent_id (or with the newest), a send follows the newest message, announcing nothing else.
+    typed_reply(c.send("newest", "c-5", "conv-1"))  # m-9, m-10
+    typed_reply(c.send("newest again", "c-6", "conv-1", parent_id="m-10"))  # m-11, m-12
+    check(line_of(c, "conv-1")[-4:] == ["m-9", "m-10", "m-11", "m-12"], "appended to the newest")
+    check(announced(rt, 4) == [("message.created", "m-%d" % n) for n in (9, 10, 11, 12)], "no line change")
+    rt.close()
+
+    # A parent the conversation does not have: 404 UNKNOWN_MESSAGE, nothing stored.
+    c.control("conversations", {"messages": 2})  # conv-2: m-13, m-14
+    before = c.state()
+    for conversation_id, parent in (("conv-1", "m-404"), ("conv-1", "m-13"), (None, "m-1")):
+        expect_error(c.api("POST", "/messages", {"conversation_id": conversation_id, "client_id": "c-x",
+                                                 "text": "hi", "parent_id": parent}), 404, "UNKNOWN_MESSAGE")
+    expect_error(c.api("POST", "/messages", {"conversation_id": "conv-1", "client_id": "c-x", "text": "hi",
+                                             "parent_id": 2}), 400, "INVALID_REQUEST")
+    after = c.state()
+    check(after["conversations"] == before["conversations"] and after["events"] == before["events"],
+          "refused sends store nothing", after["conversations"].keys())
+
+
+def test_outbox_branches(c):
+    """An outbox send with parent_id follows that message, as a live send does; an unknown one is refused."""
+    seeded = c.control("conversations", {"messages": 4})  # conv-1: m-1 … m-4, a line
+    check(seeded["message_ids"] == ["m-1", "m-2", "m-3", "m-4"], "seeded", seeded)
+    rt = c.events()
+    rt.next()
+    status, _, answer = c.api("POST", "/outbox", {"batch_id": "b-1", "epoch": 0, "first_sequence": 1, "operations": [
+        op("send-c-9", 1, "send", client_id="c-9", parent_id="m-2", text="an edit, written offline"),
+        op("send-c-10", 2, "send", client_id="c-10", text="after the edit"),
+        op("send-lost", 3, "send", client_id="c-11", parent_id="m-404", text="after nothing"),
+        op("send-odd", 4, "send", client_id="c-12", parent_id=7, text="after a number"),
+        op("send-new", 5, "send", None, client_id="c-13", parent_id="m-1", text="new, after m-1"),
+    ]}, key="b-1")
+    reasons = {r["operation_id"]: r["reason"] for r in answer["rejections"]}
+    check(status == 200 and reasons == {"send-lost": "UNKNOWN_MESSAGE", "send-odd": "INVALID_OPERATION",
+                                        "send-new": "UNKNOWN_MESSAGE"}, "rejections", answer)
+    check(line_of(c, "conv-1") == ["m-1", "m-2", "m-5", "m-6"], "the line follows the queued edit")
+    events = announced(rt, 4)
+    check(events == [("message.deleted", "m-3"), ("message.deleted", "m-4"), ("message.created", "m-5"),
+                     ("message.created", "m-6")], "the batch's line change is announced", events)
+    check(sorted(c.state()["conversations"]) == ["conv-1"], "no conversation for a refused send")
     rt.close()
 
 
@@ -977,7 +1073,8 @@ TESTS = [
     test_auth_and_errors, test_send_typed_and_realtime, test_frames_style, test_tool_call, test_sources, test_history,
     test_list, test_rating_feedback_read_typing, test_tickets, test_outbox, test_lose_batch_response,
     test_rate_limit, test_token_expiry, test_drop_reply, test_resume, test_malformed_frame, test_delay, test_realtime,
-    test_second_client_sees_replies, test_regenerate, test_status, test_control_validation_and_reset,
+    test_second_client_sees_replies, test_regenerate, test_branches, test_outbox_branches, test_status,
+    test_control_validation_and_reset,
 ]
 
 
