@@ -60,8 +60,8 @@ struct DemoScript: Equatable {
   }
 
   static let commands: Set<String> = [
-    "new", "open", "older", "search", "retry", "discard", "regen", "prev", "next", "stop", "up", "down", "feedback",
-    "ticket", "signin",
-    "signout", "drop", "fail", "quit", "q", "help", "approve", "deny", "answer", "thoughts", "cut", "break",
+    "new", "open", "older", "search", "retry", "discard", "regen", "edit", "prev", "next", "stop", "up", "down",
+    "feedback", "ticket", "signin", "signout", "drop", "fail", "quit", "q", "help", "approve", "deny", "answer",
+    "thoughts", "cut", "break",
   ]
 }

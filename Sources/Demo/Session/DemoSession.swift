@@ -242,13 +242,29 @@ final class DemoSession: Sendable {
         return true
       }
       store?.send(.regenerate(answer.clientID))
+    case "edit":
+      switch Self.edit(argument, in: state) {
+      case .notice(let text): notice(text)
+      case .edit(let message, let text):
+        guard let store else { return true }  // a message to edit means a conversation is open
+        let replacement = OutgoingMessage(
+          clientID: ClientMessageID(store.environment.makeID()), text: text, createdAt: store.environment.clock.now())
+        store.send(.edit(message, replacement))  // a refusal (a reply still streaming) shows as the state's error
+      }
     case "prev", "next":
-      // The newest message with siblings: the answer regenerated last, or the path a switch showed.
-      guard let shown = state?.messages.last(where: { state?.branches.place(of: $0.clientID) != nil }) else {
-        notice("No answer has siblings yet (/regen makes one).")
+      let choice: SiblingChoice = name == "prev" ? .previous : .next
+      guard let state, state.messages.contains(where: { state.branches.place(of: $0.clientID) != nil }) else {
+        notice("No message has siblings yet (/regen or /edit makes one).")
         return true
       }
-      store?.send(.showSibling(of: shown.clientID, name == "prev" ? .previous : .next))
+      guard let shown = Self.messageToSwitch(choice, in: state) else {
+        notice(
+          name == "prev"
+            ? "No message here has a sibling before it; /next goes the other way."
+            : "No message here has a sibling after it; /prev goes the other way.")
+        return true
+      }
+      store?.send(.showSibling(of: shown, choice))
     case "stop": store?.send(.stopReply)
     case "up", "down":
       guard let answer = state?.messages.last(where: { $0.role == .assistant && $0.isCommitted }) else {
@@ -316,7 +332,7 @@ final class DemoSession: Sendable {
     case "thoughts":
       interface.withLock { $0.showsReasoning.toggle() }
     case "help": notice(DemoSession.help)
-    default: notice("Unknown command /\(name). \(DemoSession.help)")
+    default: notice("Unknown command /\(name).\n\(DemoSession.help)")
     }
     return true
   }
@@ -342,6 +358,50 @@ final class DemoSession: Sendable {
     }
   }
 
+  /// What `/edit N TEXT` asks for: the user's message N and its new text, or the notice that says what is
+  /// missing.
+  enum EditCommand: Equatable {
+    case edit(ClientMessageID, text: String)
+    case notice(String)
+  }
+
+  /// Reads `/edit`'s argument against the conversation on screen, whose messages from the user (no one
+  /// else's) are numbered 1, 2, … from the oldest; older history not loaded yet is not counted. The store
+  /// judges the rest (a message not sent yet, a reply still streaming).
+  static func edit(_ argument: String?, in state: ConversationState?) -> EditCommand {
+    let mine = state.map { $0.messages.filter { $0.role == .user }.map(\.clientID) } ?? []
+    guard !mine.isEmpty else { return .notice("You have no message here to edit yet.") }
+    let numbering =
+      mine.count == 1 ? "1 is your only message here" : "your messages are 1 to \(mine.count), oldest first"
+    let parts = (argument ?? "").split(separator: " ", maxSplits: 1)
+    guard let number = parts.first.flatMap({ Int($0) }) else {
+      return .notice("Which one? /edit N TEXT, where \(numbering).")
+    }
+    guard (1...mine.count).contains(number) else {
+      return .notice("You have no message \(number) here: \(numbering).")
+    }
+    let text = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+    guard !text.isEmpty else {
+      return .notice("/edit \(number) needs the new text, for example /edit \(number) Where is order 1042?")
+    }
+    return .edit(mine[number - 1], text: text)
+  }
+
+  /// The message `/prev` or `/next` switches: the newest on screen that has a sibling that way. With one
+  /// fork on screen that is the newest fork; with an older fork above it (a question edited after its answer
+  /// was regenerated), the older one is switched once the newer is at its end, so every sibling is reached
+  /// and a switch away from an edit can always come back.
+  static func messageToSwitch(_ choice: SiblingChoice, in state: ConversationState) -> ClientMessageID? {
+    state.messages.last { message in
+      guard let place = state.branches.place(of: message.clientID) else { return false }
+      switch choice {
+      case .previous: return place.index > 0
+      case .next: return place.index < place.count - 1
+      case .index(let index): return index != place.index && (0..<place.count).contains(index)
+      }
+    }?.clientID
+  }
+
   /// After an identity change: the same store when it was kept, otherwise nothing open.
   private func reopen(_ id: ConversationID?, kept: Bool) {
     guard kept, let id else {
@@ -351,6 +411,14 @@ final class DemoSession: Sendable {
     open(client.conversation(id))
   }
 
-  static let help =
-    "Type to chat. /new /open N /older /search WORDS /retry /discard /regen /prev /next /stop /approve /deny [why] /answer TEXT /thoughts /up /down /feedback good|bad|dismiss /ticket /signin NAME /signout /drop /fail [reply] /cut /break /quit"
+  /// The commands, a few to a line: the notice shows each line as a row, and a row longer than the frame
+  /// (80 columns at the smallest) would be cut.
+  static let help = """
+    Type to chat. /new /open N /older /search WORDS /retry /discard /stop /thoughts
+    /regen: a new answer. /edit N TEXT: TEXT as a new version of your message N,
+    counting your messages 1, 2, … from the oldest on screen. Both keep the old as
+    a sibling: /prev and /next switch the newest ‹ 2/3 › that can go that way.
+    /approve /deny [why] /answer TEXT /up /down /feedback good|bad|dismiss /ticket
+    /signin NAME /signout /drop /fail [reply] /cut /break /quit
+    """
 }
