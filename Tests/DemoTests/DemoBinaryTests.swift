@@ -56,7 +56,7 @@ struct DemoBinaryTests {
 
   @Test(
     "each example script prints its expected transcript",
-    arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes", "branches"])
+    arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes", "branches", "edit"])
   func examplesMatch(name: String) async throws {
     let expected = try String(
       contentsOf: packageRoot.appendingPathComponent("Examples/\(name).transcript"), encoding: .utf8)
