@@ -16,9 +16,8 @@
 //   batch <id> <epoch> <first> <opID>…         a batch is durably in flight (new, or the one a run left)
 //   finishing <id> / finished <id>             the server took the batch; its operations are durably gone
 //
-// Edits (the newest few messages leave the screen as a new message's sibling) are in the workload; switches
-// between siblings only with PERSISTENCE_SWITCHES=1 in the environment: across kills they lose messages
-// reported durable (issue #52; a round trip of the same switches without kills keeps them).
+// Edits (the newest few messages leave the screen as a new message's sibling) and switches between siblings
+// are in the workload: what leaves the screen stays durable in the conversation's branches.
 //
 // Each report is one write(2) of less than PIPE_BUF bytes, so a kill never tears one. Anything it finds wrong
 // on resume (a stored file that cannot be read, a message whose text is not the one written) ends it with a
@@ -71,7 +70,6 @@ private struct Stress {
   var random: SplitMix64
   let run: UInt64
   var step = 0
-  let switches = ProcessInfo.processInfo.environment["PERSISTENCE_SWITCHES"] == "1"
 
   /// Logical message times: increasing within a run and across runs.
   var now: Date { Date(timeIntervalSince1970: 1_750_000_000 + Double(run) * 10_000_000 + Double(step)) }
@@ -229,11 +227,10 @@ private struct Stress {
   }
 
   mutating func act() throws(PersistenceError) {
-    if state.messages.count > 200 { return try trimHistory() }
+    if state.messages.count > 100 { return try trimHistory() }
     switch random.below(22) {
     case 20: try branch()
-    // Switches lose messages across kills (#52, not found yet): only with PERSISTENCE_SWITCHES=1.
-    case 21: try switches ? switchBranch() : branch()
+    case 21: try switchBranch()
     case 0..<7: try commitMessage()
     case 7..<10: try streamReply()
     case 10..<11: try editDraft()

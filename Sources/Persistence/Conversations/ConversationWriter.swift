@@ -175,11 +175,11 @@ struct ConversationWriter {
         served[clientID] = nil
         records.append(.message(message))
         archived.append(message)
-      } else if let old = written.messages[clientID: clientID] {
-        if Self.wasTrimmed(old, in: state) {
-          served[clientID] = nil
-          continue
-        }
+      } else {
+        // Gone from the list: whatever the archive served of it is no longer what is stored (a removed
+        // message that comes back, a branch switched away and back, must be written again).
+        served[clientID] = nil
+        guard let old = written.messages[clientID: clientID], !Self.wasTrimmed(old, in: state) else { continue }
         records.append(.removed(clientID))
         unarchived.append(clientID)
       }
@@ -289,6 +289,7 @@ struct ConversationWriter {
       let gone =
         previous?.messages.filter { !state.messages.contains($0.clientID) && !Self.wasTrimmed($0, in: state) }
         .map(\.clientID) ?? []
+      for clientID in gone { served[clientID] = nil }
       let mark = JournalMark(length: bytes.count, chain: chain)
       try archive.with { archive throws(PersistenceError) in
         try archive.write(Array(state.messages), removing: gone, in: id, mark: mark)

@@ -290,4 +290,42 @@ struct BranchSwitchStorageTests {
     #expect(restored.messages.map(\.text) == ["m1", "m2", "m3", "m4", "m5"])
     #expect(restored.branches.messagesOffScreen.map(\.text) == ["edit"])
   }
+
+  @Test("a message the archive served, switched away and back unchanged, is written again and survives a relaunch")
+  func servedThenSwitchedBack() throws {
+    // Given a conversation whose newest answer was regenerated, reopened, and its messages read back from the
+    // archive (as scrolling up does)
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    var file = try scope.conversation("conv-1")
+    var state = ConversationState.existing([])
+    for index in 1...3 {
+      state.messages.commit(.server("m\(index)", id: "s\(index)", role: .user, at: Double(index)))
+      try file.persist(state, changes: ChangeSet(inserted: ["srv-s\(index)"]), at: .story(Double(index)))
+    }
+    let replaced = state.messages.removeCommitted(from: "srv-s3")
+    state.branches.keep(replaced, after: "srv-s2", replacedBy: "srv-s4")
+    state.messages.commit(.server("m3 again", id: "s4", at: 4))
+    try file.persist(state, changes: ChangeSet(inserted: ["srv-s4"], removed: ["srv-s3"]), at: .story(4))
+    file = try scope.conversation("conv-1")
+    state = try #require(file.restored)
+    _ = try file.storedMessages(before: MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), limit: 10)
+
+    // When the user switches to the old answer and back, each switch written as its change set
+    for (shown, index) in [("srv-s4", 0), ("srv-s3", 1)] {
+      let leaving = state.messages.removeCommitted(from: ClientMessageID(shown))
+      let coming = state.branches.show(index, atForkShowing: ClientMessageID(shown), keeping: leaving) ?? []
+      #expect(!coming.isEmpty)
+      for message in coming { state.messages.commit(message) }
+      try file.persist(
+        state, changes: ChangeSet(inserted: Set(coming.map(\.clientID)), removed: Set(leaving.map(\.clientID))),
+        at: .story(5))
+    }
+
+    // Then after a relaunch the answer shown is still there (the archive's copy, removed by the first switch,
+    // is not taken for what is stored)
+    let restored = try #require(try scope.conversation("conv-1").restored)
+    #expect(restored.messages.map(\.text) == ["m1", "m2", "m3 again"])
+    #expect(restored.branches.messagesOffScreen.map(\.text) == ["m3"])
+  }
 }
