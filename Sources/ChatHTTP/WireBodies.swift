@@ -36,9 +36,9 @@ struct SendBody: Encodable {
   var clientId: String
   var text: String
   var attachments: [WireAttachment]
-  /// Only in a conversation with branches (`SendPayload.parent`): a server that knows none reads the body as
-  /// before.
-  var parentId: String?
+  /// Only in a conversation with branches (`SendPayload.placement`): a server that knows none reads the body
+  /// as before.
+  var parentId: WireParent?
 
   private enum CodingKeys: String, CodingKey {
     case conversationId = "conversation_id"
@@ -55,6 +55,27 @@ struct SendBody: Encodable {
     try container.encode(text, forKey: .text)
     if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
     try container.encodeIfPresent(parentId, forKey: .parentId)
+  }
+}
+
+/// `parent_id` as the protocol writes a placement: the message's ID, or an explicit null for the first.
+enum WireParent: Encodable {
+  case after(String)
+  case first
+
+  init(_ placement: MessagePlacement) {
+    switch placement {
+    case .after(let message): self = .after(message.rawValue)
+    case .first: self = .first
+    }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .after(let message): try container.encode(message)
+    case .first: try container.encodeNil()
+    }
   }
 }
 
@@ -122,7 +143,7 @@ struct OutboxBatchBody: Encodable {
     var enqueuedAt: Date
     var kind: String
     var clientId: String?
-    var parentId: String?
+    var parentId: WireParent?
     var text: String?
     var createdAt: Date?
     var messageId: String?
@@ -153,7 +174,7 @@ struct OutboxBatchBody: Encodable {
       case .send(let outgoing):
         kind = "send"
         clientId = outgoing.clientID.rawValue
-        parentId = outgoing.parent?.rawValue
+        parentId = outgoing.placement.map(WireParent.init)
         text = outgoing.text
         createdAt = outgoing.createdAt
       case .rateAnswer(let message, let rating, _):

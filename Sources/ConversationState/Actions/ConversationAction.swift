@@ -24,7 +24,7 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Edit a message the user sent: `replacement` (a new client ID, the new text and attachments) becomes
   /// its sibling and is sent, and the agent answers it; the message and everything after it stay as the
   /// sibling before (`ConversationState.branches`, `showSibling`). The new message follows the one before
-  /// the edited message (`SendPayload.parent`); offline it waits in the outbox like any send. Discarding it
+  /// the edited message (`SendPayload.placement`); offline it waits in the outbox like any send. Discarding it
   /// after it failed shows the branch it replaced again. Refused, nothing changed, as `send` refuses its
   /// message, with `UNKNOWN_MESSAGE` when no message on screen has that ID, and with `INVALID_ACTION` for a
   /// message that is not the user's, one not yet sent, and whenever `showSibling` is refused.
@@ -297,8 +297,8 @@ public struct OutgoingMessage: Hashable, Sendable, Codable {
   public var attachments: [MessageAttachment]
   public var createdAt: Date
   /// Set by the store, not the host (a value given is replaced): where the message goes in a conversation
-  /// with branches, kept with it when it waits in the outbox (`SendPayload.parent`).
-  public var parent: ServerMessageID?
+  /// with branches, kept with it when it waits in the outbox (`SendPayload.placement`).
+  public var placement: MessagePlacement?
 
   public init(clientID: ClientMessageID, text: String, attachments: [MessageAttachment] = [], createdAt: Date) {
     self.clientID = clientID

@@ -69,20 +69,21 @@ public struct SendPayload: Hashable, Sendable, Codable {
   public var clientID: ClientMessageID
   public var text: String
   public var attachments: [MessageAttachment]
-  /// The server's ID of the message this one follows on the path on screen, in a conversation that has
-  /// branches (`ConversationState.branches`): an edit follows the message before the one it edits, and
-  /// after a switch a send follows the branch shown. Nil in a conversation without branches and while a
-  /// reply streams: the message follows the server's newest. A backend that keeps no branches ignores it.
-  public var parent: ServerMessageID?
+  /// Where the message goes on the path on screen, in a conversation that has branches
+  /// (`ConversationState.branches`): an edit follows the message before the one it edits (or comes first),
+  /// and after a switch a send follows the last message of the branch shown. Nil in a conversation without
+  /// branches and while a reply streams: the message follows the server's newest. A backend that keeps no
+  /// branches ignores it.
+  public var placement: MessagePlacement?
 
   public init(
     conversationID: ConversationID?, clientID: ClientMessageID, text: String, attachments: [MessageAttachment],
-    parent: ServerMessageID? = nil
+    placement: MessagePlacement? = nil
   ) {
     self.conversationID = conversationID
     self.clientID = clientID
     self.text = text
     self.attachments = attachments
-    self.parent = parent
+    self.placement = placement
   }
 }

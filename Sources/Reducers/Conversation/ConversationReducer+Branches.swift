@@ -41,11 +41,13 @@ extension ConversationReducer {
     }
   }
 
-  /// The server's ID of the message a new one follows on the path on screen, when the conversation has
-  /// branches and no reply streams (`SendPayload.parent`).
-  func sendParent(_ state: ConversationState) -> ServerMessageID? {
+  /// Where a new message goes on the path on screen, when the conversation has branches and no reply streams
+  /// (`SendPayload.placement`): after the last message shown, or first when nothing is shown and nothing
+  /// older is stored or on the server. Nil otherwise: after the server's newest.
+  func sendPlacement(_ state: ConversationState) -> MessagePlacement? {
     guard !state.branches.isEmpty, state.liveReplies.isEmpty else { return nil }
-    return state.messages.lastCommitted?.serverID
+    guard let last = state.messages.lastCommitted else { return state.history.hasOlderMessages ? nil : .first }
+    return last.serverID.map(MessagePlacement.after)
   }
 
   func showSibling(of message: ClientMessageID, _ choice: SiblingChoice, _ state: inout ConversationState)

@@ -17,7 +17,7 @@ extension ConversationReducer {
       var outgoing = OutgoingMessage(
         clientID: message.clientID, text: message.text, attachments: message.attachments,
         createdAt: message.createdAt)
-      outgoing.parent = sendParent(state)
+      outgoing.placement = sendPlacement(state)
       effects.append(
         .enqueueOutbox(
           OutboxOperation(

@@ -134,7 +134,7 @@ extension ConversationReducer {
           requestID,
           SendPayload(
             conversationID: state.conversationID, clientID: message.clientID, text: message.text,
-            attachments: message.attachments, parent: sendParent(state))))
+            attachments: message.attachments, placement: sendPlacement(state))))
     }
     return effects
   }

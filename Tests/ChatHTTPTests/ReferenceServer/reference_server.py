@@ -37,6 +37,9 @@ AGENT = {"id": "fin", "name": "Fin"}
 HUMAN_AGENT = {"id": "human-sam", "name": "Sam"}
 USER_ID = "u-1"
 
+# A send's place when it names none: after the newest message on the conversation's line.
+NEWEST = object()
+
 MAX_TEXT_LENGTH = 10_000  # ChatPolicy.maximumTextLength's default
 MAX_TOOL_RESULT_BYTES = 20_000  # ChatPolicy.maximumToolResultBytes's default
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -352,13 +355,14 @@ class ChatState:
         message.update(extra)
         return message
 
-    def add_message(self, conversation, message, broadcast=True, parent_id=None):
-        """Writes `message` after `parent_id` (which the conversation must have), or after the newest message
-        on the line when None; the line becomes the path to it. Broadcasts it (and any change of line)."""
-        if parent_id is not None:
-            self.switch_line(conversation, parent_id)
-        else:
+    def add_message(self, conversation, message, broadcast=True, parent_id=NEWEST):
+        """Writes `message` after `parent_id` (which the conversation must have), first of all when None (an
+        edit of the first message), or after the newest message on the line when NEWEST; the line becomes the
+        path to it. Broadcasts it (and any change of line)."""
+        if parent_id is NEWEST:
             parent_id = conversation.messages[-1]["id"] if conversation.messages else None
+        else:
+            self.switch_line(conversation, parent_id)
         conversation.nodes[message["id"]] = message
         conversation.parents[message["id"]] = parent_id
         conversation.written.append(message)
@@ -369,7 +373,7 @@ class ChatState:
     def switch_line(self, conversation, message_id):
         """Makes the line end at `message_id`: the messages that leave it stay as a branch and are announced
         `message.deleted` (oldest first), those that come back onto it `message.created` (oldest first)."""
-        line = conversation.path_to(message_id)
+        line = conversation.path_to(message_id) if message_id is not None else []
         staying = {m["id"] for m in line}
         before = {m["id"] for m in conversation.messages}
         leaving = [m for m in conversation.messages if m["id"] not in staying]
@@ -1066,8 +1070,10 @@ class Handler(BaseHTTPRequestHandler):
         client_id = body.get("client_id", self.headers.get("Idempotency-Key"))
         text = body.get("text")
         conversation_id = body.get("conversation_id")
-        parent_id = body.get("parent_id")  # the message the new one follows (a conversation with branches)
-        if parent_id is not None:
+        # The message the new one follows in a conversation with branches; null: it comes first (an edit of
+        # the first message); absent: after the newest.
+        parent_id = body.get("parent_id", NEWEST)
+        if parent_id is not NEWEST:
             with state.lock:
                 self._log_entry["parent_id"] = parent_id  # tests read it in the log
         if not isinstance(client_id, str) or not client_id:
@@ -1076,7 +1082,7 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "INVALID_REQUEST", "text must be a string.")
         if conversation_id is not None and not isinstance(conversation_id, str):
             raise ApiError(400, "INVALID_REQUEST", "conversation_id must be a string or null.")
-        if parent_id is not None and not isinstance(parent_id, str):
+        if parent_id is not NEWEST and parent_id is not None and not isinstance(parent_id, str):
             raise ApiError(400, "INVALID_REQUEST", "parent_id must be a message ID or null.")
         if not text.strip():
             raise ApiError(400, "EMPTY_MESSAGE", "The message is empty.")
@@ -1115,7 +1121,7 @@ class Handler(BaseHTTPRequestHandler):
     @staticmethod
     def _check_parent(conversation, parent_id):
         """A send's `parent_id` must name a message of its conversation (a new conversation has none)."""
-        if parent_id is not None and (conversation is None or conversation.find(parent_id) is None):
+        if isinstance(parent_id, str) and (conversation is None or conversation.find(parent_id) is None):
             raise ApiError(404, "UNKNOWN_MESSAGE", "No message %r to follow here." % (parent_id,))
 
     @staticmethod
@@ -1397,10 +1403,10 @@ class Handler(BaseHTTPRequestHandler):
             return None
 
         if kind == "send":
-            client_id, text, parent_id = op.get("client_id"), op.get("text"), op.get("parent_id")
+            client_id, text, parent_id = op.get("client_id"), op.get("text"), op.get("parent_id", NEWEST)
             if not isinstance(client_id, str) or not client_id or not isinstance(text, str) or not text.strip():
                 return reject("INVALID_OPERATION", "A send needs a client_id and a non-empty text.")
-            if parent_id is not None and not isinstance(parent_id, str):
+            if parent_id is not NEWEST and parent_id is not None and not isinstance(parent_id, str):
                 return reject("INVALID_OPERATION", "parent_id must be a message ID or null.")
             if len(text) > MAX_TEXT_LENGTH:
                 return reject("TOO_LARGE", "Messages are limited to %d characters." % MAX_TEXT_LENGTH)
@@ -1408,7 +1414,7 @@ class Handler(BaseHTTPRequestHandler):
                 return None  # already have it (idempotent by client ID): accepted, nothing new
             if conversation is not None and conversation.status not in ACCEPTS_MESSAGES:
                 return reject("CONVERSATION_NOT_ONGOING", "The conversation is %s." % conversation.status)
-            if parent_id is not None and (conversation is None or conversation.find(parent_id) is None):
+            if isinstance(parent_id, str) and (conversation is None or conversation.find(parent_id) is None):
                 return reject("UNKNOWN_MESSAGE", "No message %r to follow here." % (parent_id,))
             if conversation is None:
                 conversation = state.new_conversation(text[:40])

@@ -24,6 +24,9 @@ class Failure(AssertionError):
     pass
 
 
+# A keyword argument's "not given", where None is a value the test sends (an explicit JSON null).
+ABSENT = object()
+
 def check(condition, message, *details):
     if not condition:
         raise Failure(message + ("".join("\n    " + repr(d)[:2000] for d in details)))
@@ -114,9 +117,9 @@ class Client:
         response = conn.getresponse()
         return EventReader(conn, response)
 
-    def send(self, text, client_id, conversation_id=None, query="", parent_id=None, **kw):
+    def send(self, text, client_id, conversation_id=None, query="", parent_id=ABSENT, **kw):
         body = {"conversation_id": conversation_id, "client_id": client_id, "text": text}
-        if parent_id is not None:
+        if parent_id is not ABSENT:
             body["parent_id"] = parent_id
         return self.stream("POST", "/messages" + query, body, key=client_id, **kw)
 
@@ -962,12 +965,21 @@ def test_branches(c):
     typed_reply(c.send("newest again", "c-6", "conv-1", parent_id="m-10"))  # m-11, m-12
     check(line_of(c, "conv-1")[-4:] == ["m-9", "m-10", "m-11", "m-12"], "appended to the newest")
     check(announced(rt, 4) == [("message.created", "m-%d" % n) for n in (9, 10, 11, 12)], "no line change")
+
+    # An explicit null comes first: an edit of the first question starts the line again.
+    typed_reply(c.send("first question, edited", "c-7", "conv-1", parent_id=None))  # m-13, m-14
+    check(line_of(c, "conv-1") == ["m-13", "m-14"], "history starts at the edit of the first question")
+    events = announced(rt, 12)
+    check(events == [("message.deleted", "m-%d" % n) for n in (1, 2, 3, 4, 7, 8, 9, 10, 11, 12)]
+          + [("message.created", "m-13"), ("message.created", "m-14")],
+          "the whole old line leaves, then the edit and its answer", events)
+    check(c.state()["conversations"]["conv-1"]["parents"]["m-13"] is None, "the edit has no parent")
     rt.close()
 
     # A parent the conversation does not have: 404 UNKNOWN_MESSAGE, nothing stored.
-    c.control("conversations", {"messages": 2})  # conv-2: m-13, m-14
+    c.control("conversations", {"messages": 2})  # conv-2: m-15, m-16
     before = c.state()
-    for conversation_id, parent in (("conv-1", "m-404"), ("conv-1", "m-13"), (None, "m-1")):
+    for conversation_id, parent in (("conv-1", "m-404"), ("conv-1", "m-15"), (None, "m-1")):
         expect_error(c.api("POST", "/messages", {"conversation_id": conversation_id, "client_id": "c-x",
                                                  "text": "hi", "parent_id": parent}), 404, "UNKNOWN_MESSAGE")
     expect_error(c.api("POST", "/messages", {"conversation_id": "conv-1", "client_id": "c-x", "text": "hi",

@@ -34,7 +34,7 @@ struct EditTests {
     let payload = Self.sent(effects)
     #expect(payload?.clientID == "e1")
     #expect(payload?.text == "Q2, better")
-    #expect(payload?.parent == "s2")
+    #expect(payload?.placement == .after("s2"))
     #expect(chat.state.branches.place(of: "e1") == ConversationBranches.Place(index: 1, count: 2))
 
     // When the server accepts it and the agent answers
@@ -63,7 +63,7 @@ struct EditTests {
     let request = chat.nextRequestID
 
     // When the user writes, the send names no parent: the wire is as it was
-    #expect(Self.sent(chat.send(.send(Self.edited("Q3", id: "c3", at: 5))))?.parent == nil)
+    #expect(Self.sent(chat.send(.send(Self.edited("Q3", id: "c3", at: 5))))?.placement == nil)
     chat.send(
       .sendAccepted(
         request, confirmed: .confirmed("Q3", clientID: "c3", serverID: "s5", at: 5), conversationID: "conv-1"))
@@ -78,7 +78,7 @@ struct EditTests {
     let payload = Self.sent(chat.send(.send(Self.edited("Q4", id: "c4", at: 8))))
 
     // Then the send names the branch's last message as the one it follows
-    #expect(payload?.parent == "s6")
+    #expect(payload?.placement == .after("s6"))
   }
 
   /// What a UI may not do, and the error it gets.
@@ -177,21 +177,26 @@ struct EditTests {
     #expect(chat.state.branches.place(of: "e1") == ConversationBranches.Place(index: 1, count: 2))
   }
 
-  @Test("an edit made offline waits in the outbox with the message it follows")
-  func offlineEditQueues() {
-    // Given a conversation with an answered question, offline, with the outbox
-    let chat = Chat(
-      .existing([.server("Q1", id: "s1", role: .user, at: 1), .server("A1", id: "s2", at: 2)]),
-      policy: OutboxDeliveryTests.policy)
+  @Test(
+    "an edit of the first question, made offline, waits in the outbox to go first, or after the newest while older history is not loaded",
+    arguments: [true, false])
+  func offlineEditQueues(olderHistoryOnServer: Bool) {
+    // Given a conversation with an answered question (all of it loaded, or not), offline, with the outbox
+    var state = ConversationState.existing([
+      .server("Q1", id: "s1", role: .user, at: 1), .server("A1", id: "s2", at: 2),
+    ])
+    state.history.hasMoreHistory = olderHistoryOnServer
+    let chat = Chat(state, policy: OutboxDeliveryTests.policy)
     let connection = chat.connected()
     chat.send(.connectionLost(connection, ChatError(.network, "tunnel"), at: time(5), jitter: 0.5))
 
     // When the user edits the question
     let effects = chat.send(.edit("srv-s1", Self.edited("Q1, better", id: "e1", at: 6)))
 
-    // Then it is handed to the outbox as a send that follows nothing (it is the first message)
+    // Then it is handed to the outbox as a send that goes first; with older messages not loaded, what comes
+    // before is unknown here, and it follows the server's newest
     var expected = Self.edited("Q1, better", id: "e1", at: 6)
-    expected.parent = nil
+    expected.placement = olderHistoryOnServer ? nil : .first
     #expect(
       effects.contains(
         .enqueueOutbox(
@@ -212,13 +217,13 @@ struct EditTests {
     let effects = chat.send(.edit("srv-s3", Self.edited("Q2, better", id: "e1", at: 6)))
 
     // Then the outbox's operation names A1 as the message it follows
-    let parents = effects.compactMap { effect -> ServerMessageID?? in
+    let placements = effects.compactMap { effect -> MessagePlacement?? in
       if case .enqueueOutbox(let operation) = effect, case .send(let outgoing) = operation.kind {
-        return outgoing.parent
+        return outgoing.placement
       }
       return nil
     }
-    #expect(parents == [.some("s2")])
+    #expect(placements == [.some(.after("s2"))])
   }
 }
 
