@@ -4,7 +4,9 @@ public import Foundation
 public import ServerSentEvents
 
 /// Turns the realtime stream's typed events (`message.created`, `typing.started`, … in
-/// `Docs/HTTP-PROTOCOL.md`) into the store's realtime events. Unknown types give nil; a frame whose JSON
+/// `Docs/HTTP-PROTOCOL.md`) into the store's realtime events. Unknown types give nil, and so does a
+/// `message.deleted` with `"branch": true` (the message left the server's line and is kept as a branch;
+/// the store keeps its own tree); a frame whose JSON
 /// cannot be read throws `INVALID_EVENT`, and so does a message whose sources cannot be (see
 /// `ReplyStreamMapper` for what a source must have).
 public enum RealtimeEventMapper {
@@ -30,7 +32,13 @@ public enum RealtimeEventMapper {
       mapped = .messageCreated(try required(frame.message, "message").message(maximumSources: maximumSources))
     case "message.edited":
       mapped = .messageEdited(try required(frame.message, "message").message(maximumSources: maximumSources))
-    case "message.deleted": mapped = .messageDeleted(ServerMessageID(try required(frame.messageId, "message_id")))
+    case "message.deleted":
+      let message = ServerMessageID(try required(frame.messageId, "message_id"))
+      // Left the server's line for a branch (an edit, a regeneration, a send after a switch): it still
+      // exists. The store keeps its own tree, and this event may come after the user switched back to it:
+      // taken as a deletion, it would remove what is on screen.
+      if frame.branch == true { return nil }
+      mapped = .messageDeleted(message)
     case "typing.started":
       mapped = .typingStarted(
         ParticipantID(try required(frame.participantId, "participant_id")), at: frame.at ?? receivedAt)
@@ -78,6 +86,7 @@ private struct RealtimeFrame: Decodable {
   var agentName: String?
   var agent: WireAgent?
   var delta: String?
+  var branch: Bool?
   var at: Date?
 
   private enum CodingKeys: String, CodingKey {
@@ -87,6 +96,6 @@ private struct RealtimeFrame: Decodable {
     case participantId = "participant_id"
     case status, title, question
     case agentName = "agent_name"
-    case agent, delta, at
+    case agent, delta, at, branch
   }
 }

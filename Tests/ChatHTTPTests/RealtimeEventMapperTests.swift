@@ -51,6 +51,19 @@ struct RealtimeEventMapperTests {
     }
   }
 
+  @Test("a message that left the server's line for a branch is not a deletion: the store keeps its own tree")
+  func leftForABranch() throws {
+    // Given the user edited a question, then switched back to it before the server's events came
+    // When the server says the old question left its line, kept as a branch
+    let update = try Self.map("message.deleted", #"{"conversation_id": "conv-1", "message_id": "m-3", "branch": true}"#)
+
+    // Then the store is told nothing (a deletion would take the question off the screen it is on again)
+    #expect(update == nil)
+    #expect(
+      try Self.map("message.deleted", #"{"conversation_id": "conv-1", "message_id": "m-3", "branch": false}"#)
+        == .event("conv-1", .messageDeleted("m-3")))
+  }
+
   @Test("an unknown type is nothing; a malformed or incomplete one is INVALID_EVENT")
   func unknownAndMalformed() {
     #expect((try? Self.map("presence.changed", "{}")) == .some(nil))

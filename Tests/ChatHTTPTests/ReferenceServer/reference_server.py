@@ -372,7 +372,7 @@ class ChatState:
 
     def switch_line(self, conversation, message_id):
         """Makes the line end at `message_id`: the messages that leave it stay as a branch and are announced
-        `message.deleted` (oldest first), those that come back onto it `message.created` (oldest first)."""
+        `message.deleted` with `"branch": true` (oldest first), those that come back onto it `message.created` (oldest first)."""
         line = conversation.path_to(message_id) if message_id is not None else []
         staying = {m["id"] for m in line}
         before = {m["id"] for m in conversation.messages}
@@ -380,7 +380,8 @@ class ChatState:
         returning = [m for m in line if m["id"] not in before]
         conversation.messages = line
         for message in leaving:
-            self.add_event("message.deleted", conversation.id, {"message_id": message["id"]})
+            # Still stored, as a branch: a client that keeps branches must not take it for a deletion.
+            self.add_event("message.deleted", conversation.id, {"message_id": message["id"], "branch": True})
         for message in returning:
             self.add_event("message.created", conversation.id, {"message": message})
 
