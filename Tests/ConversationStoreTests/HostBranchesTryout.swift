@@ -1,7 +1,6 @@
 import ConversationStore
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// A host trying conversations as trees for the first time, from the README, the articles and the doc
@@ -44,6 +43,16 @@ struct HostBranchesTryout {
     func outgoing(_ text: String) -> OutgoingMessage {
       OutgoingMessage(
         clientID: ClientMessageID(store.environment.makeID()), text: text, createdAt: store.environment.clock.now())
+    }
+
+    /// `ConversationAction.edit`'s doc example, as written there.
+    func edit(_ question: Message) {
+      // DOCC-EDIT-BEGIN
+      let edited = OutgoingMessage(
+        clientID: ClientMessageID(store.environment.makeID()), text: "Ship it to Lyon",
+        createdAt: store.environment.clock.now())
+      store.send(.edit(question.clientID, edited))
+      // DOCC-EDIT-END
     }
 
     /// Lets the scripted agent answer: time passes until nothing is in flight and no reply streams.
@@ -298,12 +307,9 @@ struct HostBranchesTryout {
     store.send(.edit(question, edit))
     #expect(await screen.letTheAgentAnswer())
     // then, as `MessagePlacement.first` and `SendPayload.placement` say, the edit goes first of all, so a
-    // server that keeps a tree makes it a sibling of Q1. It goes with no placement instead (the store
-    // takes the history of a conversation it started itself for not loaded), and a tree-keeping server
-    // (the reference server) appends Q2 after A1.
-    withKnownIssue("an edit of the first message of a conversation started here is sent without placement") {
-      #expect(screen.sent.payload(of: edit.clientID)?.placement == .first)
-    }
+    // server that keeps a tree makes it a sibling of Q1 (a conversation this device started has nothing
+    // older on the server)
+    #expect(screen.sent.payload(of: edit.clientID)?.placement == .first)
 
     // When the user switches back and follows up on the old branch, the follow-up goes after its answer.
     store.send(.showSibling(of: edit.clientID, .previous))
@@ -325,7 +331,7 @@ struct HostBranchesTryout {
 /// A host's own backend in front of the scripted one: it keeps what each send put on the wire.
 final class SendLog: ChatBackend {
   private let scripted: ScriptedBackend
-  private let payloads = Mutex<[SendPayload]>([])
+  private let payloads = StateLock<[SendPayload]>([])
 
   init(_ scripted: ScriptedBackend) { self.scripted = scripted }
 
@@ -352,4 +358,56 @@ final class SendLog: ChatBackend {
   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
     scripted.realtime(conversation: conversation)
   }
+}
+
+@Test("ConversationAction.edit's example edits a sent question into a sibling")
+func editDocExample() async throws {
+  let screen = try HostBranchesTryout.Screen(replies: ["It ships Monday.", "Lyon, then."])
+  screen.store.sendMessage("Ship it to Paris")
+  #expect(await screen.letTheAgentAnswer())
+  let question = try #require(screen.state.messages.first)
+  screen.edit(question)
+  #expect(await screen.letTheAgentAnswer())
+  #expect(screen.texts == ["Ship it to Lyon", "Lyon, then."])
+  #expect(screen.siblingMarks == ["‹ 2/2 ›", ""])
+  screen.store.close()
+}
+
+// README-BRANCHES-BEGIN
+/// A row's sibling picker, "‹ 2/3 ›", with its arrows enabled only while the path on screen may change.
+func siblingPicker(for message: Message, in state: ConversationState) -> (label: String, enabled: Bool)? {
+  guard let place = state.branches.place(of: message.clientID) else { return nil }
+  return ("‹ \(place.index + 1)/\(place.count) ›", state.canChangeBranch)
+}
+
+/// The picker's arrows, and Edit on a message the user sent: each a new sibling or another one shown.
+func branchButtons(_ store: ChatStore, message: Message, newText: String?, forward: Bool) {
+  if let newText {
+    let edited = OutgoingMessage(
+      clientID: ClientMessageID(store.environment.makeID()), text: newText, createdAt: store.environment.clock.now())
+    store.send(.edit(message.clientID, edited))
+  } else {
+    store.send(.showSibling(of: message.clientID, forward ? .next : .previous))
+  }
+}
+// README-BRANCHES-END
+
+@Test("the README's sibling picker and branch buttons edit, draw and switch as it says")
+func readmeBranches() async throws {
+  let screen = try HostBranchesTryout.Screen(replies: ["It ships Monday.", "Lyon, then."])
+  screen.store.sendMessage("Ship it to Paris")
+  #expect(await screen.letTheAgentAnswer())
+  let question = try #require(screen.state.messages.first)
+  branchButtons(screen.store, message: question, newText: "Ship it to Lyon", forward: false)
+  #expect(await screen.letTheAgentAnswer())
+  let edited = try #require(screen.state.messages.first)
+  #expect(siblingPicker(for: edited, in: screen.state)?.label == "‹ 2/2 ›")
+  #expect(siblingPicker(for: edited, in: screen.state)?.enabled == true)
+  #expect(siblingPicker(for: try #require(screen.state.messages.last), in: screen.state) == nil)
+  branchButtons(screen.store, message: edited, newText: nil, forward: false)
+  #expect(screen.texts == ["Ship it to Paris", "It ships Monday."])
+  #expect(
+    try ReadmeExcerpt(marker: "README-BRANCHES", in: #filePath).isShown(in: "README.md"),
+    "README.md shows the branch picker as this file has it")
+  screen.store.close()
 }

@@ -132,11 +132,12 @@ struct DemoEditCommandTests {
 
     // Then the store refuses, nothing moves, and the frame says why
     let screen = session.screen()
-    #expect(screen.conversation?.userError?.message == "Wait for the reply to finish before switching branches.")
+    #expect(
+      screen.conversation?.userError?.message == "Wait for the reply to finish before editing or switching branches.")
     #expect(screen.conversation?.messages.map(\.text) == before)
     #expect(screen.conversation?.branches.isEmpty == true)
     let frame = FrameRenderer.render(screen, width: 80, height: 24, color: false)
-    #expect(frame.contains { $0.contains("✗ Wait for the reply to finish before switching branches.") })
+    #expect(frame.contains { $0.contains("✗ Wait for the reply to finish before editing or switching branches.") })
     await session.close()
   }
 

@@ -27,10 +27,15 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// the edited message (`SendPayload.placement`); offline it waits in the outbox like any send. Discarding it
   /// after it failed shows the branch it replaced again. Refused, nothing changed, as `send` refuses its
   /// message, with `UNKNOWN_MESSAGE` when no message on screen has that ID, and with `INVALID_ACTION` for a
-  /// message that is not the user's, one not yet sent, and whenever `showSibling` is refused.
+  /// message that is not the user's, one not yet sent, and whenever `ConversationState.canChangeBranch` is
+  /// false. The IDs and the time come from the caller, as for every action: a store's `environment` makes
+  /// them (`makeID()`, `clock.now()`), so a test replays the same edit.
   ///
   /// ```swift
-  /// store.send(.edit(question.clientID, OutgoingMessage(clientID: newID(), text: "Ship it to Lyon", createdAt: now)))
+  /// let edited = OutgoingMessage(
+  ///   clientID: ClientMessageID(store.environment.makeID()), text: "Ship it to Lyon",
+  ///   createdAt: store.environment.clock.now())
+  /// store.send(.edit(question.clientID, edited))
   /// ```
   case edit(ClientMessageID, OutgoingMessage)
   /// Ask for a new version of an answer. The old answer and everything after it leave the screen only when
@@ -38,11 +43,11 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   case regenerate(ClientMessageID)
   /// Show another sibling of `message`, which starts the path on screen at a fork
   /// (`ConversationState.branches`): the one before it, the one after it, or the one at an index from 0.
-  /// The path on screen is kept in its place. Refused (`INVALID_ACTION`, nothing changed) while a reply
-  /// streams or a request other than the connection is in flight, while a message of the user's is unsent,
-  /// while older history is shown without the newest (`history.newerGap`), and while the path on screen
-  /// does not start in memory (trimmed from the older end); `UNKNOWN_MESSAGE` for a
-  /// message that has no siblings or no such sibling.
+  /// The path on screen is kept in its place. Refused (`INVALID_ACTION`, nothing changed) whenever
+  /// `ConversationState.canChangeBranch` is false (a reply streams, a message of the user's is unsent, a
+  /// request that changes messages is in flight, older history is shown without the newest), and while the
+  /// path on screen does not start in memory (trimmed from the older end); `UNKNOWN_MESSAGE` for a message
+  /// that has no siblings or no such sibling.
   case showSibling(of: ClientMessageID, SiblingChoice)
   /// Show the path that holds `message`, switching at every fork on the way; refused as `showSibling` is,
   /// and `UNKNOWN_MESSAGE` when no path holds it. A message on screen changes nothing.

@@ -214,8 +214,9 @@ public struct ConversationState: Sendable {
     _modify { yield &cold.value.run.needsAgentStateSnapshot }
   }
 
-  /// The paths not on screen where the conversation forks (an answer regenerated keeps the old one as a
-  /// sibling); empty for a conversation that is a line. `messages` is the path on screen.
+  /// The paths not on screen where the conversation forks (an answer regenerated, or a question edited,
+  /// keeps the old one and what followed as a sibling); empty for a conversation that is a line. `messages`
+  /// is the path on screen; `canChangeBranch` says whether it may change now.
   public var branches: ConversationBranches {
     get { cold.value.stored.branches ?? ConversationBranches() }
     set { cold.value.stored.branches = newValue.isEmpty ? nil : newValue }

@@ -98,15 +98,8 @@ extension ConversationReducer {
     return nil
   }
 
-  /// Why the path on screen cannot change now, if it cannot: something of it is in flight, unsent, or not in
-  /// memory whole.
-  func switchRefusal(_ state: ConversationState) -> String? {
-    if !state.liveReplies.isEmpty { return "Wait for the reply to finish before switching branches." }
-    if !state.messages.outgoing.isEmpty { return "Send or discard your unsent messages before switching branches." }
-    if !state.isSettled { return "Wait for what is in flight to finish before switching branches." }
-    if state.history.newerGap != nil { return "Go back to the newest messages before switching branches." }
-    return nil
-  }
+  /// Why the path on screen cannot change now (`ConversationState.canChangeBranch`).
+  func switchRefusal(_ state: ConversationState) -> String? { state.branchChangeRefusal }
 
   /// Shows path `index` of the fork whose path on screen starts at `shown`; the path leaving the screen keeps
   /// its place among the siblings. False, with nothing changed, when the path on screen does not start in

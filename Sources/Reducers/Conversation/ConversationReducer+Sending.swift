@@ -146,6 +146,9 @@ extension ConversationReducer {
     var effects: [ConversationEffect] = []
     if state.conversationID == nil {
       state.conversationID = conversationID
+      // This send created the conversation: nothing on the server is older than it. (So no "load older"
+      // control on a new chat, and an edit of its first message goes first: `MessagePlacement.first`.)
+      state.history.hasMoreHistory = false
       effects += retargetConnection(&state)
     }
     var message = confirmed

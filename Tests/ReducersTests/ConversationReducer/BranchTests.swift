@@ -157,6 +157,32 @@ struct BranchTests {
     }
   }
 
+  @Test("a read cursor being saved does not hold a switch; a rating in flight does, and canChangeBranch says so")
+  func whatHoldsASwitch() {
+    // Given an answer with a sibling, connected
+    let chat = Self.answered()
+    chat.connected()
+    let v2 = Self.regenerate(chat, "srv-s4", into: "A2 v2", id: "s5", at: 5)
+
+    // When the UI marks the new answer read (its save is in flight)
+    chat.send(.markRead(upTo: "s5"))
+
+    // Then the picker stays enabled, and a switch is made
+    #expect(chat.state.canChangeBranch)
+    chat.send(.showSibling(of: v2, .previous))
+    #expect(chat.texts == ["Q1", "A1", "Q2", "A2"])
+    #expect(chat.state.userError == nil)
+
+    // When the user rates the answer on screen (the rating in flight may be rolled back)
+    chat.send(.rateAnswer("srv-s4", .up))
+
+    // Then the picker is disabled until it is answered, and a switch is refused
+    #expect(!chat.state.canChangeBranch)
+    chat.send(.showSibling(of: "srv-s4", .next))
+    #expect(chat.state.userError?.code == .invalidAction)
+    #expect(chat.texts == ["Q1", "A1", "Q2", "A2"])
+  }
+
   @Test("the branches survive the state's JSON, as a relaunch reads them")
   func branchesEncode() throws {
     let chat = Self.answered()

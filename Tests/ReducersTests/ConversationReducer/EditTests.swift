@@ -226,17 +226,3 @@ struct EditTests {
     #expect(placements == [.some(.after("s2"))])
   }
 }
-
-@Test("ConversationAction.edit's example: an edited question is sent and shown")
-func editExample() {
-  let chat = BranchTests.answered()
-  let store = chat.store
-  let question = chat.state.messages[2]
-  var ids = ["e1"].makeIterator()
-  func newID() -> ClientMessageID { ClientMessageID(ids.next()!) }
-  let now = time(9)
-  // DOCC-EDIT-BEGIN
-  store.send(.edit(question.clientID, OutgoingMessage(clientID: newID(), text: "Ship it to Lyon", createdAt: now)))
-  // DOCC-EDIT-END
-  #expect(chat.texts == ["Q1", "A1", "Ship it to Lyon"])
-}
