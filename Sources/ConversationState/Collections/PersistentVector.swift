@@ -9,10 +9,14 @@
 /// var history = PersistentVector<Int>()
 /// history.append(1)
 /// let snapshot = history  // O(1), shares every node
-/// history.append(2)  // copies only the tail; `snapshot` still reads [1]
+/// history.append(2)  // a new tail that refers to the old one; `snapshot` still reads [1]
 /// ```
 public struct PersistentVector<Element> {
+  /// The trie's root; it also keeps the earlier tail whose first elements the tail shares (see
+  /// `VectorNode.tailBase`).
   @usableFromInline var root: VectorNode<Element>
+  /// The newest 1...32 elements (none only while the vector is empty) from `root.tailBaseCount` on; the
+  /// ones before are `root.tailBase`'s first.
   @usableFromInline var tail: ContiguousArray<Element>
   /// Bits of the index consumed by the root level; a single leaf under the root has `shift == 5`.
   @usableFromInline var shift: Int
@@ -49,7 +53,13 @@ public struct PersistentVector<Element> {
     _read {
       precondition(position >= 0 && position < count, "PersistentVector index \(position) out of 0..<\(count)")
       if position >= tailOffset {
-        yield tail[position & Self.mask]
+        let index = position & Self.mask
+        let baseCount = root.tailBaseCount
+        if index < baseCount {
+          yield root.tailBase[index]
+        } else {
+          yield tail[index - baseCount]
+        }
       } else {
         var node = root
         var level = shift
@@ -63,7 +73,9 @@ public struct PersistentVector<Element> {
     set {
       precondition(position >= 0 && position < count, "PersistentVector index \(position) out of 0..<\(count)")
       if position >= tailOffset {
-        tail[position & Self.mask] = newValue
+        let index = position & Self.mask
+        makeTailWritable(from: index)
+        tail[index - root.tailBaseCount] = newValue
         return
       }
       Self.uniqued(&root)
@@ -73,14 +85,18 @@ public struct PersistentVector<Element> {
 
   /// Appends in amortized O(1); O(log₃₂ n) node copies when the tail is full and a copy shares the trie.
   public mutating func append(_ element: Element) {
-    if count - tailOffset < Self.width {
+    let tailCount = count - tailOffset
+    if tailCount < Self.width {
+      makeTailWritable(from: tailCount)
       tail.append(element)
       count += 1
       return
     }
-    let fullTail = VectorNode<Element>(leaves: tail)
+    let fullTail = VectorNode<Element>(
+      leaves: root.tailBaseCount == 0 ? tail : root.tailBase[..<root.tailBaseCount] + tail)
     tail = [element]
     tail.reserveCapacity(Self.width)
+    forgetTailBase()
     if (count >> Self.bits) > (1 << shift) {
       // The trie is full at this height: grow a new root.
       let newRoot = VectorNode<Element>(children: [root, Self.path(to: fullTail, level: shift)])
@@ -97,21 +113,31 @@ public struct PersistentVector<Element> {
   @discardableResult
   public mutating func removeLast() -> Element {
     precondition(count > 0, "removeLast on an empty PersistentVector")
-    let last = tail.removeLast()
-    count -= 1
-    if tail.isEmpty && count > 0 {
-      tail = leafArray(containing: count - 1)
-      Self.uniqued(&root)
-      Self.popLeaf(index: count - 1, from: root, level: shift)
-      if shift > Self.bits && root.children.count == 1 {
-        root = root.children[0]
-        shift -= Self.bits
-      }
+    let tailCount = count - tailOffset
+    if tailCount > 1 {
+      makeTailWritable(from: tailCount - 1)
+      count -= 1
+      return tail.removeLast()
     }
-    if count == 0 { self = Self() }
+    // The tail's only element goes, and the trie's last leaf becomes the tail.
+    let last = self[count - 1]
+    count -= 1
+    guard count > 0 else {
+      self = Self()
+      return last
+    }
+    tail = leafArray(containing: count - 1)
+    forgetTailBase()
+    Self.uniqued(&root)
+    Self.popLeaf(index: count - 1, from: root, level: shift)
+    if shift > Self.bits && root.children.count == 1 {
+      root = root.children[0]
+      shift -= Self.bits
+    }
     return last
   }
 
+  /// The elements of the trie leaf that holds `position`, which is below `tailOffset`.
   private func leafArray(containing position: Int) -> ContiguousArray<Element> {
     var node = root
     var level = shift
@@ -120,6 +146,49 @@ public struct PersistentVector<Element> {
       level -= Self.bits
     }
     return node.leaves
+  }
+
+  /// Makes the tail's elements from `index` on this vector's own, in `tail`, before one of them is written
+  /// or an element is added at `index`.
+  ///
+  /// When another copy of the vector shares the root, it likely shares the tail too (a snapshot shares
+  /// both), and then nothing is written in place and the elements before `index` are not copied: they stay
+  /// in the shared array, which the root keeps as the tail's base (or keeps on keeping), and only the ones
+  /// from `index` on are copied into a new `tail`. The root is copied to keep it (O(1): its arrays are
+  /// shared, not copied), which also makes it this vector's alone, so later writes go in place. A vector
+  /// that holds its root alone writes in place, first taking out of the base any element about to be
+  /// written; should the tail array still be shared (the root was copied by a write in the trie), the array
+  /// copies itself as any array does.
+  private mutating func makeTailWritable(from index: Int) {
+    let baseCount = root.tailBaseCount
+    // Not `isWritableInPlace`: that is for class fields written after the check, and the root's are not
+    // written here (it is replaced); what is written in place is the tail array, which checks for itself.
+    if isKnownUniquelyReferenced(&root) {
+      guard index < baseCount else { return }
+      let base = root.tailBase
+      tail.insert(contentsOf: base[index..<baseCount], at: 0)
+      root = root.keepingForTail(index > 0 ? base : [], count: index)
+      return
+    }
+    // The elements that stay where they are: the base's, or the shared tail's when there is no base.
+    let (kept, base) =
+      baseCount > 0 ? (Swift.min(index, baseCount), root.tailBase) : (Swift.min(index, tail.count), tail)
+    var own = ContiguousArray<Element>()
+    own.reserveCapacity(Self.width - kept)
+    if baseCount > 0 {
+      own.append(contentsOf: base[kept..<baseCount])
+      own.append(contentsOf: tail)
+    } else {
+      own.append(contentsOf: tail[kept...])
+    }
+    tail = own
+    root = root.keepingForTail(kept > 0 ? base : [], count: kept)
+  }
+
+  /// Lets go of the tail's base when the tail is replaced as a whole (moved into the trie, or refilled from
+  /// it); a root that becomes a child when the trie grows a level keeps none.
+  private mutating func forgetTailBase() {
+    if root.tailBaseCount > 0 { root = root.keepingForTail([], count: 0) }
   }
 
   @usableFromInline static func uniqued(_ node: inout VectorNode<Element>) {
@@ -164,7 +233,8 @@ public struct PersistentVector<Element> {
   }
 }
 
-/// A trie node: a branch holds `children`, a leaf holds `leaves`.
+/// A trie node: a branch holds `children`, a leaf holds `leaves`, and a vector's root may also keep its
+/// tail's base.
 ///
 /// `@unchecked Sendable` is sound because a node is mutated only after `isKnownUniquelyReferenced`
 /// proved that exactly one vector value (and so one isolation domain) can reach it; a node reachable
@@ -173,13 +243,38 @@ public struct PersistentVector<Element> {
 final class VectorNode<Element>: @unchecked Sendable {
   @usableFromInline var children: ContiguousArray<VectorNode<Element>>
   @usableFromInline var leaves: ContiguousArray<Element>
+  /// For a vector's root only: an earlier tail whose first `tailBaseCount` elements are the vector's tail's
+  /// first ones, kept rather than copied when the vector wrote to its newest elements while a snapshot
+  /// shared them. Empty, with `tailBaseCount` 0, when there is none, and for every other node.
+  ///
+  /// Why: a snapshot (a subscriber's last frame) shares the tail, and a branch switch that removed the
+  /// newest message and appended another copied all of it, up to 32 messages, then compared each copy with
+  /// the snapshot's to find what changed. Kept here, they are neither copied nor compared: two tails that
+  /// read one array's elements hold them alike (see `differingPositions(from:)`). A base is never a base's
+  /// base, so at most one extra tail (32 elements) is kept alive per vector, until the tail moves into the
+  /// trie or a write reaches below `tailBaseCount`. Constants, so that reading the tail reads them with no
+  /// exclusivity check: a root keeping another base is a new node.
+  @usableFromInline let tailBase: ContiguousArray<Element>
+  @usableFromInline let tailBaseCount: Int
 
-  @usableFromInline init(children: ContiguousArray<VectorNode<Element>> = [], leaves: ContiguousArray<Element> = []) {
+  @usableFromInline init(
+    children: ContiguousArray<VectorNode<Element>> = [], leaves: ContiguousArray<Element> = [],
+    tailBase: ContiguousArray<Element> = [], tailBaseCount: Int = 0
+  ) {
     self.children = children
     self.leaves = leaves
+    self.tailBase = tailBase
+    self.tailBaseCount = tailBaseCount
   }
 
-  @usableFromInline func copy() -> VectorNode<Element> { VectorNode(children: children, leaves: leaves) }
+  @usableFromInline func copy() -> VectorNode<Element> {
+    VectorNode(children: children, leaves: leaves, tailBase: tailBase, tailBaseCount: tailBaseCount)
+  }
+
+  /// A copy of this root that keeps `count` of `base`'s first elements as its vector's tail's first ones.
+  func keepingForTail(_ base: ContiguousArray<Element>, count: Int) -> VectorNode<Element> {
+    VectorNode(children: children, leaves: leaves, tailBase: base, tailBaseCount: count)
+  }
 }
 
 extension PersistentVector: RandomAccessCollection {
@@ -218,19 +313,48 @@ extension PersistentVector where Element: Equatable {
     } else {
       for position in 0..<trieLimit where self[position] != old[position] { result.append(position) }
     }
-    // The tail is one buffer; two versions that share it (nothing was appended to or replaced in it since)
-    // hold the same elements up to the shorter count, which spares comparing up to 31 elements one by one.
-    if tailOffset == old.tailOffset && sharesTailBuffer(with: old) { return result }
-    for position in trieLimit..<common where self[position] != old[position] { result.append(position) }
+    // What is left lies in one leaf of each (the tail of one, the tail or a trie leaf of the other). Where
+    // both hold the first elements of one array as they are, those are equal without comparing them one by
+    // one (up to 32, each a full `==`): see `knownEqualLeafPrefix(at:with:)`.
+    var start = trieLimit
+    if trieLimit < common { start += Swift.min(knownEqualLeafPrefix(at: trieLimit, with: old), common - trieLimit) }
+    for position in start..<common where self[position] != old[position] { result.append(position) }
     return result
   }
 
-  /// Whether both tails are the same buffer: copy-on-write gives a tail a new buffer whenever one side
-  /// changes an element in it, and appends past the shorter count do not touch what both hold.
-  private func sharesTailBuffer(with old: Self) -> Bool {
-    guard !tail.isEmpty, !old.tail.isEmpty else { return tail.isEmpty && old.tail.isEmpty }
-    let mine = tail.withUnsafeBufferPointer { $0.baseAddress }
-    let theirs = old.tail.withUnsafeBufferPointer { $0.baseAddress }
+  /// How many elements from `position` on (the first position of a leaf, and the tail's in at least one of
+  /// the two vectors) the two hold alike because they read them from one array.
+  ///
+  /// Two array values that share a buffer hold the same elements: neither can write to it in place while
+  /// the other holds it. Both vectors hold their arrays while they are compared, so a buffer's address
+  /// cannot have been reused by another array meanwhile.
+  private func knownEqualLeafPrefix(at position: Int, with old: Self) -> Int {
+    let mine = leafRuns(at: position)
+    let theirs = old.leafRuns(at: position)
+    guard Self.isSameBuffer(mine.first, theirs.first) else { return 0 }
+    if mine.firstCount == theirs.firstCount && Self.isSameBuffer(mine.rest, theirs.rest) {
+      return mine.firstCount + mine.rest.count
+    }
+    return Swift.min(mine.firstCount, theirs.firstCount)
+  }
+
+  /// The leaf that starts at `position`, as the first `firstCount` elements of `first` followed by `rest`: the
+  /// tail's base and its own elements, or one array (the tail's or a trie leaf's) and nothing.
+  private func leafRuns(at position: Int) -> (
+    first: ContiguousArray<Element>, firstCount: Int, rest: ContiguousArray<Element>
+  ) {
+    if position != tailOffset {
+      let leaf = leafArray(containing: position)
+      return (leaf, leaf.count, [])
+    }
+    return root.tailBaseCount > 0 ? (root.tailBase, root.tailBaseCount, tail) : (tail, tail.count, [])
+  }
+
+  /// Whether two arrays share one buffer; two empty arrays count as one, as there is nothing in either.
+  private static func isSameBuffer<T>(_ lhs: ContiguousArray<T>, _ rhs: ContiguousArray<T>) -> Bool {
+    guard !lhs.isEmpty, !rhs.isEmpty else { return lhs.isEmpty && rhs.isEmpty }
+    let mine = lhs.withUnsafeBufferPointer { $0.baseAddress }
+    let theirs = rhs.withUnsafeBufferPointer { $0.baseAddress }
     return mine == theirs
   }
 
@@ -252,12 +376,15 @@ extension PersistentVector where Element: Equatable {
     _ new: VectorNode<Element>, _ old: VectorNode<Element>, level: Int, base: Int, limit: Int, into result: inout [Int]
   ) {
     if new === old || base >= limit { return }
+    // Two nodes can be copies of one (a root that keeps a tail's base is a copy): one array, nothing to compare.
     if level == 0 {
+      if isSameBuffer(new.leaves, old.leaves) { return }
       for offset in 0..<Swift.min(new.leaves.count, old.leaves.count) where base + offset < limit {
         if new.leaves[offset] != old.leaves[offset] { result.append(base + offset) }
       }
       return
     }
+    if isSameBuffer(new.children, old.children) { return }
     let span = 1 << level
     for slot in 0..<Swift.min(new.children.count, old.children.count) {
       collectDifferences(

@@ -387,7 +387,7 @@ struct ConversationStateDocCommentTests {
     var history = PersistentVector<Int>()
     history.append(1)
     let snapshot = history  // O(1), shares every node
-    history.append(2)  // copies only the tail; `snapshot` still reads [1]
+    history.append(2)  // a new tail that refers to the old one; `snapshot` still reads [1]
     // DOCC-PERSISTENTVECTOR-END
     #expect(Array(snapshot) == [1])
     #expect(Array(history) == [1, 2])

@@ -125,6 +125,32 @@ struct MessageListTests {
     #expect(list.changes(since: MessageList()).isReset, "an unrelated list is a reset")
   }
 
+  @Test(
+    "switching the newest messages back and forth under a subscriber names exactly the switched ones in each frame",
+    arguments: [3, 31, 32, 33, 1_000, 1_024, 1_025])
+  func branchSwitchFrames(history: Int) {
+    var list = MessageList((1...history).map { Self.message($0) })
+    // Two versions of the newest answer: the one shown (1 message) and another line of 2 messages after the
+    // same parent, as a branch switch removes the shown line and puts the other one in its place.
+    let lines = [[Self.message(history)], [Self.message(history + 1), Self.message(history + 2)]]
+    var drawn = list
+    for frame in 1...8 {
+      let shown = lines[(frame + 1) % 2]
+      let next = lines[frame % 2]
+      #expect(list.removeCommitted(from: shown[0].clientID) == shown)
+      for message in next { list.commit(message) }
+      let changes = list.changes(since: drawn)
+      #expect(changes.inserted == Set(next.map(\.clientID)), "frame \(frame)")
+      #expect(changes.removed == Set(shown.map(\.clientID)), "frame \(frame)")
+      #expect(changes.updated.isEmpty, "frame \(frame)")
+      #expect(list != drawn)
+      #expect(Array(list) == (1..<history).map { Self.message($0) } + next)
+      #expect(list == MessageList((1..<history).map { Self.message($0) } + next))
+      drawn = list
+      #expect(list.changes(since: drawn).isEmpty)
+    }
+  }
+
   @Test("lists with the same messages are equal however they were built, and round-trip through JSON")
   func equalityAndCodable() throws {
     var appended = MessageList()
