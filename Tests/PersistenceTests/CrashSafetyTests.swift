@@ -255,6 +255,12 @@ private struct Inspection {
     if let violation = file.restored?.branches.violations.first {
       problems.append("the restored branches are unsound: \(violation)")
     }
+    // The archive, reconciled by the open, keeps exactly those off screen (searchable, never paged in).
+    let archived = try MessageArchive(directory: scope.directory + "/conversations").messages(
+      before: MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), in: "c1", limit: 100_000, offScreen: true)
+    if Set(archived.messages.map(\.clientID)) != Set(offScreen.filter(\.isCommitted).map(\.clientID)) {
+      problems.append("the archive's messages off screen are not the restored branches'")
+    }
     let lost = ledger.kept.subtracting(restored)
     if !lost.isEmpty { problems.append("messages reported durable are gone: \(few(lost))") }
     let undead = ledger.removed.intersection(restored)

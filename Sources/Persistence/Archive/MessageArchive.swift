@@ -16,10 +16,11 @@ final class MessageArchive: Sendable {
   let database: SQLiteDatabase
 
   /// The archive format; a newer one is refused with `unsupportedVersion`. 2: a message's row may hold
-  /// provider metadata, which a format-1 reader would take for a malformed row. Its tables are format 1's; an
-  /// archive of format 1 is one of format 2 with no such message. The message layout each stores is
-  /// `messageLayout(format:)`.
-  static let formatVersion: Int64 = 2
+  /// provider metadata, which a format-1 reader would take for a malformed row; an archive of format 1 is
+  /// one of format 2 with no such message. 3: a row may be a message on a branch that is not shown
+  /// (`off_screen`), which a format-2 reader would page into the conversation; opening an older archive
+  /// adds the column, every row on screen. The message layout each stores is `messageLayout(format:)`.
+  static let formatVersion: Int64 = 3
 
   /// The message layout (`MessageLayout`) archive format `format` stores.
   static func messageLayout(format: Int64) -> Int { format <= 1 ? 3 : 4 }
@@ -62,9 +63,13 @@ final class MessageArchive: Sendable {
     }
     if found < Self.formatVersion {
       try database.transaction { () throws(PersistenceError) in
-        // Only a new database needs the tables: no format since the first has changed them (a later one
-        // only stores a newer message layout in the same rows).
-        if found == 0 { for sql in Self.schema { try database.execute(sql) } }
+        // A new database gets the newest tables; an older one gets what later formats added (format 2 only
+        // stores a newer message layout in the same rows).
+        if found == 0 {
+          for sql in Self.schema { try database.execute(sql) }
+        } else if found < 3 {
+          try database.execute(Self.offScreenColumn)
+        }
         try database.execute("PRAGMA user_version = \(Self.formatVersion)")
       }
     }
@@ -79,6 +84,9 @@ final class MessageArchive: Sendable {
       conversation TEXT PRIMARY KEY, length INTEGER NOT NULL, chain INTEGER NOT NULL)
     """
 
+  /// Whether a row is a message on a branch that is not shown (format 3 on): searched, never paged.
+  static let offScreenColumn = "ALTER TABLE message ADD COLUMN off_screen INTEGER NOT NULL DEFAULT 0"
+
   /// Messages by conversation and client ID, ordered by server order; the text index follows every row
   /// through triggers, in the same transaction, so it can never disagree with the messages.
   static let schema = [
@@ -88,6 +96,7 @@ final class MessageArchive: Sendable {
       created_at REAL NOT NULL, tie_break TEXT NOT NULL, body BLOB NOT NULL, text TEXT NOT NULL,
       UNIQUE(conversation, client_id))
     """,
+    offScreenColumn,
     "CREATE INDEX message_order ON message(conversation, created_at, tie_break)",
     "CREATE INDEX message_time ON message(created_at, id)",
     // unicode61 folds case and, with remove_diacritics 2, accents: "cafe" finds "Café".
@@ -115,42 +124,47 @@ final class MessageArchive: Sendable {
 
   // MARK: - Writing
 
-  /// Stores `messages` (committed ones; others are skipped) and deletes `removed`, in one transaction. A
-  /// message stored before is replaced, and a row whose bytes are unchanged is not written at all.
+  /// Stores `messages` (committed ones; others are skipped) as on screen, `offScreen` as messages on
+  /// branches that are not shown, and deletes `removed`, in one transaction. A message stored before is
+  /// replaced, and a row whose bytes and place are unchanged is not written at all.
   ///
   /// `mark`, when given, is stored in the same transaction (alone when there is nothing else to write): the
   /// prefix of the journal this write completes.
   func write(
-    _ messages: [Message], removing removed: [ClientMessageID], in conversation: ConversationID,
-    mark: JournalMark? = nil
+    _ messages: [Message], offScreen: [Message] = [], removing removed: [ClientMessageID],
+    in conversation: ConversationID, mark: JournalMark? = nil
   ) throws(PersistenceError) {
     let committed = messages.filter(\.isCommitted)
-    guard !committed.isEmpty || !removed.isEmpty || mark != nil else { return }
+    let hidden = offScreen.filter(\.isCommitted)
+    guard !committed.isEmpty || !hidden.isEmpty || !removed.isEmpty || mark != nil else { return }
     try database.transaction { () throws(PersistenceError) in
       if let mark { try storeMark(mark, in: conversation) }
       let upsert = try database.statement(
         """
-        INSERT INTO message(conversation, client_id, created_at, tie_break, body, text)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        INSERT INTO message(conversation, client_id, created_at, tie_break, body, text, off_screen)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
         ON CONFLICT(conversation, client_id) DO UPDATE SET
           created_at = excluded.created_at, tie_break = excluded.tie_break, body = excluded.body,
-          text = excluded.text
-        WHERE body != excluded.body
+          text = excluded.text, off_screen = excluded.off_screen
+        WHERE body != excluded.body OR off_screen != excluded.off_screen
         """)
       defer { upsert.reset() }
       var writer = ByteWriter(capacity: 512)
-      for message in committed {
-        writer.bytes.removeAll(keepingCapacity: true)
-        message.encode(into: &writer)
-        let key = message.orderKey
-        upsert.reset()
-        upsert.bind(1, conversation.rawValue)
-        upsert.bind(2, message.clientID.rawValue)
-        upsert.bind(3, key.createdAt.timeIntervalSinceReferenceDate)
-        upsert.bind(4, key.tieBreak)
-        upsert.bind(5, writer.bytes)
-        upsert.bind(6, message.text)
-        try upsert.run()
+      for (group, isOffScreen) in [(committed, false), (hidden, true)] {
+        for message in group {
+          writer.bytes.removeAll(keepingCapacity: true)
+          message.encode(into: &writer)
+          let key = message.orderKey
+          upsert.reset()
+          upsert.bind(1, conversation.rawValue)
+          upsert.bind(2, message.clientID.rawValue)
+          upsert.bind(3, key.createdAt.timeIntervalSinceReferenceDate)
+          upsert.bind(4, key.tieBreak)
+          upsert.bind(5, writer.bytes)
+          upsert.bind(6, message.text)
+          upsert.bind(7, Int64(isOffScreen ? 1 : 0))
+          try upsert.run()
+        }
       }
       let delete = try database.statement("DELETE FROM message WHERE conversation = ?1 AND client_id = ?2")
       defer { delete.reset() }
@@ -195,14 +209,18 @@ final class MessageArchive: Sendable {
     return JournalMark(length: Int(read.int64(0)), chain: UInt64(bitPattern: read.int64(1)))
   }
 
-  /// Writes every stored message of `conversation` into `destination`, a page at a time.
+  /// Writes every stored message of `conversation` into `destination`, a page at a time, those on branches
+  /// not shown as such.
   func copy(_ conversation: ConversationID, to destination: MessageArchive) throws(PersistenceError) {
-    var key = MessageOrderKey(createdAt: .distantFuture, tieBreak: "")
-    while true {
-      let page = try messages(before: key, in: conversation, limit: 1_000)
-      try destination.write(page.messages, removing: [], in: conversation)
-      guard page.hasMore, let oldest = page.messages.first else { return }
-      key = oldest.orderKey
+    for offScreen in [false, true] {
+      var key = MessageOrderKey(createdAt: .distantFuture, tieBreak: "")
+      while true {
+        let page = try messages(before: key, in: conversation, limit: 1_000, offScreen: offScreen)
+        try destination.write(
+          offScreen ? [] : page.messages, offScreen: offScreen ? page.messages : [], removing: [], in: conversation)
+        guard page.hasMore, let oldest = page.messages.first else { break }
+        key = oldest.orderKey
+      }
     }
   }
 
@@ -212,13 +230,14 @@ final class MessageArchive: Sendable {
   // MARK: - Reading
 
   /// Up to `limit` messages just before `key` in server order, oldest first, and whether more are stored
-  /// before them. O(limit · log n): one index range.
-  func messages(before key: MessageOrderKey, in conversation: ConversationID, limit: Int)
+  /// before them: those on screen, or with `offScreen` those on branches that are not shown. O(limit · log n)
+  /// plus the other kind's rows in between: one index range.
+  func messages(before key: MessageOrderKey, in conversation: ConversationID, limit: Int, offScreen: Bool = false)
     throws(PersistenceError) -> (messages: [Message], hasMore: Bool)
   {
     let select = try database.statement(
       """
-      SELECT body FROM message WHERE conversation = ?1 AND (created_at, tie_break) < (?2, ?3)
+      SELECT body FROM message WHERE conversation = ?1 AND (created_at, tie_break) < (?2, ?3) AND off_screen = ?5
       ORDER BY created_at DESC, tie_break DESC LIMIT ?4
       """)
     // Reset when done, or the statement would hold its read transaction open (and block checkpoints).
@@ -227,6 +246,7 @@ final class MessageArchive: Sendable {
     select.bind(2, key.createdAt.timeIntervalSinceReferenceDate)
     select.bind(3, key.tieBreak)
     select.bind(4, Int64(max(0, limit)) + 1)
+    select.bind(5, Int64(offScreen ? 1 : 0))
     var messages: [Message] = []
     messages.reserveCapacity(limit)
     while try select.step() {
@@ -236,14 +256,15 @@ final class MessageArchive: Sendable {
     return (messages.reversed(), false)
   }
 
-  /// Up to `limit` messages just after `key` in server order, oldest first, and whether more are stored
-  /// after them. O(limit · log n): one index range.
+  /// Up to `limit` messages on screen just after `key` in server order, oldest first, and whether more are
+  /// stored after them. O(limit · log n) plus the rows off screen in between: one index range.
   func messages(after key: MessageOrderKey, in conversation: ConversationID, limit: Int)
     throws(PersistenceError) -> (messages: [Message], hasMore: Bool)
   {
     let select = try database.statement(
       """
-      SELECT body FROM message WHERE conversation = ?1 AND (created_at, tie_break) > (?2, ?3)
+      SELECT body FROM message
+      WHERE conversation = ?1 AND (created_at, tie_break) > (?2, ?3) AND off_screen = 0
       ORDER BY created_at, tie_break LIMIT ?4
       """)
     defer { select.reset() }
@@ -260,7 +281,8 @@ final class MessageArchive: Sendable {
     return (messages, false)
   }
 
-  /// The newest `limit` messages of `conversation`, oldest first, and whether more are stored before them.
+  /// The newest `limit` messages on screen of `conversation`, oldest first, and whether more are stored
+  /// before them.
   func newest(in conversation: ConversationID, limit: Int) throws(PersistenceError)
     -> (messages: [Message], hasMore: Bool)
   {
@@ -268,11 +290,13 @@ final class MessageArchive: Sendable {
       before: MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), in: conversation, limit: limit)
   }
 
-  /// How many messages of `conversation` are stored (diagnostics, tests, `demo dump`).
-  func count(in conversation: ConversationID) throws(PersistenceError) -> Int {
-    let select = try database.statement("SELECT count(*) FROM message WHERE conversation = ?1")
+  /// How many messages of `conversation` are stored (diagnostics, tests, `demo dump`): those on screen, or
+  /// with `offScreen` those on branches that are not shown.
+  func count(in conversation: ConversationID, offScreen: Bool = false) throws(PersistenceError) -> Int {
+    let select = try database.statement("SELECT count(*) FROM message WHERE conversation = ?1 AND off_screen = ?2")
     defer { select.reset() }
     select.bind(1, conversation.rawValue)
+    select.bind(2, Int64(offScreen ? 1 : 0))
     return try select.step() ? Int(select.int64(0)) : 0
   }
 

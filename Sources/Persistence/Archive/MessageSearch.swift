@@ -10,12 +10,23 @@ public struct SearchResult: Hashable, Sendable {
   /// Where the searched words start words of `message.text`, in text order (case and accents ignored:
   /// "cafe" marks "Café"). Ranges of `message.text`'s own indices.
   public var matches: [Range<String.Index>]
+  /// Whether the message was on a branch that is not shown when it was last stored: an earlier version of an
+  /// edited question or a regenerated answer, or what followed one (`ConversationState.branches`). Opening
+  /// it shows that branch:
+  ///
+  /// ```swift
+  /// if result.isOffScreen { store.send(.showBranch(containing: result.message.clientID)) }
+  /// ```
+  public var isOffScreen: Bool
 
   /// A result as the search builds it (a test's stand-in can build its own).
-  public init(conversationID: ConversationID, message: Message, matches: [Range<String.Index>]) {
+  public init(
+    conversationID: ConversationID, message: Message, matches: [Range<String.Index>], isOffScreen: Bool = false
+  ) {
     self.conversationID = conversationID
     self.message = message
     self.matches = matches
+    self.isOffScreen = isOffScreen
   }
 }
 
@@ -113,14 +124,15 @@ public struct SearchWords: Hashable, Sendable {
 
 extension MessageArchive {
   /// A page of up to `limit` stored messages that have every word, newest first, in `conversation` or in
-  /// the whole scope. O(matches) through the text index, never a scan of the messages.
+  /// the whole scope, those on branches not shown included. O(matches) through the text index, never a scan
+  /// of the messages.
   func search(
     _ words: SearchWords, in conversation: ConversationID?, after cursor: SearchCursor?, limit: Int
   ) throws(PersistenceError) -> SearchPage {
     guard !words.words.isEmpty, limit > 0 else { return SearchPage(results: [], next: nil) }
     let select = try database.statement(
       """
-      SELECT m.id, m.conversation, m.created_at, m.body FROM message_text
+      SELECT m.id, m.conversation, m.created_at, m.body, m.off_screen FROM message_text
       JOIN message m ON m.id = message_text.rowid
       WHERE message_text MATCH ?1 AND (?2 IS NULL OR m.conversation = ?2) AND (m.created_at, m.id) < (?3, ?4)
       ORDER BY m.created_at DESC, m.id DESC LIMIT ?5
@@ -139,7 +151,7 @@ extension MessageArchive {
       results.append(
         SearchResult(
           conversationID: ConversationID(rawValue: select.text(1) ?? ""), message: message,
-          matches: words.matches(in: message.text)))
+          matches: words.matches(in: message.text), isOffScreen: select.int64(4) != 0))
       last = SearchCursor(createdAt: select.double(2), rowID: select.int64(0))
     }
     return SearchPage(results: results, next: nil)

@@ -64,6 +64,7 @@ enum ConversationJournal {
       var header: ReplyHeader?
       var text = StreamedText()
       var draft: String?
+      var branches: ConversationBranches?
       for (index, range) in contents.records.enumerated() {
         let record: ConversationRecord
         do {
@@ -96,12 +97,14 @@ enum ConversationJournal {
           header = nil
           text = StreamedText()
         case .draft(let value): draft = value
+        case .branches(let value): branches = value
         }
       }
       guard let meta else { throw .corrupt(path, "no meta record") }
       var state = ConversationState()
       meta.apply(to: &state)
       if let draft { state.draft = draft }
+      if let branches { state.branches = branches }
       // Most files were compacted and hold each message once: then the array goes in as it is.
       if !removed.isEmpty {
         let kept = messages.indices.filter { !removed.contains($0) }

@@ -1,10 +1,11 @@
 import ConversationState
 import Foundation
 
-/// The meta record: what a conversation file keeps besides its messages, its streamed reply and its draft.
-/// That is the conversation's `ConversationState.Stored` group, whole (a field added there is written here
-/// with no change to this type), with the person's identity, epoch and request counter. Nothing here is a
-/// credential; requests, typing and errors are not kept (they belong to the run that made them).
+/// The meta record: what a conversation file keeps besides its messages, its streamed reply, its draft and
+/// its branches. That is the conversation's `ConversationState.Stored` group, whole but for the branches (a
+/// field added there is written here with no change to this type), with the person's identity, epoch and
+/// request counter. Nothing here is a credential; requests, typing and errors are not kept (they belong to
+/// the run that made them).
 ///
 /// One flat JSON object, a key per field, as it was before the groups existed.
 struct ConversationMeta: Equatable, Codable {
@@ -22,6 +23,9 @@ struct ConversationMeta: Equatable, Codable {
 
   init(_ state: ConversationState) {
     stored = state.stored.forFile
+    // Format 6 on keeps them in a record of their own (`ConversationRecord.branches`): they hold whole
+    // messages, and a read cursor moving must not rewrite them.
+    stored.branches = nil
     identity = state.identity
     epoch = state.epoch
     requestSequence = state.requestSequence
@@ -46,6 +50,8 @@ struct ConversationMeta: Equatable, Codable {
     try container.encodeIfPresent(draft, forKey: .draft)
   }
 
+  /// Sets `state`'s stored fields; its branches are those of a meta record written before format 6, none
+  /// since (the branches record, read after, sets them).
   func apply(to state: inout ConversationState) {
     state.stored = stored
     state.identity = identity

@@ -16,12 +16,15 @@ enum ConversationRecord {
   case replyEnded
   /// The draft as it now is (format version 2 on).
   case draft(String)
+  /// The branches not on screen as they now are (format version 6 on; before, in the meta record).
+  case branches(ConversationBranches)
 
   /// The newest format version; files of older versions are read and rewritten in this one. 2 moved the
   /// draft into its own record; 3 added message parts and the streaming reply's parts (in its header); 4
   /// stores a reply's outcome, the reply's input requests and the agent's shared state (in the meta record);
-  /// 5 adds a message's provider metadata. The message layout each stores is `messageLayout(format:)`.
-  static let formatVersion: UInt32 = 5
+  /// 5 adds a message's provider metadata; 6 moves the branches out of the meta record into their own. The
+  /// message layout each stores is `messageLayout(format:)`.
+  static let formatVersion: UInt32 = 6
 
   /// The message layout (`MessageLayout`) journal format `format` stores.
   static func messageLayout(format: UInt32) -> Int {
@@ -58,6 +61,10 @@ enum ConversationRecord {
       precondition(version >= 2, "format version 1 keeps the draft in the meta record")
       writer.byte(6)
       writer.string(draft)
+    case .branches(let branches):
+      precondition(version >= 6, "format versions before 6 keep the branches in the meta record")
+      writer.byte(7)
+      writer.bytes.append(contentsOf: JSONBlob.encode(branches))
     }
     return writer.bytes
   }
@@ -76,6 +83,8 @@ enum ConversationRecord {
       self = .reply(header, from: Int(from), text: try reader.string())
     case 5: self = .replyEnded
     case 6 where version >= 2: self = .draft(try reader.string())
+    case 7 where version >= 6:
+      self = .branches(try JSONBlob.decode(ConversationBranches.self, Array(try reader.rawBytes(payload.count - 1))))
     default: throw ByteReader.Malformed()
     }
     guard reader.isAtEnd else { throw ByteReader.Malformed() }

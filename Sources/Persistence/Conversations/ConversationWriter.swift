@@ -36,6 +36,7 @@ struct ConversationWriter {
   private var written: ConversationState?
   private var meta: ConversationMeta?
   private var draft = ""
+  private var branches = ConversationBranches()
   /// The streamed reply on disk: its header, how many UTF-8 bytes of its text, and when it was written.
   /// The reply as last written: its header, its text's length, all it had streamed (text and parts) and when.
   private var reply: (header: ReplyHeader, utf8Count: Int, streamed: Int, at: Date)?
@@ -95,9 +96,14 @@ struct ConversationWriter {
       let mark = loaded.mark
       let stored = try archive.with { archive throws(PersistenceError) in try archive.mark(in: id) }
       if stored != mark {
+        // A message the journal removed because it left the screen for a branch is kept, as off screen.
         let unarchived = loaded.unarchived(since: stored)
+        let offScreen = loaded.state.branches.messagesOffScreen
+        let hidden = Set(offScreen.map(\.clientID))
         try archive.with { archive throws(PersistenceError) in
-          try archive.write(unarchived.messages, removing: unarchived.removed, in: id, mark: mark)
+          try archive.write(
+            unarchived.messages, offScreen: offScreen, removing: unarchived.removed.filter { !hidden.contains($0) },
+            in: id, mark: mark)
         }
       }
     }
@@ -118,6 +124,7 @@ struct ConversationWriter {
     written = shown
     meta = ConversationMeta(loaded.state)
     draft = loaded.state.draft
+    branches = loaded.state.branches
     if let header = loaded.reply, let restored = loaded.state.streamingReply {
       reply = (header, restored.text.utf8Count, restored.streamedUTF8Count, Date(timeIntervalSince1970: 0))
     }
@@ -168,6 +175,7 @@ struct ConversationWriter {
     }
     var archived: [Message] = []
     var unarchived: [ClientMessageID] = []
+    let branchChange = Self.branchChange(from: branches, to: state)
     for clientID in changed {
       if let message = state.messages[clientID: clientID] {
         // An older page the archive served, back unchanged: stored already, in the archive only.
@@ -181,8 +189,13 @@ struct ConversationWriter {
         served[clientID] = nil
         guard let old = written.messages[clientID: clientID], !Self.wasTrimmed(old, in: state) else { continue }
         records.append(.removed(clientID))
-        unarchived.append(clientID)
+        // One that left for a branch stays in the archive, off screen (`branchChange.offScreen` has it).
+        if branchChange?.hidden.contains(clientID) != true { unarchived.append(clientID) }
       }
+    }
+    if let branchChange {
+      records.append(.branches(state.branches))
+      unarchived += branchChange.gone
     }
     let newMeta = ConversationMeta(state)
     if newMeta != meta { records.append(.meta(newMeta)) }
@@ -193,10 +206,11 @@ struct ConversationWriter {
       do throws(PersistenceError) {
         // Only a write that archives something moves the mark: one per reply chunk or draft would cost a
         // transaction each, and a mark that lags only makes the next open read a longer tail.
-        let moves = !unarchived.isEmpty || archived.contains(where: \.isCommitted)
+        let offScreen = branchChange?.offScreen ?? []
+        let moves = !unarchived.isEmpty || archived.contains(where: \.isCommitted) || !offScreen.isEmpty
         let mark = moves ? JournalMark(length: fileSize, chain: chain) : nil
         try archive.with { archive throws(PersistenceError) in
-          try archive.write(archived, removing: unarchived, in: id, mark: mark)
+          try archive.write(archived, offScreen: offScreen, removing: unarchived, in: id, mark: mark)
         }
       } catch {
         // The journal has it; the next persist rewrites, which archives everything first.
@@ -207,7 +221,25 @@ struct ConversationWriter {
     self.written = state
     meta = newMeta
     draft = state.draft
+    branches = state.branches
     if fileSize > 2 * compactedSize && fileSize > Self.compactionFloor { try rewrite(state, at: now) }
+  }
+
+  /// What changed off screen since `old` (the branches last written): every message now off screen (for a
+  /// test of whether one left the screen for a branch), those newly off screen (to store as such), and those
+  /// that left the conversation from off screen (to delete). Nil when the branches are as written: O(1) for a
+  /// conversation whose branches did not change, as the arrays are compared by identity first.
+  static func branchChange(from old: ConversationBranches, to state: ConversationState) -> (
+    hidden: Set<ClientMessageID>, offScreen: [Message], gone: [ClientMessageID]
+  )? {
+    let new = state.branches
+    guard new != old else { return nil }
+    let now = new.messagesOffScreen
+    let hidden = Set(now.map(\.clientID))
+    let before = old.messagesOffScreen
+    let wasHidden = Set(before.map(\.clientID))
+    let gone = before.lazy.map(\.clientID).filter { !hidden.contains($0) && !state.messages.contains($0) }
+    return (hidden, now.filter { !wasHidden.contains($0.clientID) }, Array(gone))
   }
 
   mutating func flush(at now: Date) throws(PersistenceError) {
@@ -271,6 +303,9 @@ struct ConversationWriter {
     if !state.draft.isEmpty {
       RecordFile.frame(ConversationRecord.draft(state.draft).encode(), into: &bytes, chain: &chain)
     }
+    if !state.branches.isEmpty {
+      RecordFile.frame(ConversationRecord.branches(state.branches).encode(), into: &bytes, chain: &chain)
+    }
     var writer = ByteWriter(capacity: 512)
     for message in windowed(state).messages {
       writer.bytes.removeAll(keepingCapacity: true)
@@ -286,13 +321,24 @@ struct ConversationWriter {
       // The journal is about to forget every committed message but the newest `window`: the archive
       // must hold them, durably, first. The mark names the file about to be written; should a crash come
       // before its rename, it names no prefix of the old one, and the next open reconciles it whole.
-      let gone =
-        previous?.messages.filter { !state.messages.contains($0.clientID) && !Self.wasTrimmed($0, in: state) }
+      // Every message off screen is written as such (a rewrite is when an older file migrates, and format
+      // 5 kept them only in the journal); one that left the conversation from off screen is deleted.
+      let offScreen = state.branches.messagesOffScreen
+      let hidden = Set(offScreen.map(\.clientID))
+      var gone =
+        previous?.messages.filter {
+          !state.messages.contains($0.clientID) && !hidden.contains($0.clientID) && !Self.wasTrimmed($0, in: state)
+        }
         .map(\.clientID) ?? []
+      if let previous {
+        gone += previous.branches.messagesOffScreen.lazy.map(\.clientID).filter {
+          !hidden.contains($0) && !state.messages.contains($0)
+        }
+      }
       for clientID in gone { served[clientID] = nil }
       let mark = JournalMark(length: bytes.count, chain: chain)
       try archive.with { archive throws(PersistenceError) in
-        try archive.write(Array(state.messages), removing: gone, in: id, mark: mark)
+        try archive.write(Array(state.messages), offScreen: offScreen, removing: gone, in: id, mark: mark)
         try archive.checkpoint()
       }
     }
@@ -306,6 +352,7 @@ struct ConversationWriter {
     written = state
     meta = newMeta
     draft = state.draft
+    branches = state.branches
     events.report(.rewritten(file: path, bytes: bytes.count))
   }
 

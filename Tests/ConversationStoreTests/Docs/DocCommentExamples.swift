@@ -419,3 +419,9 @@ struct ListReportingExample {
     list.close()
   }
 }
+
+private func openSearchResult(_ result: SearchResult, in store: ChatStore) {
+  // DOCC-SEARCH-OFF-SCREEN-BEGIN
+  if result.isOffScreen { store.send(.showBranch(containing: result.message.clientID)) }
+  // DOCC-SEARCH-OFF-SCREEN-END
+}

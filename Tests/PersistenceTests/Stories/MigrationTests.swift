@@ -251,14 +251,16 @@ struct MigrationTests {
   @Test("an archive of every older format opens with its messages, and is marked the newest format")
   func olderArchiveOpens() throws {
     for older in 1..<MessageArchive.formatVersion {
-      // Given a scope whose archive holds a conversation's messages, marked as an older format wrote it
-      // (its tables are the newest's: no format has changed them yet).
+      // Given a scope whose archive holds a conversation's messages, with the tables an older format wrote
+      // (before format 3, no column for messages off screen) and marked as that format
       let root = ScratchRoot()
       let scope = try root.scope()
       let state = ConversationState.existing((0..<3).map { .server("message \($0)", id: "s\($0)", at: Double($0)) })
       try scope.conversation("conv-1").persist(state, changes: .reset, at: .story(0))
       let directory = scope.directory + "/conversations"
-      try MessageArchive(directory: directory).database.execute("PRAGMA user_version = \(older)")
+      let old = try MessageArchive(directory: directory).database
+      if older < 3 { try old.execute("ALTER TABLE message DROP COLUMN off_screen") }
+      try old.execute("PRAGMA user_version = \(older)")
 
       // When this version opens it
       let archive = try MessageArchive(directory: directory)
@@ -266,6 +268,7 @@ struct MigrationTests {
       // Then nothing was lost or moved aside, and it is now the newest format.
       let texts = try archive.newest(in: "conv-1", limit: 10).messages.map(\.text)
       #expect(texts == ["message 0", "message 1", "message 2"], "format \(older)")
+      #expect(try archive.count(in: "conv-1", offScreen: true) == 0, "format \(older): every message on screen")
       let version = try archive.database.statement("PRAGMA user_version")
       #expect(try version.step() && version.int64(0) == MessageArchive.formatVersion, "format \(older)")
       version.reset()
