@@ -207,7 +207,12 @@ private enum Journal: String, CaseIterable, CustomTestStringConvertible {
     let archive = self == .conversation ? MessageArchive.fileName : nil
     for entry in try FileManager.default.contentsOfDirectory(atPath: directory)
     where entry.hasPrefix(name) || archive.map(entry.hasPrefix) == true {
-      try FileManager.default.removeItem(atPath: directory + "/" + entry)
+      do {
+        try FileManager.default.removeItem(atPath: directory + "/" + entry)
+      } catch  where !FileManager.default.fileExists(atPath: directory + "/" + entry) {
+        // SQLite deletes the archive's `-wal` file when its last connection closes, which a scope released
+        // a moment ago may do between the listing and this removal.
+      }
     }
   }
 }

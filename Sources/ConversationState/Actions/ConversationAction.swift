@@ -39,7 +39,11 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// ```
   case edit(ClientMessageID, OutgoingMessage)
   /// Ask for a new version of an answer. The old answer and everything after it leave the screen only when
-  /// the new one finishes, and stay as its sibling (`ConversationState.branches`, `showSibling`).
+  /// the new one finishes, and stay as its sibling (`ConversationState.branches`, `showSibling`); the new
+  /// one streams in the old one's place, and the next message follows it. Refused, nothing changed, with
+  /// `UNKNOWN_MESSAGE` when no message on screen has that ID, `INVALID_ACTION` for a message that is not a
+  /// finished answer of the agent (a question of the user's is edited with `edit`) or while a reply
+  /// streams, and `CONVERSATION_NOT_ONGOING` once a person has the chat.
   case regenerate(ClientMessageID)
   /// Show another sibling of `message`, which starts the path on screen at a fork
   /// (`ConversationState.branches`): the one before it, the one after it, or the one at an index from 0.

@@ -59,9 +59,14 @@ public protocol ChatBackend: Sendable {
   /// Sends a message (creating the conversation when `payload.conversationID` is nil) and streams what
   /// follows: `.accepted` first, then the agent's reply. Finish the stream when the reply is over; a stream
   /// that finishes without `.finished` leaves the reply `truncated`, with its text.
+  ///
+  /// In a conversation with branches (an edit, a switch), `payload.placement` says which message the new
+  /// one follows; a server that keeps a tree puts it there, one that does not may ignore it and append
+  /// (the store keeps the branches on the device either way).
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error>
   /// Streams a new answer to the user's message `prompt`, replacing the answer `answer` (its server ID, for
-  /// backends that regenerate by answer).
+  /// backends that regenerate by answer). The store keeps the old answer, and what followed it, as a
+  /// sibling once the new one finishes; a server need not keep it.
   func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   /// Streams the run that continues an answer that waited (`ReplyState.awaitingToolResults`, or

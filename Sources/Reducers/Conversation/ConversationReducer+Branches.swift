@@ -14,7 +14,7 @@ extension ConversationReducer {
     guard message.role == .user, message.isCommitted else {
       return refuse(.invalidAction, "Only a message you sent can be edited.", &state)
     }
-    if let refusal = switchRefusal(state) { return refuse(.invalidAction, refusal, &state) }
+    if let refusal = state.branchChangeRefusal { return refuse(.invalidAction, refusal, &state) }
     if let refusal = sendRefusal(replacement, state) { return refuse(refusal.code, refusal.message, &state) }
     // The edited message and what followed it stay as the new message's sibling.
     let after = index > 0 ? state.messages[index - 1].clientID : nil
@@ -53,7 +53,7 @@ extension ConversationReducer {
   func showSibling(of message: ClientMessageID, _ choice: SiblingChoice, _ state: inout ConversationState)
     -> [ConversationEffect]
   {
-    if let refusal = switchRefusal(state) { return refuse(.invalidAction, refusal, &state) }
+    if let refusal = state.branchChangeRefusal { return refuse(.invalidAction, refusal, &state) }
     guard let place = state.branches.place(of: message) else {
       return refuse(.unknownMessage, "Message \(message) has no siblings to show.", &state)
     }
@@ -72,7 +72,7 @@ extension ConversationReducer {
 
   func showBranch(containing message: ClientMessageID, _ state: inout ConversationState) -> [ConversationEffect] {
     if state.messages.contains(message) { return [] }
-    if let refusal = switchRefusal(state) { return refuse(.invalidAction, refusal, &state) }
+    if let refusal = state.branchChangeRefusal { return refuse(.invalidAction, refusal, &state) }
     // Each switch brings the forks of the path it shows to the top; at most one switch per fork on the way.
     while !state.messages.contains(message) {
       guard let (shown, index) = Self.step(toward: message, in: state.branches) else {
@@ -97,9 +97,6 @@ extension ConversationReducer {
     }
     return nil
   }
-
-  /// Why the path on screen cannot change now (`ConversationState.canChangeBranch`).
-  func switchRefusal(_ state: ConversationState) -> String? { state.branchChangeRefusal }
 
   /// Shows path `index` of the fork whose path on screen starts at `shown`; the path leaving the screen keeps
   /// its place among the siblings. False, with nothing changed, when the path on screen does not start in

@@ -268,8 +268,13 @@ extension ConversationReducer {
     guard state.status == .ongoing else {
       return refuse(.conversationNotOngoing, "Answers can be regenerated only while the AI agent has the chat.", &state)
     }
-    guard let answer = state.messages[clientID: answerID], answer.role == .assistant, answer.isCommitted else {
+    guard let answer = state.messages[clientID: answerID] else {
       return refuse(.unknownMessage, "There is no answer \(answerID) to regenerate.", &state)
+    }
+    // As `edit` refuses the agent's message: the message is there, the action is the wrong one for it.
+    guard answer.role == .assistant, answer.isCommitted else {
+      let hint = answer.role == .user ? " A message of yours can be edited instead." : ""
+      return refuse(.invalidAction, "Only a finished answer of the agent can be regenerated.\(hint)", &state)
     }
     guard state.streamingReply == nil, !state.requests.values.contains(where: \.isRegeneration) else {
       return refuse(.invalidAction, "Wait for the current reply to finish.", &state)

@@ -221,7 +221,7 @@ struct StreamingTests {
   static let refusedRegenerations: [(ConversationStatus, ClientMessageID, ChatError.Code)] = [
     (.takenOver, "srv-s2", .conversationNotOngoing),
     (.ended, "srv-s2", .conversationNotOngoing),
-    (.ongoing, "srv-s1", .unknownMessage),
+    (.ongoing, "srv-s1", .invalidAction),  // the question: edited, not regenerated
     (.ongoing, "missing", .unknownMessage),
   ]
 
