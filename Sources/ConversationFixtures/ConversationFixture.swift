@@ -14,7 +14,7 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
   }
 
   /// How a fixture's reducer is made; each setting left out keeps its default. The policy settings
-  /// (`pollInterval`, `connectionMode`) fit both reducers; the others only `ClientReducer`. A key that is not
+  /// (`pollInterval`, `connectionMode`, `whileAnswering`) fit both reducers; the others only `ClientReducer`. A key that is not
   /// one of these fails the fixture, so a misspelt setting cannot pass for a default.
   public struct Settings: Codable, Sendable, Equatable {
     /// `ClientReducer.maximumIdleConversations` (default 8).
@@ -25,16 +25,19 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     public var pollInterval: Double?
     /// `ChatPolicy.connectionMode` (default `realtime`).
     public var connectionMode: ConnectionMode?
+    /// `ChatPolicy.whileAnswering` (default `queue`).
+    public var whileAnswering: FollowUpPolicy?
 
     /// Settings that change what is given and keep the other defaults.
     public init(
       maximumIdleConversations: Int? = nil, refreshesCredentials: Bool? = nil, pollInterval: Double? = nil,
-      connectionMode: ConnectionMode? = nil
+      connectionMode: ConnectionMode? = nil, whileAnswering: FollowUpPolicy? = nil
     ) {
       self.maximumIdleConversations = maximumIdleConversations
       self.refreshesCredentials = refreshesCredentials
       self.pollInterval = pollInterval
       self.connectionMode = connectionMode
+      self.whileAnswering = whileAnswering
     }
 
     /// `ChatPolicy()` with the policy settings given here.
@@ -42,6 +45,7 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
       var policy = ChatPolicy()
       if let pollInterval { policy.pollInterval = pollInterval }
       if let connectionMode { policy.connectionMode = connectionMode }
+      if let whileAnswering { policy.whileAnswering = whileAnswering }
       return policy
     }
 
@@ -49,7 +53,7 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     var hasClientSettings: Bool { maximumIdleConversations != nil || refreshesCredentials != nil }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-      case maximumIdleConversations, refreshesCredentials, pollInterval, connectionMode
+      case maximumIdleConversations, refreshesCredentials, pollInterval, connectionMode, whileAnswering
     }
 
     /// Decodes the settings, refusing a key that names no setting.
@@ -65,6 +69,7 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
       refreshesCredentials = try container.decodeIfPresent(Bool.self, forKey: .refreshesCredentials)
       pollInterval = try container.decodeIfPresent(Double.self, forKey: .pollInterval)
       connectionMode = try container.decodeIfPresent(ConnectionMode.self, forKey: .connectionMode)
+      whileAnswering = try container.decodeIfPresent(FollowUpPolicy.self, forKey: .whileAnswering)
     }
 
     private struct AnyKey: CodingKey {

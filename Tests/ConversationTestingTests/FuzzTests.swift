@@ -144,10 +144,36 @@ struct FuzzTests {
       count { if case .sendAccepted(_, let message, _) = $0, message.serverID == nil { true } else { false } } > 4)
   }
 
+  @Test("sessions queue follow-ups and drain them: each queued turn sent once, never while another reply streams")
+  func followUpsDrainOnce() {
+    var queued = 0
+    var drained = 0
+    var paused = 0
+    for seed in UInt64(1)...40 {
+      var sentFromQueue: Set<ClientMessageID> = []
+      Self.replay(seeds: seed...seed) { before, after, effects in
+        let waiting = Set(before.followUps.turns.map(\.clientID))
+        queued += after.followUps.turns.count > before.followUps.turns.count ? 1 : 0
+        if after.followUps.pause != nil && before.followUps.pause == nil { paused += 1 }
+        for effect in effects {
+          guard case .sendMessage(_, let payload) = effect, waiting.contains(payload.clientID) else { continue }
+          drained += 1
+          #expect(sentFromQueue.insert(payload.clientID).inserted, "\(payload.clientID) left the queue twice")
+          #expect(
+            after.streamingReply == nil && after.overlappingReplies.isEmpty,
+            "\(payload.clientID) went while a reply streamed")
+        }
+      }
+    }
+    #expect(queued > 50, "turns queued")
+    #expect(drained > 20, "turns sent from the queue")
+    #expect(paused > 5, "queues paused")
+  }
+
   @Test("sessions reach replies that overlap, and end them")
   func overlappingCoverage() {
     var overlapping = 0
-    Self.replay(seeds: 1...20) { before, after, _ in
+    Self.replay(seeds: 1...20, policy: .overlapping) { before, after, _ in
       if after.overlappingReplies.count > before.overlappingReplies.count { overlapping += 1 }
     }
     #expect(overlapping > 10)
@@ -162,10 +188,14 @@ struct FuzzTests {
         ? ["two failed messages"] : []
     }
     let failure = try #require(
-      (1...200).lazy.compactMap { ConversationFuzzer.run(seed: $0, length: 200, property: property) }.first)
+      (1...200).lazy.compactMap {
+        ConversationFuzzer.run(seed: $0, length: 200, property: property, policy: .overlapping)
+      }.first)
     #expect(failure.actions.count <= 6, "shrunk to \(failure.actions.count) actions")
     #expect(failure.actions.count < failure.originalLength)
-    #expect(ConversationFuzzer.check(failure.actions, property: property) != nil, "the reproduction still fails")
+    #expect(
+      ConversationFuzzer.check(failure.actions, property: property, policy: .overlapping) != nil,
+      "the reproduction still fails")
     #expect(failure.description.contains("Seed \(failure.seed)"))
     #expect(failure.description.contains("\"send\""), "the reproduction is printed as JSON actions")
   }

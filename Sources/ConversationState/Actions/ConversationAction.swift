@@ -56,6 +56,27 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Show the path that holds `message`, switching at every fork on the way; refused as `showSibling` is,
   /// and `UNKNOWN_MESSAGE` when no path holds it. A message on screen changes nothing.
   case showBranch(containing: ClientMessageID)
+  /// Change the text of a turn waiting in `ConversationState.followUps`, keeping its place, client ID and
+  /// attachments. Refused, nothing changed, as `send` refuses a text (`EMPTY_MESSAGE`,
+  /// `MESSAGE_TOO_LONG`), and `UNKNOWN_MESSAGE` when no turn with that client ID waits (it may have been
+  /// sent meanwhile).
+  case editQueued(ClientMessageID, text: String)
+  /// Take a turn out of `ConversationState.followUps` unsent; `UNKNOWN_MESSAGE` when none waits with that ID.
+  case removeQueued(ClientMessageID)
+  /// Move a waiting turn to `index` of `ConversationState.followUps.turns` (0 is next; an index past the
+  /// end moves it last); `UNKNOWN_MESSAGE` when none waits with that ID.
+  case moveQueued(ClientMessageID, to: Int)
+  /// Take a waiting turn out of the queue and put its text in the draft, to rewrite and send anew (its
+  /// attachments are not kept: attach them again). `UNKNOWN_MESSAGE` when none waits with that ID.
+  case takeQueuedIntoDraft(ClientMessageID)
+  /// Send a waiting turn now: the running reply is stopped, keeping what it streamed (as `stopReply`), and
+  /// the turn is sent at once; the other turns wait for its answer, and a pause is lifted.
+  /// `UNKNOWN_MESSAGE` when none waits with that ID; refused as `send` is when the conversation does not
+  /// take messages.
+  case sendQueuedNow(ClientMessageID)
+  /// Let a paused queue (`FollowUpQueue.pause`) drain again: its first turn goes at once if nothing is
+  /// answering. Nothing happens when it is not paused.
+  case resumeQueue
   /// Stop the reply being streamed: its request is cancelled and the reply is kept with its text so far,
   /// `cancelled` (not shown as `userError`: the user asked for it). With no reply streaming, an answer
   /// waiting for the app's tools or the user's answers (`ReplyState.isAwaiting`) is stopped instead: its

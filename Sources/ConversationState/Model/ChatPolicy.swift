@@ -74,6 +74,11 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// (default), or in a durable outbox, uploaded in ordered batches (`.outbox`, what `ChatClient` uses with
   /// storage: the store emits `enqueueOutbox` and the message shows `queued` once it is on disk).
   public var offlineDelivery: OfflineDelivery
+  /// What a `send` does while the agent is answering (`ConversationState.isAnswering`) in a conversation
+  /// the AI agent has (`ConversationStatus.ongoing`; a person who took it over gets every message at once):
+  /// wait in `ConversationState.followUps` (`.queue`, the default), go at once beside the running reply
+  /// (`.overlap`), or stop the running reply and go (`.stopAndSend`). See `FollowUpQueue`.
+  public var whileAnswering: FollowUpPolicy
 
   // What a server may make the client do or hold. Every duration and size that comes from outside is
   // bounded by one of these, in one place, before it reaches a timer or a buffer.
@@ -145,7 +150,8 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     reconnectBackoff: Backoff = Backoff(base: 1, cap: 30), syncBackoff: Backoff = Backoff(base: 2, cap: 60),
     outboxBackoff: Backoff = Backoff(base: 30, cap: 240),
     echoMatchWindow: Double = 300, pollInterval: Double? = nil, replyPresentation: ReplyPresentation = .stream,
-    offlineDelivery: OfflineDelivery = .waitInConversation, maximumRetryAfter: Double = 600,
+    offlineDelivery: OfflineDelivery = .waitInConversation, whileAnswering: FollowUpPolicy = .queue,
+    maximumRetryAfter: Double = 600,
     healthyConnectionAfter: Double = 10, maximumReplyBytes: Int = 4 * 1024 * 1024,
     maximumToolCallsPerReply: Int = 128, requestTimeout: Double = 30, idleTimeout: Double = 60,
     maximumEventBytes: Int = 1024 * 1024, maximumAnswerBytes: Int = 8 * 1024 * 1024,
@@ -173,6 +179,7 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     self.maximumUnreadBytes = maximumUnreadBytes
     self.replyPresentation = replyPresentation
     self.offlineDelivery = offlineDelivery
+    self.whileAnswering = whileAnswering
     self.maximumAttachments = maximumAttachments
     self.maximumAttachmentBytes = maximumAttachmentBytes
     self.allowedAttachmentTypes = allowedAttachmentTypes

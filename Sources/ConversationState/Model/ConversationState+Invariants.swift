@@ -80,7 +80,7 @@ extension ConversationState {
     for message in messages where message.toolCalls.contains(where: { $0.outcome == .inputStreaming }) {
       violations.append("\(message.clientID) is in the conversation with a call whose input is still streaming")
     }
-    violations += requestViolations() + awaitingViolations() + branchViolations()
+    violations += requestViolations() + awaitingViolations() + branchViolations() + followUpViolations()
     let unread = messages.filter { ReadCursor.isUnread($0, against: readCursor) }.count
     if unread != unreadCount {
       violations.append("unreadCount is \(unreadCount) but \(unread) message(s) are after the read cursor")
@@ -90,6 +90,25 @@ extension ConversationState {
 
   /// The tree: each message is in one place (on screen or on one path off it), each fork's path on screen
   /// starts on screen (or was trimmed from the older end), and nothing streams into a path off screen.
+  /// The follow-up queue: each turn once, none already in the conversation, and a queue free to drain is
+  /// never left waiting (it drains after every action that could free it).
+  private func followUpViolations() -> [String] {
+    guard hasFollowUps else { return [] }
+    let queue = followUps
+    var violations: [String] = []
+    let ids = queue.turns.map(\.clientID)
+    if Set(ids).count != ids.count { violations.append("a turn is queued twice") }
+    if let sent = ids.first(where: { messages.contains($0) || branches.hides($0) }) {
+      violations.append("queued turn \(sent) is also in the conversation")
+    }
+    if !queue.isEmpty, queue.pause == nil, !isAnswering, status.acceptsMessages,
+      messages.last.map({ $0.role == .assistant && $0.reply?.isAwaiting == true }) != true
+    {
+      violations.append("the queue could drain but \(queue.turns.count) turns wait")
+    }
+    return violations
+  }
+
   private func branchViolations() -> [String] {
     guard !branches.isEmpty else { return [] }
     var violations = branches.violations

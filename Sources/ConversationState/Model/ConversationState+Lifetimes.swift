@@ -41,6 +41,8 @@ extension ConversationState {
     @usableFromInline package var agentState: JSONValue?
     /// nil rather than empty, so that a conversation without any leaves the key out of its JSON and file.
     @usableFromInline package var branches: ConversationBranches?
+    /// nil rather than empty, for the same reason.
+    @usableFromInline package var followUps: FollowUpQueue?
 
     package init(conversationID: ConversationID?) { self.conversationID = conversationID }
 

@@ -222,6 +222,38 @@ public struct ConversationState: Sendable {
     set { cold.value.stored.branches = newValue.isEmpty ? nil : newValue }
   }
 
+  /// What the user wrote while the agent was answering, waiting to be sent one at a time
+  /// (`FollowUpQueue`); empty with nothing queued.
+  public var followUps: FollowUpQueue {
+    get { cold.value.stored.followUps ?? FollowUpQueue() }
+    set { cold.value.stored.followUps = newValue.isEmpty && newValue.pause == nil ? nil : newValue }
+  }
+
+  /// Whether turns wait in `followUps` or it is paused: O(1), for the reducer's check after every action.
+  @inlinable package var hasFollowUps: Bool { cold.value.stored.followUps != nil }
+
+  /// Whether the agent is answering: a reply streams, a request that streams one (a send, a regeneration, a
+  /// continuation) is in flight, the app's tools run for one, or a message of the user's is on its way. A
+  /// UI shows Stop while it is true; with `ChatPolicy.whileAnswering` at `.queue`, a send then waits in
+  /// `followUps`.
+  public var isAnswering: Bool {
+    if streamingReply != nil || !overlappingReplies.isEmpty { return true }
+    if requests.values.contains(where: { request in
+      switch request {
+      case .send, .regenerate, .continuation, .realtimeReply, .tool, .toolResult: true
+      default: false
+      }
+    }) {
+      return true
+    }
+    return messages.outgoing.contains { message in
+      switch message.delivery {
+      case .pending, .sending, .queued: true
+      case .sent, .failed: false
+      }
+    }
+  }
+
   /// The newest committed assistant message: the answer that may wait (`ReplyState.isAwaiting`). Messages
   /// of others after it (a human agent's, a system note) do not end its wait; the user's next send does.
   public var latestAnswer: Message? {

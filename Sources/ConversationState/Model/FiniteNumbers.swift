@@ -136,7 +136,8 @@ extension ConversationAction: FiniteNumberChecking {
     case .positioned(_, _, let action): return action.hasOnlyFiniteNumbers
     case .answerInput(_, let answer): return answer.hasOnlyFiniteNumbers
     case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
-    case .retry, .regenerate, .showSibling, .showBranch, .stopReply, .loadHistory, .loadMoreHistory, .trimHistory,
+    case .retry, .regenerate, .showSibling, .showBranch, .editQueued, .removeQueued, .moveQueued,
+      .takeQueuedIntoDraft, .sendQueuedNow, .resumeQueue, .stopReply, .loadHistory, .loadMoreHistory, .trimHistory,
       .trimNewerHistory, .loadNewerHistory, .rateAnswer, .rateConversation, .dismissFeedback, .setDraft, .markRead,
       .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
@@ -151,7 +152,8 @@ extension ConversationAction: FiniteNumberChecking {
   /// Whether the user (rather than the backend or the runtime) is the source of this action.
   public var isUserIntent: Bool {
     switch self {
-    case .send, .edit, .retry, .regenerate, .showSibling, .showBranch, .stopReply, .loadHistory, .loadMoreHistory,
+    case .send, .edit, .retry, .regenerate, .showSibling, .showBranch, .editQueued, .removeQueued, .moveQueued,
+      .takeQueuedIntoDraft, .sendQueuedNow, .resumeQueue, .stopReply, .loadHistory, .loadMoreHistory,
       .trimHistory, .trimNewerHistory, .loadNewerHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed,

@@ -157,11 +157,27 @@ struct FuzzSession {
     case 13 where chance(50):
       let failed = pick(messages.filter { if case .failed = $0.delivery { true } else { false } })?.clientID ?? "nope"
       return chance(50) ? .discard(failed) : .takeBackIntoDraft(failed)
+    case 13 where !state.followUps.isEmpty || state.followUps.pause != nil:
+      return followUpIntent()
     default:
       let clientID = pick(messages)?.clientID ?? "nope"
       return chance(50)
         ? .attachmentProgress(clientID, "a0", pick([0.5, 1, -1, .nan])!)
         : .attachmentUploaded(clientID, "a0", URL(string: "https://files.example/a0")!)
+    }
+  }
+
+  /// A change to the follow-up queue: mostly to a turn that waits, now and then to one that does not.
+  private mutating func followUpIntent() -> ConversationAction {
+    let turn = pick(state.followUps.turns)?.clientID ?? (chance(80) ? "nope" : pick(Array(state.messages))?.clientID)
+    let id = turn ?? "nope"
+    switch int(0..<7) {
+    case 0: return .editQueued(id, text: chance(10) ? "  " : "edited \(counter)")
+    case 1: return .removeQueued(id)
+    case 2: return .moveQueued(id, to: int(-1..<4))
+    case 3: return .takeQueuedIntoDraft(id)
+    case 4: return .sendQueuedNow(id)
+    default: return .resumeQueue
     }
   }
 

@@ -2,7 +2,11 @@ import ConversationState
 import Foundation
 
 extension ConversationReducer {
-  func send(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
+  /// Sends `outgoing` now; `clearingDraft` false for a message that did not come from the draft just now (a
+  /// queued turn).
+  func send(_ outgoing: OutgoingMessage, clearingDraft: Bool = true, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
     if let refusal = sendRefusal(outgoing, state) { return refuse(refusal.code, refusal.message, &state) }
     let author = state.identity.map { ParticipantID($0.userID) }
     let message = Message(
@@ -11,7 +15,7 @@ extension ConversationReducer {
     // Writing instead of answering leaves the waiting answer behind.
     var effects = abandonAwaiting(&state)
     state.messages.appendOutgoing(message)
-    state.draft = ""
+    if clearingDraft { state.draft = "" }
     state.userError = nil
     closeFeedbackMomentBecauseUserWrote(&state)
     if state.isUserTyping, let conversationID = state.conversationID {
@@ -25,7 +29,15 @@ extension ConversationReducer {
   /// attachments against the policy, a client ID already used.
   func sendRefusal(_ outgoing: OutgoingMessage, _ state: ConversationState) -> (code: ChatError.Code, message: String)?
   {
-    if let refusal = statusRefusal(state) { return refusal }
+    if let refusal = statusRefusal(state) ?? contentRefusal(outgoing) { return refusal }
+    if state.messages.contains(outgoing.clientID) || state.branches.hides(outgoing.clientID) {
+      return (.invalidAction, "A message with client ID \(outgoing.clientID) was already sent.")
+    }
+    return nil
+  }
+
+  /// Why `outgoing`'s text and attachments cannot be sent, if they cannot: against the policy's limits.
+  func contentRefusal(_ outgoing: OutgoingMessage) -> (code: ChatError.Code, message: String)? {
     if outgoing.text.allSatisfy(\.isWhitespace) && outgoing.attachments.isEmpty {
       return (.emptyMessage, "Write a message or attach a file.")
     }
@@ -42,9 +54,6 @@ extension ConversationReducer {
     }
     if let refused = outgoing.attachments.first(where: { !policy.allowsAttachmentType($0.contentType) }) {
       return (.attachmentTypeNotAllowed, "\(refused.filename) (\(refused.contentType)) cannot be attached here.")
-    }
-    if state.messages.contains(outgoing.clientID) || state.branches.hides(outgoing.clientID) {
-      return (.invalidAction, "A message with client ID \(outgoing.clientID) was already sent.")
     }
     return nil
   }

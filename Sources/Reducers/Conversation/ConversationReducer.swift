@@ -59,6 +59,8 @@ public struct ConversationReducer: Reducer {
     {
       effects += dispatchPendingMessages(&state)
     }
+    // Whatever ended the answer before (its finish, a stop, a failure, a sync), the next queued turn goes.
+    if state.hasFollowUps { effects += advanceFollowUps(&state) }
     return effects
   }
 
@@ -91,7 +93,7 @@ public struct ConversationReducer: Reducer {
   /// Every action but the hot path's, its numbers known to be finite.
   private func reduceChecked(_ state: inout ConversationState, _ action: ConversationAction) -> [ConversationEffect] {
     switch action {
-    case .send(let outgoing): return send(outgoing, &state)
+    case .send(let outgoing): return sendOrQueue(outgoing, &state)
     case .retry(let clientID): return retry(clientID, &state)
     case .discard(let clientID): return discard(clientID, intoDraft: false, &state)
     case .takeBackIntoDraft(let clientID): return discard(clientID, intoDraft: true, &state)
@@ -99,6 +101,12 @@ public struct ConversationReducer: Reducer {
     case .regenerate(let answer): return regenerate(answer, &state)
     case .showSibling(let message, let choice): return showSibling(of: message, choice, &state)
     case .showBranch(let message): return showBranch(containing: message, &state)
+    case .editQueued(let turn, let text): return editQueued(turn, text: text, &state)
+    case .removeQueued(let turn): return removeQueued(turn, intoDraft: false, &state)
+    case .moveQueued(let turn, let index): return moveQueued(turn, to: index, &state)
+    case .takeQueuedIntoDraft(let turn): return removeQueued(turn, intoDraft: true, &state)
+    case .sendQueuedNow(let turn): return sendQueuedNow(turn, &state)
+    case .resumeQueue: return resumeQueue(&state)
     case .stopReply: return stopReply(&state)
     case .answerInput(let id, let answer): return answerInput(id, answer, &state)
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)

@@ -425,3 +425,15 @@ private func openSearchResult(_ result: SearchResult, in store: ChatStore) {
   if result.isOffScreen { store.send(.showBranch(containing: result.message.clientID)) }
   // DOCC-SEARCH-OFF-SCREEN-END
 }
+
+private func queuedRow(number: Int, text: String, dimmed: Bool) { print(number, text, dimmed) }
+private func resumeBanner(_ pause: FollowUpPause) { print(pause) }
+
+private func followUpRows(_ state: ConversationState) {
+  // DOCC-FOLLOWUPS-BEGIN
+  for (index, turn) in state.followUps.turns.enumerated() {
+    queuedRow(number: index + 1, text: turn.text, dimmed: true)
+  }
+  if let pause = state.followUps.pause { resumeBanner(pause) }  // sends `.resumeQueue`
+  // DOCC-FOLLOWUPS-END
+}

@@ -36,7 +36,7 @@ struct RestoreTests {
   func relaunchSettles() throws {
     // Given a run that was killed with a message sending, one waiting offline and a reply streaming
     let root = ScratchRoot()
-    let reducer = ConversationReducer()
+    let reducer = ConversationReducer(policy: .overlapping)  // "first" goes while the answer streams
     var state = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
     let question = RequestID(epoch: state.epoch, sequence: 1)
     _ = reducer.reduce(

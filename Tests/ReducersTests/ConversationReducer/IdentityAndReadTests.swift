@@ -156,7 +156,7 @@ struct RelaunchTests {
   @Test("after a relaunch nothing is stuck: sending fails retryably, queued stays queued, the reply is kept")
   func restoredStateIsSettled() throws {
     // Given a conversation saved mid-flight: one message sending, one queued, a reply streaming, a page loading.
-    let chat = Chat.existing([.server("Earlier", id: "s1", at: 1)])
+    let chat = Chat.existing([.server("Earlier", id: "s1", at: 1)], policy: .overlapping)
     let sending = chat.userSends("sent when the app died", id: "c1", at: 2)
     chat.send(
       .sendAccepted(
@@ -170,7 +170,7 @@ struct RelaunchTests {
     let saved = try JSONDecoder().decode(ConversationState.self, from: JSONEncoder().encode(chat.state))
 
     // When the app starts again with that state.
-    let relaunched = Chat(saved)
+    let relaunched = Chat(saved, policy: .overlapping)
     #expect(relaunched.send(.relaunched) == [])
 
     // Then nothing waits for a request of the previous run, and nothing the user wrote is lost.

@@ -7,7 +7,7 @@ import Testing
 struct OverlappingRepliesTests {
   /// Two questions sent at once, the first one's reply streaming "First".
   static func twoSends() -> (Chat, RequestID, RequestID) {
-    let chat = Chat.existing()
+    let chat = Chat.existing(policy: .overlapping)
     let first = chat.userSends("One?", id: "c1")
     let second = chat.userSends("Two?", id: "c2")
     chat.send([.replyStarted(first, agent: nil, at: time(2)), .replyDelta(first, "First")])
@@ -100,7 +100,7 @@ struct OverlappingRepliesTests {
 
   @Test("past the bound, a newer reply cuts the oldest off, truncated, and the rest stream on")
   func bounded() throws {
-    let chat = Chat.existing()
+    let chat = Chat.existing(policy: .overlapping)
     let limit = ConversationState.maximumOverlappingReplies
     // (each question goes once the one before it is taken: its reply's start says so)
     var requests: [RequestID] = []
@@ -120,7 +120,9 @@ struct OverlappingRepliesTests {
   @Test("a regeneration does not overlap: a reply that starts while one streams cuts it off, the old answer kept")
   func regenerationDoesNotOverlap() throws {
     // Given an answer being regenerated, and a question sent meanwhile
-    let chat = Chat(.existing([.confirmed("Q", clientID: "c0", serverID: "s0", at: 0), .server("A", id: "s1", at: 1)]))
+    let chat = Chat(
+      .existing([.confirmed("Q", clientID: "c0", serverID: "s0", at: 0), .server("A", id: "s1", at: 1)]),
+      policy: .overlapping)
     let answer = try #require(chat.state.messages[serverID: "s1"]?.clientID)
     let regeneration = chat.nextRequestID
     chat.send(.regenerate(answer))

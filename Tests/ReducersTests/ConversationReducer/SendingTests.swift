@@ -69,7 +69,7 @@ struct SendingTests {
 
   @Test("a second send before the conversation exists waits, then goes out once it does")
   func secondSendWaitsForConversation() {
-    let chat = Chat()
+    let chat = Chat(policy: .overlapping)
     let first = chat.userSends("One", id: "c1")
     let effects = chat.send(.send(OutgoingMessage(clientID: "c2", text: "Two", createdAt: time(1))))
     #expect(effects == [], "a second send would create a second conversation")
@@ -134,7 +134,7 @@ struct SendingTests {
 
   @Test("pending and failed messages stay after confirmed ones, in send order")
   func outgoingAfterConfirmed() {
-    let chat = Chat.existing([.server("Welcome", id: "s0", at: 0)])
+    let chat = Chat.existing([.server("Welcome", id: "s0", at: 0)], policy: .overlapping)
     let first = chat.userSends("one", id: "c1", at: 1)
     chat.userSends("two", id: "c2", at: 2)
     chat.send(.requestFailed(first, ChatError(.network, "down")))

@@ -6,8 +6,8 @@ import Testing
 @Suite("Streaming replies")
 struct StreamingTests {
   /// A conversation where the user's "Question" was confirmed and the agent's reply stream has started.
-  static func replying() -> (Chat, RequestID) {
-    let chat = Chat.existing()
+  static func replying(policy: ChatPolicy = ChatPolicy()) -> (Chat, RequestID) {
+    let chat = Chat.existing(policy: policy)
     let request = chat.userSends("Question", id: "c1")
     chat.send(
       .sendAccepted(
@@ -244,7 +244,7 @@ struct StreamingTests {
 
   @Test("a new reply starting while another streams leaves the old one streaming beside it")
   func overlappingReplies() {
-    let (chat, first) = Self.replying()
+    let (chat, first) = Self.replying(policy: .overlapping)
     chat.send(.replyDelta(first, "old"))
     let second = chat.userSends("Another", id: "c2", at: 3)
     chat.send(.replyStarted(second, agent: nil, at: time(4)))
@@ -284,7 +284,7 @@ struct StreamingHostRulesTests {
   @Test("while a human agent has the conversation, an accepted send shows no AI thinking; a takeover ends it")
   func noThinkingUnderAHuman() {
     // Given a conversation a human agent took over
-    let chat = Chat.existing()
+    let chat = Chat.existing(policy: .overlapping)  // the second send goes while the first streams
     chat.send(.realtime("conv-1", .statusChanged(.takenOver)))
 
     // When the user's message is accepted

@@ -125,7 +125,7 @@ struct MessageIdentityTests {
 struct OverlappingReplyTests {
   @Test("two replies streaming at once end as exactly two answers, each in the row it was shown in")
   func twoRepliesAtOnce() {
-    let chat = Chat.existing()
+    let chat = Chat.existing(policy: .overlapping)
     let first = chat.userSends("one", id: "c1")
     let second = chat.userSends("two", id: "c2")
     chat.send(.replyDelta(first, "Let"))

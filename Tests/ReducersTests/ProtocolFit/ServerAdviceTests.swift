@@ -109,7 +109,7 @@ struct ServerAdviceTests {
 
   @Test("RATE_LIMITED with retry-after puts the time in state, and nothing is sent before it")
   func rateLimitHolds() {
-    let chat = Chat.existing()
+    let chat = Chat.existing(policy: .overlapping)
     let send = chat.userSends("Hi", id: "c1")
     let effects = chat.send(
       .requestFailed(send, ChatError(.rateLimited, "slow", status: 429, retryAfter: 30), at: time(100), jitter: 0.5))

@@ -14,8 +14,10 @@ struct Chat {
   }
 
   /// An existing conversation with `messages` already committed.
-  static func existing(_ messages: [Message] = [], id: ConversationID = "conv-1") -> Chat {
-    Chat(.existing(messages, id: id))
+  static func existing(_ messages: [Message] = [], id: ConversationID = "conv-1", policy: ChatPolicy = ChatPolicy())
+    -> Chat
+  {
+    Chat(.existing(messages, id: id), policy: policy)
   }
 
   /// The current state; setting it arranges a story's "given" without going through the reducer.
