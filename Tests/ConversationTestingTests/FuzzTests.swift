@@ -170,6 +170,33 @@ struct FuzzTests {
     #expect(paused > 5, "queues paused")
   }
 
+  @Test("sessions remember approvals and answer with them, and a grant answers only while it is remembered")
+  func grantsAnswerOnlyWhileRemembered() {
+    /// Every request answered by a grant, by ID, with the tool of its grant.
+    func granted(_ state: ConversationState) -> [InputRequestID: String] {
+      var requests = state.streamingReply?.inputRequests ?? []
+      for message in state.messages {
+        if case .awaitingInput(let waiting) = message.reply { requests += waiting }
+      }
+      return Dictionary(
+        requests.compactMap { request in request.grantedBy.map { (request.id, $0) } },
+        uniquingKeysWith: { first, _ in first })
+    }
+    var remembered = 0
+    var answered = 0
+    Self.replay(seeds: 1...300) { before, after, _ in
+      if after.approvalGrants.count > before.approvalGrants.count { remembered += 1 }
+      let earlier = granted(before)
+      for (request, tool) in granted(after) where earlier[request] == nil {
+        answered += 1
+        #expect(
+          after.approvalGrants.contains { $0.toolName == tool }, "\(request) answered by a grant of \(tool) not held")
+      }
+    }
+    #expect(remembered > 5, "approvals remembered: \(remembered)")
+    #expect(answered > 2, "requests answered by a grant: \(answered)")
+  }
+
   @Test("sessions reach replies that overlap, and end them")
   func overlappingCoverage() {
     var overlapping = 0

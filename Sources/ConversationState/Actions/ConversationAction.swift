@@ -89,6 +89,15 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Refused with `UNKNOWN_MESSAGE` when no open request has that ID, and `INVALID_ACTION` for an answer
   /// of the wrong kind (`InputRequest.accepts`) or a request already answered.
   indirect case answerInput(InputRequestID, InputAnswer)
+  /// Approve the agent's request `id` to run a tool, as `answerInput(id, .approved)` does, and with
+  /// `.conversation` remember it (`ConversationState.approvalGrants`, timed `at`, the caller's clock): later
+  /// requests to run the same tool in this conversation, and open ones in this answer, are approved at
+  /// once, marked `InputRequest.grantedBy`. Refused as `answerInput` is, and with `INVALID_ACTION` for a
+  /// request that is a question.
+  case approve(InputRequestID, remembering: ApprovalMemory, at: Date)
+  /// Forget the remembered approval of `toolName` (`ConversationState.approvalGrants`): its next request
+  /// asks the user again. `INVALID_ACTION` when none is remembered.
+  case revokeApproval(toolName: String)
   /// Load the first (newest) history page. Does nothing before the conversation exists (there is no
   /// history yet) or while a load is in flight; a page size outside the policy's range is refused with
   /// `INVALID_PAGE_SIZE`.

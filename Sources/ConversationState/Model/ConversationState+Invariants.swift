@@ -145,6 +145,9 @@ extension ConversationState {
     for (owner, requests, calls) in owners {
       if Set(requests.map(\.id)).count != requests.count { violations.append("a request ID appears twice in \(owner)") }
       for request in requests {
+        if let tool = request.grantedBy, request.answer != .approved {
+          violations.append("\(owner)'s \(request.id) was granted by \(tool) but is not approved")
+        }
         guard case .toolApproval(let callID) = request.kind else { continue }
         if !calls.contains(where: { $0.id == callID }) {
           violations.append("\(owner) asks to approve \(callID), which it does not have")

@@ -43,6 +43,8 @@ extension ConversationState {
     @usableFromInline package var branches: ConversationBranches?
     /// nil rather than empty, for the same reason.
     @usableFromInline package var followUps: FollowUpQueue?
+    /// nil rather than empty, for the same reason.
+    @usableFromInline package var approvalGrants: [ApprovalGrant]?
 
     package init(conversationID: ConversationID?) { self.conversationID = conversationID }
 

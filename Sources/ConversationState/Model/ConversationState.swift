@@ -229,6 +229,15 @@ public struct ConversationState: Sendable {
     set { cold.value.stored.followUps = newValue.isEmpty && newValue.pause == nil ? nil : newValue }
   }
 
+  /// The approvals the user asked this conversation to remember (`ApprovalGrant`), in the order given.
+  public var approvalGrants: [ApprovalGrant] {
+    get { cold.value.stored.approvalGrants ?? [] }
+    set { cold.value.stored.approvalGrants = newValue.isEmpty ? nil : newValue }
+  }
+
+  /// Whether any approval is remembered: O(1), for the check on every approval request.
+  @inlinable package var hasApprovalGrants: Bool { cold.value.stored.approvalGrants != nil }
+
   /// Whether turns wait in `followUps` or it is paused: O(1), for the reducer's check after every action.
   @inlinable package var hasFollowUps: Bool { cold.value.stored.followUps != nil }
 

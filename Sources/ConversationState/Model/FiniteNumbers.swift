@@ -135,9 +135,11 @@ extension ConversationAction: FiniteNumberChecking {
     case .inputRequested(_, let request): return request.hasOnlyFiniteNumbers
     case .positioned(_, _, let action): return action.hasOnlyFiniteNumbers
     case .answerInput(_, let answer): return answer.hasOnlyFiniteNumbers
+    case .approve(_, _, let at): return at.hasOnlyFiniteNumbers
     case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
     case .retry, .regenerate, .showSibling, .showBranch, .editQueued, .removeQueued, .moveQueued,
-      .takeQueuedIntoDraft, .sendQueuedNow, .resumeQueue, .stopReply, .loadHistory, .loadMoreHistory, .trimHistory,
+      .takeQueuedIntoDraft, .sendQueuedNow, .resumeQueue, .revokeApproval, .stopReply, .loadHistory, .loadMoreHistory,
+      .trimHistory,
       .trimNewerHistory, .loadNewerHistory, .rateAnswer, .rateConversation, .dismissFeedback, .setDraft, .markRead,
       .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .requestSucceeded, .replyDelta, .replyEnded, .connectionOpened,
@@ -157,7 +159,7 @@ extension ConversationAction: FiniteNumberChecking {
       .trimHistory, .trimNewerHistory, .loadNewerHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed,
-      .credentialsNeeded, .answerInput:
+      .credentialsNeeded, .answerInput, .approve, .revokeApproval:
       return true
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .storedHistoryLoaded, .syncLoaded, .realtime,

@@ -124,6 +124,10 @@ struct FuzzSession {
   }
 
   private mutating func otherIntent() -> ConversationAction {
+    // A user answers what the agent asks while its reply streams more often than anything else here.
+    if state.streamingReply?.inputRequests.contains(where: { $0.answer == nil }) == true, chance(30) {
+      return answerInput()
+    }
     let messages = Array(state.messages)
     let answers = messages.filter { $0.role == .assistant }
     switch int(0..<16) {
@@ -349,6 +353,11 @@ struct FuzzSession {
         [.approved, .denied(reason: chance(50) ? "no" : nil)]
       }
     let any: [InputAnswer] = [.approved, .denied(reason: nil), .answered(1), .declined]
+    if chance(40) {
+      // Approving and remembering it (now and then a question, which is refused), or forgetting a grant.
+      if chance(20), let grant = pick(state.approvalGrants) { return .revokeApproval(toolName: grant.toolName) }
+      return .approve(request.id, remembering: chance(70) ? .conversation : .once, at: now)
+    }
     return .answerInput(request.id, chance(85) ? pick(fitting)! : pick(any)!)
   }
 

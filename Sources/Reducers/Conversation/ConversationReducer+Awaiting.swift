@@ -31,17 +31,23 @@ extension ConversationReducer {
     }
     reply.inputRequests.append(request)
     state.streamingReply = reply
+    // A tool the user said to approve in this conversation runs without asking again.
+    if case .toolApproval(let callID) = request.kind, let grant = grant(for: callID, in: reply.toolCalls, state) {
+      return effects + answerInput(request.id, .approved, grantedBy: grant.toolName, &state)
+    }
     return effects
   }
 
-  func answerInput(_ id: InputRequestID, _ answer: InputAnswer, _ state: inout ConversationState)
-    -> [ConversationEffect]
-  {
+  /// Answers `id`; `grantedBy` names the remembered approval that answers it without the user.
+  func answerInput(
+    _ id: InputRequestID, _ answer: InputAnswer, grantedBy: String? = nil, _ state: inout ConversationState
+  ) -> [ConversationEffect] {
     if var reply = state.streamingReply, let index = reply.inputRequests.firstIndex(where: { $0.id == id }) {
       if let refusal = refusal(of: answer, to: reply.inputRequests[index]) {
         return refuse(.invalidAction, refusal, &state)
       }
       reply.inputRequests[index].answer = answer
+      reply.inputRequests[index].grantedBy = grantedBy
       let effects = settleApproval(reply.inputRequests[index], in: &reply.toolCalls, run: reply.requestID, &state)
       state.streamingReply = reply
       state.userError = nil
@@ -54,6 +60,7 @@ extension ConversationReducer {
     }
     if let refusal = refusal(of: answer, to: requests[index]) { return refuse(.invalidAction, refusal, &state) }
     requests[index].answer = answer
+    requests[index].grantedBy = grantedBy
     message.reply = .awaitingInput(requests)
     // After a relaunch the answer's run is gone; approved tools run under a run ID of their own.
     let run = state.awaitingRun ?? state.reserveRequestID()

@@ -109,6 +109,8 @@ public struct ConversationReducer: Reducer {
     case .resumeQueue: return resumeQueue(&state)
     case .stopReply: return stopReply(&state)
     case .answerInput(let id, let answer): return answerInput(id, answer, &state)
+    case .approve(let id, let memory, let at): return approve(id, remembering: memory, at: at, &state)
+    case .revokeApproval(let toolName): return revokeApproval(toolName, &state)
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
     case .loadMoreHistory(let pageSize): return loadHistory(pageSize: pageSize, more: true, &state)
     case .trimHistory(let keepingNewest): return trimHistory(keepingNewest: keepingNewest, &state)

@@ -437,3 +437,13 @@ private func followUpRows(_ state: ConversationState) {
   if let pause = state.followUps.pause { resumeBanner(pause) }  // sends `.resumeQueue`
   // DOCC-FOLLOWUPS-END
 }
+
+private func grantRow(_ toolName: String, since: Date, revoke: () -> Void) { print(toolName, since) }
+
+private func grantRows(_ state: ConversationState, _ store: ChatStore) {
+  // DOCC-APPROVAL-GRANTS-BEGIN
+  for grant in state.approvalGrants {
+    grantRow(grant.toolName, since: grant.grantedAt) { store.send(.revokeApproval(toolName: grant.toolName)) }
+  }
+  // DOCC-APPROVAL-GRANTS-END
+}
