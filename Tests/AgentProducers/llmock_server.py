@@ -63,7 +63,7 @@ def build_app(response_style="echo", tool_mode="auto", chunk_delay_ms=0):
     def records_for(model):
         return [r for r in state.journal.records(wait=_WAIT_SECONDS) if r.model == model]
 
-    async def scoped_verdict(request: Request, model: str, format: str = "json"):
+    def scoped_verdict(request: Request, model: str, format: str = "json"):
         result = judge(records_for(model))
         if format == "text":
             from fastapi.responses import PlainTextResponse
@@ -71,11 +71,11 @@ def build_app(response_style="echo", tool_mode="auto", chunk_delay_ms=0):
             return PlainTextResponse(result.render())
         return result.to_dict()
 
-    async def scoped_requests(request: Request, model: str):
+    def scoped_requests(request: Request, model: str):
         records = records_for(model)
         return {"count": len(records), "requests": [r.to_dict() for r in records]}
 
-    async def scoped_clear(request: Request, model: str):
+    def scoped_clear(request: Request, model: str):
         queue = state.scenarios
         # ScenarioQueue has no selective clear: filter its entries under its own lock (llmock 0.2.2 internals).
         with queue._lock:
@@ -85,6 +85,10 @@ def build_app(response_style="echo", tool_mode="auto", chunk_delay_ms=0):
             left = len(queue._entries)
         return {"dropped": dropped, "pending": left}
 
+    # Plain functions, as LLMock's own /_llmock routes are: FastAPI runs them on its thread pool. A read waits
+    # (blocking, on a condition) up to _WAIT_SECONDS for requests in flight; on the event loop that wait froze
+    # the whole server, the very requests it waited for included, so every read took the full 2 s while any
+    # stream was open and held every other test's streams for as long.
     # Under /_llmock, so that LLMock's middleware neither journals them nor lets them consume behaviours.
     app.add_api_route("/_llmock/scoped/verdict", scoped_verdict, methods=["GET"], response_model=None)
     app.add_api_route("/_llmock/scoped/requests", scoped_requests, methods=["GET"])
