@@ -8,9 +8,16 @@ What the agent does depends on the latest user message:
            answers with it
   "delete" the tool delete_files, which needs approval: the run ends waiting; an answer that approves runs it
            and answers, one that denies answers without it
+  "hold <gate>"  "Part one, " at once, then nothing until the test opens <gate> (POST /gates/<gate>), then
+           "part two.": an answer that streams for as long as a test needs, with no clock involved
 
 Routes (127.0.0.1):
-  GET  /requests         every request body received so far, oldest first: [{"path", "body"}]
+  GET  /requests         every request received so far, oldest first: [{"path", "body", "started", "ended",
+                         "completed"}]. `started` and `ended` are ticks of one counter (not times): `started`
+                         when the request came in, `ended` just before the last piece of its response went out
+                         (as LLMock's journal records it); `completed` whether the response went out whole
+                         (false while it streams and for one the client left)
+  POST /gates/<gate>     opens <gate> (before or while a "hold <gate>" answer waits on it): {"opened": <gate>}
   POST /agent            AG-UI 1.0 (AGUIAdapter). pick_color is the client's tool, advertised in
                          RunAgentInput.tools; the answer is a `tool` message. An approval is an interrupt
                          (outcome `interrupt`); the next run resumes it (`resume: [{interruptId, status,
@@ -33,6 +40,8 @@ The rules every local test server keeps (`LISTENING <port>`, stop on SIGTERM or 
 """
 
 import argparse
+import asyncio
+import itertools
 import os
 import socket
 import sys
@@ -78,7 +87,12 @@ async def stream(messages, info: AgentInfo):
         yield str(result.content)
         return
     prompt = latest_prompt(messages)
-    if "think" in prompt:
+    words = prompt.split()
+    if "hold" in words[:-1]:
+        yield "Part one, "
+        await gate(words[words.index("hold") + 1]).wait()
+        yield "part two."
+    elif "think" in prompt:
         yield {0: DeltaThinkingPart(content="The user wants ")}
         yield {0: DeltaThinkingPart(content="a considered answer.")}
         yield "Here is my considered answer."
@@ -92,6 +106,20 @@ async def stream(messages, info: AgentInfo):
     else:
         for piece in ["Hello", "! How can ", "I help?"]:
             yield piece
+
+
+# The gates "hold <gate>" answers wait on, by name; opened by POST /gates/<gate>, never closed again.
+GATES = {}
+
+
+def gate(name):
+    return GATES.setdefault(name, asyncio.Event())
+
+
+async def open_gate(request):
+    name = request.path_params["name"]
+    gate(name).set()
+    return JSONResponse({"opened": name})
 
 
 # DeferredToolRequests among the outputs lets a run end waiting for an approval (an AG-UI interrupt) even
@@ -113,8 +141,11 @@ def delete_files(paths: list[str]) -> str:
     return "deleted %s" % ", ".join(paths)
 
 
-# Every request body received, oldest first, with its path: what a test checks the client sent.
+# Every request received, oldest first, with its path and body (what a test checks the client sent), and when
+# it came in and its response went out, in ticks of TICKS: one request came after another's response ended
+# when its `started` is above the other's `ended`.
 RECEIVED = []
+TICKS = itertools.count(1)
 
 
 async def remember(request):
@@ -122,7 +153,27 @@ async def remember(request):
         body = await request.json()  # Starlette keeps the body: the adapter reads it again
     except ValueError:
         body = None
-    RECEIVED.append({"path": request.url.path, "body": body})
+    entry = {"path": request.url.path, "body": body, "started": next(TICKS), "ended": None, "completed": False}
+    RECEIVED.append(entry)
+    return entry
+
+
+def tracked(entry, response):
+    """`response`, noting in `entry` when each piece of it goes out (the last one's tick stays) and whether it
+    went out whole."""
+    pieces = getattr(response, "body_iterator", None)
+    if pieces is None:
+        entry["ended"], entry["completed"] = next(TICKS), True
+        return response
+
+    async def noted():
+        async for piece in pieces:
+            entry["ended"] = next(TICKS)
+            yield piece
+        entry["completed"] = True
+
+    response.body_iterator = noted()
+    return response
 
 
 async def received(request):
@@ -130,8 +181,8 @@ async def received(request):
 
 
 async def run_agent(request):
-    await remember(request)
-    return await AGUIAdapter.dispatch_request(request, agent=agent)
+    entry = await remember(request)
+    return tracked(entry, await AGUIAdapter.dispatch_request(request, agent=agent))
 
 
 # The AI SDK request carries no tool list: on the Vercel routes the app's tool is declared here, as an
@@ -143,9 +194,9 @@ APP_TOOLS = ExternalToolset([ToolDefinition(
 
 def vercel_route(sdk_version):
     async def run_vercel(request):
-        await remember(request)
-        return await VercelAIAdapter.dispatch_request(
-            request, agent=agent, sdk_version=sdk_version, toolsets=[APP_TOOLS])
+        entry = await remember(request)
+        return tracked(entry, await VercelAIAdapter.dispatch_request(
+            request, agent=agent, sdk_version=sdk_version, toolsets=[APP_TOOLS]))
     return run_vercel
 
 
@@ -158,6 +209,7 @@ def main():
         Route("/vercel/v5/chat", vercel_route(5), methods=["POST"]),
         Route("/vercel/v6/chat", vercel_route(6), methods=["POST"]),
         Route("/requests", received, methods=["GET"]),
+        Route("/gates/{name}", open_gate, methods=["POST"]),
     ])
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -224,6 +224,21 @@ def pydantic(server):
     vercel(server, 5)
     vercel(server, 6)
 
+    # "hold <gate>" streams its second part once its gate is open (opened first here, so it streams at once);
+    # /requests notes when each request came in and its response ended, in ticks of one counter.
+    opened = fetch(server.base + "/gates/smoke-gate", method="POST")
+    check(opened.status == 200 and json.loads(opened.raw) == {"opened": "smoke-gate"},
+          "gates: %s %r" % (opened.status, opened.raw))
+    hold = fetch(server.base + "/vercel/v6/chat", chat_request("chat-smoke-hold", [ui_user("hold smoke-gate")]))
+    chunks = expect_ui_stream("vercel-v6 hold", hold, [START, SS, TS, TD, TD, TE, MM, FS, FINISH, DONE])
+    check(ui_text(chunks) == "Part one, part two.", "vercel-v6 hold: text %r" % ui_text(chunks))
+    recorded = json.loads(fetch(server.base + "/requests").raw)
+    last = recorded[-1]
+    check(last["body"]["id"] == "chat-smoke-hold" and last["completed"] is True and last["started"] < last["ended"],
+          "/requests: the hold request %s" % {key: last[key] for key in ("started", "ended", "completed")})
+    check(all(entry["ended"] < last["started"] for entry in recorded[:-1]),
+          "/requests: an earlier response ended after the last request came in")
+
 
 # The scripted server --------------------------------------------------------------------------------------
 
