@@ -165,6 +165,7 @@ struct RatioTarget {
     RatioTarget(numerator: "send.confirm.h100k", denominator: "delta.store.h10k", limit: 50, atMost: true),
     // A switch between sibling answers (#52) should cost the path it swaps, not the history before the fork.
     RatioTarget(numerator: "branch.switch.h100k", denominator: "branch.switch.h1k", limit: 1.5, atMost: true),
+    RatioTarget(numerator: "queue.drain.h100k", denominator: "queue.drain.h1k", limit: 1.5, atMost: true),
     RatioTarget(
       numerator: "frame.list.realtime.c10k", denominator: "frame.list.realtime.c100", limit: 1.5, atMost: true),
     RatioTarget(numerator: "page.merge.h100k", denominator: "ref.array.page.h100k", limit: 4, atMost: true),

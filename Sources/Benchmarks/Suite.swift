@@ -28,6 +28,8 @@ enum Suite {
         ("send.confirm.h100k", { TimelineWorkloads.sendConfirm(history: 100_000, sends: 5_000 / scale) }),
         ("branch.switch.h1k", { BranchWorkloads.showSibling(history: 1_000, switches: 20_000 / scale) }),
         ("branch.switch.h100k", { BranchWorkloads.showSibling(history: 100_000, switches: 20_000 / scale) }),
+        ("queue.drain.h1k", { QueueWorkloads.drain(history: 1_000, turns: 2_000 / scale) }),
+        ("queue.drain.h100k", { QueueWorkloads.drain(history: 100_000, turns: 2_000 / scale) }),
         ("send.floor.h100k", { TimelineWorkloads.sendFloor(history: 100_000, turns: 5_000 / scale) }),
         ("ref.naive.send.h100k", { NaiveSendWorkload.make(history: 100_000, sends: 200 / scale) }),
         ("fanout.s1", { TimelineWorkloads.fanout(subscribers: 1, deltas: 100_000 / scale) }),

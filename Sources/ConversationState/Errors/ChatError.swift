@@ -164,6 +164,8 @@ extension ChatError {
     public static let insecureURL: Code = "INSECURE_URL"
     /// A message's text is longer than `ChatPolicy.maximumTextLength` characters.
     public static let messageTooLong: Code = "MESSAGE_TOO_LONG"
+    /// A send that would queue more than `ChatPolicy.maximumFollowUps` follow-ups.
+    public static let tooManyFollowUps: Code = "TOO_MANY_FOLLOW_UPS"
     /// An attachment's type is not in `ChatPolicy.allowedAttachmentTypes`.
     public static let attachmentTypeNotAllowed: Code = "ATTACHMENT_TYPE_NOT_ALLOWED"
     /// A realtime event named another conversation than the one its connection is for; it is ignored.
@@ -225,7 +227,7 @@ extension ChatError {
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
       .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed, .attachmentUnavailable,
       .eventTooLarge, .responseTooLarge, .replyTooLarge, .redirectRefused, .invalidConfiguration, .notResumable,
-      .operationTooLarge, .invalidContact,
+      .operationTooLarge, .invalidContact, .tooManyFollowUps,
     ]
   }
 

@@ -197,6 +197,11 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     self.pollInterval = pollInterval
   }
 
+  /// The most turns `ConversationState.followUps` holds (50): a send that would queue one more is refused
+  /// with `TOO_MANY_FOLLOW_UPS`, nothing changed. Each is a message the user wrote while waiting; the bound
+  /// keeps a stuck agent from collecting an unbounded file of them.
+  public static let maximumFollowUps = 50
+
   /// Seconds between polls in `ConnectionMode.polling` when `pollInterval` is nil (5).
   public static let defaultPollInterval: Double = 5
 

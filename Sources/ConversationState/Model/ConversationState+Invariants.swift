@@ -101,6 +101,10 @@ extension ConversationState {
     if let sent = ids.first(where: { messages.contains($0) || branches.hides($0) }) {
       violations.append("queued turn \(sent) is also in the conversation")
     }
+    if queue.isEmpty { violations.append("an empty queue is kept (paused: \(queue.pause != nil))") }
+    if queue.turns.count > ChatPolicy.maximumFollowUps {
+      violations.append("\(queue.turns.count) turns queued, over \(ChatPolicy.maximumFollowUps)")
+    }
     if !queue.isEmpty, queue.pause == nil, !isAnswering, status.acceptsMessages,
       messages.last.map({ $0.role == .assistant && $0.reply?.isAwaiting == true }) != true
     {

@@ -226,7 +226,16 @@ public struct ConversationState: Sendable {
   /// (`FollowUpQueue`); empty with nothing queued.
   public var followUps: FollowUpQueue {
     get { cold.value.stored.followUps ?? FollowUpQueue() }
-    set { cold.value.stored.followUps = newValue.isEmpty && newValue.pause == nil ? nil : newValue }
+    // An empty queue has nothing to hold back: emptying it lifts a pause.
+    set { cold.value.stored.followUps = newValue.isEmpty ? nil : newValue }
+    // Moved out while it is changed, so that its array is held once and changes in place: through `get` and
+    // `set`, taking one turn off a queue of n would copy the other n - 1.
+    _modify {
+      var queue = cold.value.stored.followUps ?? FollowUpQueue()
+      cold.value.stored.followUps = nil
+      defer { cold.value.stored.followUps = queue.isEmpty ? nil : queue }
+      yield &queue
+    }
   }
 
   /// The approvals the user asked this conversation to remember (`ApprovalGrant`), in the order given.
@@ -238,7 +247,7 @@ public struct ConversationState: Sendable {
   /// Whether any approval is remembered: O(1), for the check on every approval request.
   @inlinable package var hasApprovalGrants: Bool { cold.value.stored.approvalGrants != nil }
 
-  /// Whether turns wait in `followUps` or it is paused: O(1), for the reducer's check after every action.
+  /// Whether turns wait in `followUps`: O(1), for the reducer's check after every action.
   @inlinable package var hasFollowUps: Bool { cold.value.stored.followUps != nil }
 
   /// Whether the agent is answering: a reply streams, a request that streams one (a send, a regeneration, a

@@ -8,7 +8,9 @@
 /// that ends any other way (stopped, failed, cut off, rejected) or a message of the user's that fails
 /// pauses it (`pause`) until the user resumes it (`resumeQueue`), sends one now (`sendQueuedNow`), or
 /// empties it; while the agent waits for the user (`ReplyState.awaitingInput`) it holds without pausing and
-/// goes on once the answer completes. It is stored with the conversation: a kill or a relaunch keeps it.
+/// goes on once the answer completes; retrying a failed message does not resume it (the user says when). It
+/// holds at most `ChatPolicy.maximumFollowUps` turns (a send past that is refused, `TOO_MANY_FOLLOW_UPS`).
+/// It is stored with the conversation: a kill or a relaunch keeps it.
 ///
 /// ```swift
 /// for (index, turn) in state.followUps.turns.enumerated() {

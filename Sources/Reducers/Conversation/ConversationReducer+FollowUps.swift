@@ -24,6 +24,11 @@ extension ConversationReducer {
   /// Puts `outgoing`, checked as `send` checks it, at the end of the queue.
   func enqueue(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
     if let refusal = sendRefusal(outgoing, state) { return refuse(refusal.code, refusal.message, &state) }
+    guard state.followUps.turns.count < ChatPolicy.maximumFollowUps else {
+      return refuse(
+        .tooManyFollowUps,
+        "At most \(ChatPolicy.maximumFollowUps) messages wait for the agent; send one now or remove one.", &state)
+    }
     if state.followUps.index(of: outgoing.clientID) != nil {
       return refuse(.invalidAction, "A message with client ID \(outgoing.clientID) already waits in the queue.", &state)
     }

@@ -137,6 +137,38 @@ struct FollowUpQueueTests {
     #expect(chat.state.followUps.pause == nil && chat.state.followUps.isEmpty)
   }
 
+  @Test("emptying a paused queue lifts the pause: the next follow-up waits only for the answer before it")
+  func emptiedQueueIsNotPaused() {
+    // Given a queue paused by a stopped answer
+    let (chat, _) = Self.answering()
+    Self.writes("And the invoice?", id: "c2", in: chat)
+    chat.send(.stopReply)
+    #expect(chat.state.followUps.pause != nil)
+
+    // When the user takes the only waiting turn out
+    chat.send(.removeQueued("c2"))
+
+    // Then nothing is queued and nothing is paused
+    #expect(chat.state.followUps == FollowUpQueue())
+  }
+
+  @Test("past the bound a follow-up is refused with a typed error, and what the user wrote stays in the composer")
+  func bounded() {
+    // Given as many follow-ups as the queue holds
+    let (chat, _) = Self.answering()
+    for index in 0..<ChatPolicy.maximumFollowUps {
+      Self.writes("q\(index)", id: ClientMessageID("f\(index)"), in: chat)
+    }
+
+    // When the user writes one more
+    Self.writes("one too many", id: "extra", in: chat)
+
+    // Then it is refused, not queued and not lost
+    #expect(chat.state.userError?.code == .tooManyFollowUps)
+    #expect(chat.state.followUps.turns.count == ChatPolicy.maximumFollowUps)
+    #expect(chat.state.draft == "one too many")
+  }
+
   @Test("a message of the user's that fails pauses the queue behind it")
   func failedSendPauses() {
     // Given a question on its way and a follow-up queued behind it
