@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Demo scripts")
 struct DemoScriptTests {
-  @Test("a script is what the user types, with comments, blank lines and waits")
+  @Test("a script is what the user types, with comments, blank lines, waits, and lines typed while one goes on")
   func parses() throws {
     let script = try DemoScript(
       """
@@ -17,6 +17,8 @@ struct DemoScriptTests {
         /drop
       wait 2.5
       wait
+      type 0.5 And the invoice?
+      type 0  /stop
       """)
 
     #expect(
@@ -25,6 +27,8 @@ struct DemoScriptTests {
         .init(number: 4, text: "/drop", step: .type("/drop")),
         .init(number: 5, text: "wait 2.5", step: .wait(seconds: 2.5)),
         .init(number: 6, text: "wait", step: .wait(seconds: nil)),
+        .init(number: 7, text: "type 0.5 And the invoice?", step: .typeAndGoOn("And the invoice?", seconds: 0.5)),
+        .init(number: 8, text: "type 0  /stop", step: .typeAndGoOn("/stop", seconds: 0)),
       ])
   }
 
@@ -34,6 +38,11 @@ struct DemoScriptTests {
       ("hello\n/teleport home", 2, "unknown command /teleport"),
       ("wait forever", 1, "wait takes a number of seconds from 0 to 3600, not \"forever\""),
       ("\n\nwait -1", 3, "wait takes a number of seconds from 0 to 3600, not \"-1\""),
+      ("type", 1, "type takes a number of seconds from 0 to 3600, then the line to type"),
+      ("type 1", 1, "type takes a number of seconds from 0 to 3600, then the line to type"),
+      ("type soon And the invoice?", 1, "type takes a number of seconds from 0 to 3600, then the line to type"),
+      ("type 3601 And the invoice?", 1, "type takes a number of seconds from 0 to 3600, then the line to type"),
+      ("hello\ntype 1 /teleport home", 2, "unknown command /teleport"),
     ])
   func refusesBadLines(text: String, line: Int, reason: String) {
     #expect(throws: DemoScript.Malformed(line: line, reason: reason)) { try DemoScript(text) }

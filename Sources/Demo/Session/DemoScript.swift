@@ -8,11 +8,15 @@ import Foundation
 /// /drop
 /// wait 5                 ← let 5 seconds pass on the demo's clock
 /// wait                   ← let everything in flight finish (every line does this anyway)
+/// type 1 Tell me more.   ← typed and entered, then only 1 second passes: the next line comes while the
+///                          answer it started still streams
 /// ```
 struct DemoScript: Equatable {
   enum Step: Equatable {
     case type(String)
     case wait(seconds: Double?)
+    /// Typed and entered, then only `seconds` pass, so the next line is typed while what it started goes on.
+    case typeAndGoOn(String, seconds: Double)
   }
 
   struct Line: Equatable {
@@ -42,21 +46,39 @@ struct DemoScript: Equatable {
           lines.append(Line(number: number, text: line, step: .wait(seconds: nil)))
           continue
         }
-        guard let seconds = Double(argument), seconds.isFinite, (0...3_600).contains(seconds) else {
+        guard let seconds = Self.seconds(argument) else {
           throw Malformed(line: number, reason: "wait takes a number of seconds from 0 to 3600, not \"\(argument)\"")
         }
         lines.append(Line(number: number, text: line, step: .wait(seconds: seconds)))
         continue
       }
-      if line.hasPrefix("/") {
-        let name = line.dropFirst().split(separator: " ").first.map(String.init) ?? ""
-        guard DemoScript.commands.contains(name) else {
-          throw Malformed(line: number, reason: "unknown command /\(name)")
+      if line == "type" || line.hasPrefix("type ") {
+        let parts = line.dropFirst(4).trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+          .map(String.init)
+        guard parts.count == 2, let seconds = Self.seconds(parts[0]) else {
+          throw Malformed(line: number, reason: "type takes a number of seconds from 0 to 3600, then the line to type")
         }
+        let typed = parts[1].trimmingCharacters(in: .whitespaces)
+        try Self.checkCommand(typed, line: number)
+        lines.append(Line(number: number, text: line, step: .typeAndGoOn(typed, seconds: seconds)))
+        continue
       }
+      try Self.checkCommand(line, line: number)
       lines.append(Line(number: number, text: line, step: .type(line)))
     }
     self.lines = lines
+  }
+
+  private static func seconds(_ text: String) -> Double? {
+    guard let seconds = Double(text), seconds.isFinite, (0...3_600).contains(seconds) else { return nil }
+    return seconds
+  }
+
+  /// A `/command` the demo does not have stops the script where it is written, not when it is reached.
+  private static func checkCommand(_ typed: String, line: Int) throws(Malformed) {
+    guard typed.hasPrefix("/") else { return }
+    let name = typed.dropFirst().split(separator: " ").first.map(String.init) ?? ""
+    guard commands.contains(name) else { throw Malformed(line: line, reason: "unknown command /\(name)") }
   }
 
   static let commands: Set<String> = [

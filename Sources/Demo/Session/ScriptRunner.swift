@@ -54,19 +54,25 @@ struct ScriptRunner {
     await settle(session, clock)
     emit(session, &transcript, heading: "start")
     for line in script.lines {
+      var keepGoing = true
       switch line.step {
       case .type(let text):
-        let keepGoing = session.submit(text)
+        keepGoing = session.submit(text)
         await settle(session, clock)
-        emit(session, &transcript, heading: "\(line.number): \(text)")
-        if !keepGoing {
-          await session.close()
-          return
-        }
+      case .typeAndGoOn(let text, let seconds):
+        keepGoing = session.submit(text)
+        await pass(seconds, session, clock)
+        // `pass` lets tasks run before each tenth, not after the last: what that tenth made due runs before the
+        // frame, or the frame would depend on how the last tenth fell.
+        await drain(session)
       case .wait(let seconds):
         if let seconds { await pass(seconds, session, clock) }
         await settle(session, clock)
-        emit(session, &transcript, heading: "\(line.number): \(line.text)")
+      }
+      emit(session, &transcript, heading: "\(line.number): \(line.text)")
+      if !keepGoing {
+        await session.close()
+        return
       }
     }
     await session.close()
