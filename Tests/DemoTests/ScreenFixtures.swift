@@ -93,6 +93,34 @@ enum ScreenFixtures {
     return screen
   }
 
+  /// Ada streams her answer while two follow-ups wait: a short one, and a long one with wide characters.
+  static var queued: DemoScreen {
+    var screen = streaming
+    screen.conversation?.followUps.turns = [
+      OutgoingMessage(clientID: "q-1", text: "And the invoice?", createdAt: .story(3)),
+      OutgoingMessage(
+        clientID: "q-2", text: "請求書の宛先を変えられますか？ Can the invoice go to my office instead of my home?",
+        createdAt: .story(4)),
+    ]
+    return screen
+  }
+
+  /// The user stopped Ada's answer with a follow-up waiting: the queue holds it until `/resume`.
+  static var queuePaused: DemoScreen {
+    var answer = Message.server("Let me check", id: "m-2", at: 2)
+    answer.agent = ada
+    answer.reply = .cancelled
+    var state = ConversationState.existing(
+      [.confirmed("Where is order 1042?", clientID: "c-1", serverID: "m-1", at: 1), answer], id: "c-order")
+    state.title = "Order 1042"
+    state.connection = .connected
+    state.followUps.turns = [OutgoingMessage(clientID: "q-1", text: "And the invoice?", createdAt: .story(3))]
+    state.followUps.pause = .answerEnded(answer.clientID, .cancelled)
+    var screen = screen
+    screen.conversation = state
+    return screen
+  }
+
   /// The second reconnect attempt, 2.4 s from now.
   static var reconnecting: DemoScreen {
     var screen = screen
@@ -126,6 +154,6 @@ enum ScreenFixtures {
 
   static let all: [(String, DemoScreen)] = [
     ("empty", DemoScreen()), ("conversation", screen), ("streaming", streaming), ("reconnecting", reconnecting),
-    ("busy", busy), ("hostile", hostile),
+    ("busy", busy), ("hostile", hostile), ("queued", queued), ("queuePaused", queuePaused),
   ]
 }

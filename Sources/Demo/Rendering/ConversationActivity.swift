@@ -2,7 +2,8 @@ import ConversationStore
 import Foundation
 
 /// What is happening now, below the messages: the reply being streamed (its tool calls, its text so far and
-/// a cursor), the agent thinking, people typing, a ticket, and the feedback question.
+/// a cursor), the agent thinking, what waits to be sent after it, people typing, a ticket, and the feedback
+/// question.
 enum ConversationActivity {
   static let cursor = "▌"
   static let feedbackCommands = "/feedback good|bad|dismiss"
@@ -24,6 +25,7 @@ enum ConversationActivity {
     } else if let waiting = activityLine(state.agentActivity) {
       lines.append(waiting)
     }
+    lines += FollowUpLines.lines(state.followUps, width: width)
     // Expired indicators are only dropped when the reducer's timer fires; the screen should not wait for it.
     let typing = state.typing.values.filter { $0 > now }.count
     if typing == 1 { lines.append(StyledLine("agent is typing…", .dim)) }

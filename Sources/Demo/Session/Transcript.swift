@@ -11,6 +11,9 @@ struct Transcript {
   private var escalation: String?
   private var feedback: String?
   private var user: String??
+  /// The turns as last printed, in their order.
+  private var queued: [OutgoingMessage] = []
+  private var pause: String?
 
   /// The lines that are new since the last call.
   mutating func lines(for screen: DemoScreen) -> [String] {
@@ -29,6 +32,8 @@ struct Transcript {
         "== \(state.title ?? state.conversationID?.rawValue ?? "new conversation") (\(screen.user ?? "guest")) ==")
       conversation = .some(state.conversationID)
       connection = nil
+      // Another conversation's turns did not leave: they are not on screen.
+      (queued, pause) = ([], nil)
     }
     let connectionText = Self.describe(state.connection, needsCredentials: state.needsCredentials)
     if connectionText != connection { lines.append("· \(connectionText)") }
@@ -41,6 +46,7 @@ struct Transcript {
     }
     // A message that left the screen (a switch to a sibling path) is printed again when it comes back.
     if printed.count > state.messages.count { printed = printed.filter { state.messages.contains($0.key) } }
+    lines += queueLines(state.followUps, in: state)
     if state.status != status, status != nil { lines.append("· \(Self.describe(state.status))") }
     status = state.status
     let moment = state.feedbackMoment.map(Self.describe)
@@ -50,6 +56,24 @@ struct Transcript {
     if let ticket, ticket != escalation { lines.append(ticket) }
     escalation = ticket
     if let error = state.userError, !lines.contains("! \(error.message)") { lines.append("! \(error.message)") }
+    return lines
+  }
+
+  /// Each waiting turn when it is queued and again when its number or text changes, as messages are
+  /// printed; a turn that leaves unsent says so (one sent shows as the user's message); then why the queue
+  /// is paused, once.
+  private mutating func queueLines(_ followUps: FollowUpQueue, in state: ConversationState) -> [String] {
+    var lines: [String] = []
+    for turn in queued where followUps.index(of: turn.clientID) == nil && !state.messages.contains(turn.clientID) {
+      lines.append("⋯ taken out: \(turn.text)")
+    }
+    for (index, turn) in followUps.turns.enumerated() where !queued.indices.contains(index) || queued[index] != turn {
+      lines.append(FollowUpLines.prefix(number: index + 1) + turn.text)
+    }
+    queued = followUps.turns
+    let paused = FollowUpLines.pauseText(followUps)
+    if let paused, paused != pause { lines.append("· \(paused)") }
+    pause = paused
     return lines
   }
 
