@@ -266,6 +266,11 @@ final class DemoSession: Sendable {
       }
       store?.send(.showSibling(of: shown, choice))
     case "stop": store?.send(.stopReply)
+    case "queue", "unqueue", "now", "editq", "resume":
+      switch FollowUpCommand(name, argument, in: state) {
+      case .notice(let text): notice(text)
+      case .action(let action): store?.send(action)  // a refusal (a turn sent meanwhile) shows as the state's error
+      }
     case "up", "down":
       guard let answer = state?.messages.last(where: { $0.role == .assistant && $0.isCommitted }) else {
         notice("No answer to rate yet.")
@@ -418,6 +423,9 @@ final class DemoSession: Sendable {
     /regen: a new answer. /edit N TEXT: TEXT as a new version of your message N,
     counting your messages 1, 2, … from the oldest on screen. Both keep the old as
     a sibling: /prev and /next switch the newest ‹ 2/3 › that can go that way.
+    A message sent while the agent answers waits its turn: /queue lists them,
+    /unqueue N drops one, /editq N TEXT rewrites it, /now N sends it at once, and
+    /resume sends the next after an answer that was stopped, failed or cut off.
     /approve /deny [why] /answer TEXT /up /down /feedback good|bad|dismiss /ticket
     /signin NAME /signout /drop /fail [reply] /cut /break /quit
     """
