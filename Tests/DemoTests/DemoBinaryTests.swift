@@ -33,6 +33,21 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
 
 @Suite("The demo binary", .hangGuard)
 struct DemoBinaryTests {
+  /// The scripts in `Examples/` that run on the simulated agent, each compared with its transcript.
+  static let examples = [
+    "tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes", "branches", "edit", "queue",
+  ]
+  /// The scripts that run against an agent server, checked where that server is started (AGUIPydanticAITests).
+  static let againstAServer = ["agui"]
+
+  @Test("every example script is one of those, and each checked one has its transcript")
+  func everyExampleIsChecked() throws {
+    let files = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Examples").path)
+    let scripts = files.filter { $0.hasSuffix(".script") }.map { String($0.dropLast(".script".count)) }
+    #expect(Set(scripts) == Set(Self.examples + Self.againstAServer))
+    for name in Self.examples { #expect(files.contains("\(name).transcript"), "\(name).script has no transcript") }
+  }
+
   @Test("a script run twice on one data folder sends its messages again as new ones, and both stay")
   func scriptTwiceOnOneFolder() async throws {
     // Given a data folder a script already ran on
@@ -56,7 +71,7 @@ struct DemoBinaryTests {
 
   @Test(
     "each example script prints its expected transcript",
-    arguments: ["tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes", "branches", "edit"])
+    arguments: DemoBinaryTests.examples)
   func examplesMatch(name: String) async throws {
     let expected = try String(
       contentsOf: packageRoot.appendingPathComponent("Examples/\(name).transcript"), encoding: .utf8)
