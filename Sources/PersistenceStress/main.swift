@@ -226,9 +226,57 @@ private struct Stress {
     report(["finished \(batch.id)"])
   }
 
+  /// A change to the follow-up queue, as the user makes it or the queue drains: one turn written (while the
+  /// agent answers), the first sent (it becomes a message), or one taken out. Reported "…ing" before the
+  /// write and "…ed" after it, so a kill between the two may find either.
+  mutating func changeQueue() throws(PersistenceError) {
+    let turns = state.followUps.turns
+    switch random.below(turns.count > 8 ? 2 : 4) {
+    case 0 where !turns.isEmpty:
+      let turn = state.followUps.turns.removeFirst()
+      state.messages.commit(
+        Message(
+          clientID: turn.clientID, serverID: ServerMessageID("s-\(turn.clientID.rawValue)"), role: .user,
+          text: turn.text, createdAt: now, delivery: .sent))
+      report(["dequeuing \(turn.clientID)"])
+      try file.persist(state, changes: changes(inserted: turn.clientID), at: Date())
+      report(["dequeued \(turn.clientID)", "message \(turn.clientID)"])
+    case 1 where !turns.isEmpty:
+      let turn = state.followUps.turns.remove(at: random.below(turns.count))
+      report(["unqueuing \(turn.clientID)"])
+      try file.persist(state, changes: ChangeSet(), at: Date())
+      report(["unqueued \(turn.clientID)"])
+    default:
+      let id = nextID("q")
+      state.followUps.turns.append(
+        OutgoingMessage(clientID: ClientMessageID(id), text: StressText.expected(for: id), createdAt: now))
+      report(["queuing \(id)"])
+      try file.persist(state, changes: ChangeSet(), at: Date())
+      report(["queued \(id)"])
+    }
+  }
+
+  /// Remembers an approval of one of a few tools, or revokes one.
+  mutating func changeGrants() throws(PersistenceError) {
+    let tool = "tool-\(random.below(4))"
+    if let index = state.approvalGrants.firstIndex(where: { $0.toolName == tool }) {
+      state.approvalGrants.remove(at: index)
+      report(["revoking \(tool)"])
+      try file.persist(state, changes: ChangeSet(), at: Date())
+      report(["revoked \(tool)"])
+    } else {
+      state.approvalGrants.append(ApprovalGrant(toolName: tool, grantedAt: now))
+      report(["granting \(tool)"])
+      try file.persist(state, changes: ChangeSet(), at: Date())
+      report(["granted \(tool)"])
+    }
+  }
+
   mutating func act() throws(PersistenceError) {
     if state.messages.count > 100 { return try trimHistory() }
-    switch random.below(22) {
+    switch random.below(25) {
+    case 22, 23: try changeQueue()
+    case 24: try changeGrants()
     case 20: try branch()
     case 21: try switchBranch()
     case 0..<7: try commitMessage()
@@ -281,6 +329,12 @@ private func runStress() throws(PersistenceError) {
     file: file, outbox: outbox, state: state, random: SplitMix64(seed: seed ^ (run &* 0x9E37_79B9_7F4A_7C15)),
     run: run)
   report(["run \(run) messages \(state.messages.count) outbox \(outbox.operations.count)"])
+  // What this run starts from, which the ledger takes as the truth from here on (the last run's last change
+  // may or may not have become durable; the test checked this against both).
+  report([
+    (["restored-queue"] + state.followUps.turns.map(\.clientID.rawValue)).joined(separator: " "),
+    (["restored-grants"] + state.approvalGrants.map(\.toolName)).joined(separator: " "),
+  ])
   try stress.finishReply()  // a reply the last run was streaming when it was killed
   while true { try stress.act() }
 }

@@ -84,19 +84,6 @@ struct FollowUpRenderingTests {
     #expect(FollowUpLines.pauseText(queue) == "queue paused: " + expected)
   }
 
-  @Test("a pause with no turn left to hold shows nothing, as there is nothing to resume")
-  func emptyPauseHidden() {
-    // Given a stopped answer whose only follow-up the user took out
-    var state = ScreenFixtures.queuePaused.conversation!
-    state.followUps.turns = []
-    #expect(state.followUps.pause != nil)
-
-    // Then neither the pane nor the transcript speaks of a queue
-    #expect(FollowUpLines.lines(state.followUps, width: 52).isEmpty)
-    var transcript = Transcript()
-    #expect(!transcript.lines(for: DemoScreen(conversation: state)).contains { $0.contains("queue") })
-  }
-
   @Test("the transcript prints a turn when queued and when renumbered or rewritten, one taken out, and a pause once")
   func transcriptFollowsTheQueue() {
     // Given a conversation on screen, printed

@@ -39,6 +39,12 @@ private struct Ledger {
   var lastBatch: String?
   var finishing: Set<String> = []
   var finished: Set<String> = []
+  /// The follow-up queue as the writer last reported it durable, in order, and a change it began after that.
+  var queue: [String] = []
+  var queueChange: (verb: String, id: String)?
+  /// The remembered approvals reported durable, and a change begun after that.
+  var grants: Set<String> = []
+  var grantChange: (verb: String, tool: String)?
   /// Broken promises seen in the reports themselves (a batch changed on retry, sequence numbers reused).
   var problems: [String] = []
 
@@ -69,8 +75,49 @@ private struct Ledger {
     case "finished":
       finished.formUnion(ids)
       for id in ids { completed.formUnion(batches[id]?.operations ?? []) }
+    case "queuing", "dequeuing", "unqueuing": queueChange = (verb, ids.first ?? "")
+    case "queued", "dequeued", "unqueued":
+      queue = Self.applying(queueChange, to: queue)
+      queueChange = nil
+    case "restored-queue":
+      queue = Array(ids)
+      queueChange = nil
+    case "granting", "revoking": grantChange = (verb, ids.first ?? "")
+    case "granted", "revoked":
+      grants = Self.applying(grantChange, to: grants)
+      grantChange = nil
+    case "restored-grants":
+      grants = Set(ids)
+      grantChange = nil
     default: problems.append("the writer printed an unknown line: \(line)")
     }
+  }
+
+  /// `queue` with `change` made.
+  static func applying(_ change: (verb: String, id: String)?, to queue: [String]) -> [String] {
+    guard let change else { return queue }
+    switch change.verb {
+    case "queuing": return queue + [change.id]
+    default: return queue.filter { $0 != change.id }
+    }
+  }
+
+  /// `grants` with `change` made.
+  static func applying(_ change: (verb: String, tool: String)?, to grants: Set<String>) -> Set<String> {
+    guard let change else { return grants }
+    return change.verb == "granting" ? grants.union([change.tool]) : grants.subtracting([change.tool])
+  }
+
+  /// Why the restored follow-up queue and grants break a promise, if they do: what the user queued is there,
+  /// once and in order, as last reported durable or with the change begun after that made.
+  func followUpProblem(queue restored: [String], grants restoredGrants: Set<String>) -> String? {
+    if restored != queue && restored != Self.applying(queueChange, to: queue) {
+      return "the follow-up queue came back as \(restored), reported \(queue) (then \(String(describing: queueChange)))"
+    }
+    if restoredGrants != grants && restoredGrants != Self.applying(grantChange, to: grants) {
+      return "the remembered approvals came back as \(restoredGrants.sorted()), reported \(grants.sorted())"
+    }
+    return nil
   }
 
   /// Why `next`, the batch a launch would upload next, breaks a promise, if it does: a batch in flight comes back
@@ -261,6 +308,16 @@ private struct Inspection {
     if Set(archived.messages.map(\.clientID)) != Set(offScreen.filter(\.isCommitted).map(\.clientID)) {
       problems.append("the archive's messages off screen are not the restored branches'")
     }
+    if let problem = ledger.followUpProblem(
+      queue: file.restored?.followUps.turns.map(\.clientID.rawValue) ?? [],
+      grants: Set(file.restored?.approvalGrants.map(\.toolName) ?? []))
+    {
+      problems.append(problem)
+    }
+    let queuedText = file.restored?.followUps.turns.filter {
+      $0.text != StressText.expected(for: $0.clientID.rawValue)
+    }
+    if let altered = queuedText?.first { problems.append("queued turn \(altered.clientID) came back with other text") }
     let lost = ledger.kept.subtracting(restored)
     if !lost.isEmpty { problems.append("messages reported durable are gone: \(few(lost))") }
     let undead = ledger.removed.intersection(restored)

@@ -18,10 +18,10 @@ enum FollowUpLines {
   /// "⋯ 2 queued: ", before a turn's text.
   static func prefix(number: Int) -> String { "⋯ \(number) queued: " }
 
-  /// Why the queue holds and the command that lets it go; nil while it drains by itself. A pause with no
-  /// turn left has nothing to hold, so it is not shown.
+  /// Why the queue holds and the command that lets it go; nil while it drains by itself (an empty queue is
+  /// never paused).
   static func pauseText(_ queue: FollowUpQueue) -> String? {
-    guard let pause = queue.pause, !queue.isEmpty else { return nil }
+    guard let pause = queue.pause else { return nil }
     switch pause {
     case .answerEnded(_, let reply): return "queue paused: \(endingWords(reply)) — /resume to send the next"
     case .sendFailed: return "queue paused: a message of yours was not sent — /resume to send the next"

@@ -112,6 +112,10 @@ enum ConversationJournal {
         messageRecords = kept.map { messageRecords[$0] }
       }
       state.messages = MessageList(messages)
+      // A follow-up sent just before a kill: its message record is written before the meta record that takes
+      // it out of the queue, and a torn append may keep only the first. The message is the truth; the turn
+      // must not be sent again.
+      if state.hasFollowUps { state.followUps.turns.removeAll { positions[$0.clientID] != nil } }
       // A reply whose message is already committed was finished by an append a crash cut between its
       // records: the committed message is the truth, the reply record a leftover.
       if let reply = header,

@@ -19,10 +19,11 @@ struct ChatClientSendOrderTests {
     let server = ArrivalOrderServer()
     let threads = 4
     let perThread = StoryScale.count(100, sanitized: 20)
+    // Every message goes as it is written (the default would queue them behind the agent's answers).
+    var options = ChatClientOptions(workspace: "acme", storage: storage)
+    options.policy.whileAnswering = .overlap
     do {
-      let client = ChatClient(
-        backend: server, identity: UserIdentity(userID: "u-1"),
-        options: ChatClientOptions(workspace: "acme", storage: storage))
+      let client = ChatClient(backend: server, identity: UserIdentity(userID: "u-1"), options: options)
       let chat = client.conversation("c1")
       _ = await chat.state(where: { !$0.isRestoring })
 

@@ -48,4 +48,30 @@ struct FollowUpStorageTests {
     #expect(effects.contains { if case .sendMessage(_, let payload) = $0 { payload.clientID == "c1" } else { false } })
     #expect(restored.followUps.turns.map(\.clientID) == ["c2"])
   }
+
+  @Test("a follow-up whose message was written but not the queue's change (a torn append) opens sent, not queued")
+  func tornDequeueOpensSent() throws {
+    // Given a file whose meta record still queues c1, and a message record for c1 after it (the queue's
+    // change, written after the message, was lost with a kill)
+    let root = ScratchRoot()
+    let scope = try root.scope()
+    var state = ConversationState.existing([.server("Hi", id: "s1", at: 1)])
+    state.followUps.turns = [
+      OutgoingMessage(clientID: "c1", text: "And the invoice?", createdAt: .story(2)),
+      OutgoingMessage(clientID: "c2", text: "Thanks", createdAt: .story(3)),
+    ]
+    let sent = Message.confirmed("And the invoice?", clientID: "c1", serverID: "s2", at: 4)
+    let records =
+      [ConversationRecord.meta(ConversationMeta(state))] + state.messages.map(ConversationRecord.message)
+      + [.message(sent)]
+    _ = try MigrationTests.writeConversationFile(
+      version: ConversationRecord.formatVersion, payloads: records.map { $0.encode() }, in: scope)
+
+    // When it is opened
+    let restored = try #require(try scope.conversation("conv-1").restored)
+
+    // Then c1 is a message and only c2 waits
+    #expect(restored.messages.contains("c1"))
+    #expect(restored.followUps.turns.map(\.clientID) == ["c2"])
+  }
 }
