@@ -6,8 +6,12 @@ What the agent does depends on the latest user message:
   "weather" the server tool get_weather, its result, then text
   "color"  the app's own tool pick_color: the run ends with it pending; the next run, carrying its result,
            answers with it
-  "delete" the tool delete_files, which needs approval: the run ends waiting; an answer that approves runs it
-           and answers, one that denies answers without it
+  "delete" the tool delete_files on the file named after it ("delete b.txt"; a.txt when none is), which needs
+           approval: the run ends waiting; an answer that approves runs it and answers, one that denies answers
+           without it. The call is call_delete, the conversation's second call_delete_2, and so on
+  "delete <file> wait <gate>"  the same, but the request that carries the approval's answer waits for <gate>
+           (POST /gates/<gate>) before it responds at all: the client's answer stays waiting, with that request
+           on its way, for as long as a test needs
   "hold <gate>"  "Part one, " at once, then nothing until the test opens <gate> (POST /gates/<gate>), then
            "part two.": an answer that streams for as long as a test needs, with no clock involved
 
@@ -42,6 +46,7 @@ The rules every local test server keeps (`LISTENING <port>`, stop on SIGTERM or 
 import argparse
 import asyncio
 import itertools
+import json
 import os
 import socket
 import sys
@@ -52,7 +57,7 @@ from local_server import add_common_arguments  # noqa: E402
 
 import uvicorn  # noqa: E402
 from pydantic_ai import Agent, DeferredToolRequests  # noqa: E402
-from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart  # noqa: E402
+from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart  # noqa: E402
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel  # noqa: E402
 from pydantic_ai.tools import ToolDefinition  # noqa: E402
 from pydantic_ai.toolsets import ExternalToolset  # noqa: E402
@@ -102,13 +107,21 @@ async def stream(messages, info: AgentInfo):
     elif "color" in prompt:
         yield {0: DeltaToolCall(name="pick_color", json_args="{}", tool_call_id="call_color")}
     elif "delete" in prompt:
-        yield {0: DeltaToolCall(name="delete_files", json_args='{"paths": ["a.txt"]}', tool_call_id="call_delete")}
+        named = words[words.index("delete") + 1].strip(",.") if "delete" in words[:-1] else ""
+        path = named if "." in named else "a.txt"
+        arguments = json.dumps({"paths": [path]})
+        # Each call of a conversation has an ID of its own, as a model's have: call_delete, call_delete_2, …
+        earlier = sum(1 for message in messages if isinstance(message, ModelResponse) for part in message.parts
+                      if isinstance(part, ToolCallPart) and part.tool_name == "delete_files")
+        call_id = "call_delete" if earlier == 0 else "call_delete_%d" % (earlier + 1)
+        yield {0: DeltaToolCall(name="delete_files", json_args=arguments, tool_call_id=call_id)}
     else:
         for piece in ["Hello", "! How can ", "I help?"]:
             yield piece
 
 
-# The gates "hold <gate>" answers wait on, by name; opened by POST /gates/<gate>, never closed again.
+# The gates "hold <gate>" answers and "wait <gate>" approvals wait on, by name; opened by POST /gates/<gate>,
+# never closed again.
 GATES = {}
 
 
@@ -176,12 +189,45 @@ def tracked(entry, response):
     return response
 
 
+def latest_user_text(body):
+    """The text of the latest user message of an AG-UI or AI SDK request body, lowercased."""
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content.lower()
+            parts = message.get("parts") or []
+            return "".join(part.get("text", "") for part in parts if part.get("type") == "text").lower()
+    return ""
+
+
+def answers_approval(body):
+    """Whether the request carries the answer to an approval: an AG-UI resume, or an AI SDK assistant message
+    resent with an approval-responded part."""
+    if body.get("resume"):
+        return True
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    return last.get("role") == "assistant" and any(
+        part.get("state") == "approval-responded" for part in last.get("parts") or [])
+
+
+async def wait_if_asked(body):
+    """A request answering an approval for "delete <file> wait <gate>" waits until <gate> opens."""
+    if not isinstance(body, dict):
+        return
+    words = latest_user_text(body).split()
+    if "wait" in words[:-1] and answers_approval(body):
+        await gate(words[words.index("wait") + 1]).wait()
+
+
 async def received(request):
     return JSONResponse(RECEIVED)
 
 
 async def run_agent(request):
     entry = await remember(request)
+    await wait_if_asked(entry["body"])
     return tracked(entry, await AGUIAdapter.dispatch_request(request, agent=agent))
 
 
@@ -195,6 +241,7 @@ APP_TOOLS = ExternalToolset([ToolDefinition(
 def vercel_route(sdk_version):
     async def run_vercel(request):
         entry = await remember(request)
+        await wait_if_asked(entry["body"])
         return tracked(entry, await VercelAIAdapter.dispatch_request(
             request, agent=agent, sdk_version=sdk_version, toolsets=[APP_TOOLS]))
     return run_vercel
