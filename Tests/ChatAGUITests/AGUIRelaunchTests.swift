@@ -72,6 +72,41 @@ struct AGUIRelaunchTests {
     #expect(resumed["parentRunId"] as? String != nil, "the resume names the run it continues")
   }
 
+  @Test("Pydantic AI: an approval remembered before a relaunch answers the agent's next interrupt after it")
+  func pydanticGrantAcrossRelaunch() async throws {
+    let endpoint = pydanticBase.appendingPathComponent("agent")
+    let story = RelaunchStory { try AGUIBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    // Given a first launch where the user approved deleting a.txt for the conversation, and quit
+    let (id, first) = try await story.firstLaunchRemembering("delete a.txt")
+    #expect(first.messages.last?.text == "The delete_files tool said: deleted a.txt")
+
+    // When the app is launched again and the user asks to delete b.txt (the agent holds the run that resumes
+    // the interrupt until the gate opens)
+    let server = try await PydanticAgentServer.shared()
+    let gate = PydanticAgentServer.gate()
+    let (restored, granted, done) = try await story.relaunch(id) {
+      (chat: ChatStore) async throws -> ([String], InputRequest?, ConversationState?) in
+      let restored = chat.state.approvalGrants.map(\.toolName)
+      chat.sendMessage("delete b.txt wait \(gate)")
+      let granted = await chat.waiting(4)?.waitingRequests.first
+      guard granted?.grantedBy != nil else { return (restored, granted, nil) }  // the user was asked
+      try await server.open(gate)
+      return (restored, granted, await chat.completed(4))
+    }
+
+    // Then the grant came back with the conversation and answered the interrupt on its own
+    #expect(restored == ["delete_files"])
+    try #require(granted?.grantedBy == "delete_files", "the user was asked: \(String(describing: granted))")
+    #expect(granted?.answer == .approved)
+    // And the agent was resumed with the interrupt approved, ran the tool, and answered
+    #expect(done?.messages.last?.text == "The delete_files tool said: deleted b.txt")
+    let resumed = try #require(try await pydanticRuns().last { ($0["threadId"] as? String) == id.rawValue })
+    let resume = (resumed["resume"] as? [[String: Any]])?.first
+    #expect(resume?["interruptId"] as? String == granted?.id.rawValue)
+    #expect((resume?["payload"] as? [String: Any])?["approved"] as? Bool == true)
+  }
+
   @Test("Pydantic AI: after a relaunch, regenerating the last answer runs again through its prompt")
   func pydanticRegenerate() async throws {
     let endpoint = pydanticBase.appendingPathComponent("agent")

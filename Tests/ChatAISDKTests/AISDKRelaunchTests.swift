@@ -86,6 +86,42 @@ struct AISDKRelaunchTests {
     #expect(done?.messages.count == 2, "the continuation streamed in the same row")
   }
 
+  @Test("an approval remembered before a relaunch answers the agent's next request after it, and the run goes on")
+  func grantAcrossRelaunch() async throws {
+    let endpoint = base.appendingPathComponent("vercel/v6/chat")
+    let story = RelaunchStory { try AISDKBackend(endpoint: endpoint) }
+    defer { story.cleanUp() }
+    // Given a first launch where the user approved deleting a.txt for the conversation, and quit
+    let (id, first) = try await story.firstLaunchRemembering("delete a.txt")
+    #expect(first.messages.last?.text == "The delete_files tool said: deleted a.txt")
+
+    // When the app is launched again and the user asks to delete b.txt (the agent holds the run that carries
+    // the approval until the gate opens)
+    let server = try await PydanticAgentServer.shared()
+    let gate = PydanticAgentServer.gate()
+    let (restored, granted, done) = try await story.relaunch(id) {
+      (chat: ChatStore) async throws -> ([String], InputRequest?, ConversationState?) in
+      let restored = chat.state.approvalGrants.map(\.toolName)
+      chat.sendMessage("delete b.txt wait \(gate)")
+      let granted = await chat.waiting(4)?.waitingRequests.first
+      guard granted?.grantedBy != nil else { return (restored, granted, nil) }  // the user was asked
+      try await server.open(gate)
+      return (restored, granted, await chat.completed(4))
+    }
+
+    // Then the grant came back with the conversation and answered the request on its own
+    #expect(restored == ["delete_files"])
+    try #require(granted?.grantedBy == "delete_files", "the user was asked: \(String(describing: granted))")
+    #expect(granted?.answer == .approved)
+    // And the agent received the answer resent with the call approved, ran it, and answered
+    #expect(done?.messages.last?.text == "The delete_files tool said: deleted b.txt")
+    let last = try #require(try await requests(for: id).last)
+    let resent = (last["messages"] as? [[String: Any]])?.last
+    let part = (resent?["parts"] as? [[String: Any]])?.first { $0["type"] as? String == "tool-delete_files" }
+    #expect(part?["state"] as? String == "approval-responded")
+    #expect((part?["approval"] as? [String: Any])?["approved"] as? Bool == true)
+  }
+
   @Test("an app tool answered before a relaunch goes back with the answer after it, and the tool never runs again")
   func appToolAcrossRelaunch() async throws {
     let endpoint = base.appendingPathComponent("vercel/v6/chat")

@@ -103,6 +103,26 @@ package struct RelaunchStory {
     return (id, request, done)
   }
 
+  /// The remembered-approval story's first launch: sends `text`, whose answer asks for an approval, approves
+  /// it for the conversation (`ApprovalMemory.conversation`), waits until the answer completed, and quits.
+  /// Returns the conversation's ID and what it showed.
+  package func firstLaunchRemembering(_ text: String) async throws -> (ConversationID, ConversationState) {
+    let client = try launch()
+    let chat = client.newConversation()
+    chat.sendMessage(text)
+    guard let asked = await chat.waiting(2)?.waitingRequests.first else {
+      await client.close()
+      throw RelaunchStoryError("the answer does not wait: \(String(describing: chat.state.messages.last?.reply))")
+    }
+    chat.send(.approve(asked.id, remembering: .conversation, at: Date()))
+    guard let done = await chat.completed(2), let id = done.conversationID else {
+      await client.close()
+      throw RelaunchStoryError("the approved answer never completed: \(chat.state.messages.map(\.reply))")
+    }
+    await client.close()
+    return (id, done)
+  }
+
   /// The regeneration story: a later launch regenerates the last answer of `id`. Returns the state once a
   /// new answer replaced it (nil after a minute).
   package func regenerateAfterRelaunch(_ id: ConversationID) async throws -> ConversationState? {
