@@ -162,6 +162,11 @@ struct ConversationWriter {
     guard let written, descriptor >= 0, Self.path(in: directory, for: state.conversationID) == path else {
       return try rewrite(state, at: now)
     }
+    // A change of branches moves messages between the list and the branches record. Appended, those are
+    // several records, and a kill that tears the append could keep the removals and lose the branches (the
+    // kill test found it): a rewrite replaces the file whole, by atomic rename. Branches change when the user
+    // edits or switches, not per frame.
+    if state.branches != branches { return try rewrite(state, at: now) }
     var changes = changes
     if changes.isReset { changes = state.messages.changes(since: written.messages) }
     if changes.isReset { return try rewrite(state, at: now) }
@@ -175,7 +180,6 @@ struct ConversationWriter {
     }
     var archived: [Message] = []
     var unarchived: [ClientMessageID] = []
-    let branchChange = Self.branchChange(from: branches, to: state)
     for clientID in changed {
       if let message = state.messages[clientID: clientID] {
         // An older page the archive served, back unchanged: stored already, in the archive only.
@@ -189,13 +193,8 @@ struct ConversationWriter {
         served[clientID] = nil
         guard let old = written.messages[clientID: clientID], !Self.wasTrimmed(old, in: state) else { continue }
         records.append(.removed(clientID))
-        // One that left for a branch stays in the archive, off screen (`branchChange.offScreen` has it).
-        if branchChange?.hidden.contains(clientID) != true { unarchived.append(clientID) }
+        unarchived.append(clientID)
       }
-    }
-    if let branchChange {
-      records.append(.branches(state.branches))
-      unarchived += branchChange.gone
     }
     let newMeta = ConversationMeta(state)
     if newMeta != meta { records.append(.meta(newMeta)) }
@@ -206,11 +205,10 @@ struct ConversationWriter {
       do throws(PersistenceError) {
         // Only a write that archives something moves the mark: one per reply chunk or draft would cost a
         // transaction each, and a mark that lags only makes the next open read a longer tail.
-        let offScreen = branchChange?.offScreen ?? []
-        let moves = !unarchived.isEmpty || archived.contains(where: \.isCommitted) || !offScreen.isEmpty
+        let moves = !unarchived.isEmpty || archived.contains(where: \.isCommitted)
         let mark = moves ? JournalMark(length: fileSize, chain: chain) : nil
         try archive.with { archive throws(PersistenceError) in
-          try archive.write(archived, offScreen: offScreen, removing: unarchived, in: id, mark: mark)
+          try archive.write(archived, removing: unarchived, in: id, mark: mark)
         }
       } catch {
         // The journal has it; the next persist rewrites, which archives everything first.
@@ -223,23 +221,6 @@ struct ConversationWriter {
     draft = state.draft
     branches = state.branches
     if fileSize > 2 * compactedSize && fileSize > Self.compactionFloor { try rewrite(state, at: now) }
-  }
-
-  /// What changed off screen since `old` (the branches last written): every message now off screen (for a
-  /// test of whether one left the screen for a branch), those newly off screen (to store as such), and those
-  /// that left the conversation from off screen (to delete). Nil when the branches are as written: O(1) for a
-  /// conversation whose branches did not change, as the arrays are compared by identity first.
-  static func branchChange(from old: ConversationBranches, to state: ConversationState) -> (
-    hidden: Set<ClientMessageID>, offScreen: [Message], gone: [ClientMessageID]
-  )? {
-    let new = state.branches
-    guard new != old else { return nil }
-    let now = new.messagesOffScreen
-    let hidden = Set(now.map(\.clientID))
-    let before = old.messagesOffScreen
-    let wasHidden = Set(before.map(\.clientID))
-    let gone = before.lazy.map(\.clientID).filter { !hidden.contains($0) && !state.messages.contains($0) }
-    return (hidden, now.filter { !wasHidden.contains($0.clientID) }, Array(gone))
   }
 
   mutating func flush(at now: Date) throws(PersistenceError) {
