@@ -88,8 +88,6 @@ extension ConversationState {
     return violations
   }
 
-  /// The tree: each message is in one place (on screen or on one path off it), each fork's path on screen
-  /// starts on screen (or was trimmed from the older end), and nothing streams into a path off screen.
   /// The follow-up queue: each turn once, none already in the conversation, and a queue free to drain is
   /// never left waiting (it drains after every action that could free it).
   private func followUpViolations() -> [String] {
@@ -113,6 +111,8 @@ extension ConversationState {
     return violations
   }
 
+  /// The tree: each message is in one place (on screen or on one path off it), each fork's path on screen
+  /// starts on screen (or was trimmed from the older end), and nothing streams into a path off screen.
   private func branchViolations() -> [String] {
     guard !branches.isEmpty else { return [] }
     var violations = branches.violations

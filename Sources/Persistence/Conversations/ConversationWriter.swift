@@ -36,7 +36,6 @@ struct ConversationWriter {
   private var written: ConversationState?
   private var meta: ConversationMeta?
   private var draft = ""
-  private var branches = ConversationBranches()
   /// The streamed reply on disk: its header, how many UTF-8 bytes of its text, and when it was written.
   /// The reply as last written: its header, its text's length, all it had streamed (text and parts) and when.
   private var reply: (header: ReplyHeader, utf8Count: Int, streamed: Int, at: Date)?
@@ -124,7 +123,6 @@ struct ConversationWriter {
     written = shown
     meta = ConversationMeta(loaded.state)
     draft = loaded.state.draft
-    branches = loaded.state.branches
     if let header = loaded.reply, let restored = loaded.state.streamingReply {
       reply = (header, restored.text.utf8Count, restored.streamedUTF8Count, Date(timeIntervalSince1970: 0))
     }
@@ -166,7 +164,7 @@ struct ConversationWriter {
     // several records, and a kill that tears the append could keep the removals and lose the branches (the
     // kill test found it): a rewrite replaces the file whole, by atomic rename. Branches change when the user
     // edits or switches, not per frame.
-    if state.branches != branches { return try rewrite(state, at: now) }
+    if state.branches != written.branches { return try rewrite(state, at: now) }
     var changes = changes
     if changes.isReset { changes = state.messages.changes(since: written.messages) }
     if changes.isReset { return try rewrite(state, at: now) }
@@ -219,7 +217,6 @@ struct ConversationWriter {
     self.written = state
     meta = newMeta
     draft = state.draft
-    branches = state.branches
     if fileSize > 2 * compactedSize && fileSize > Self.compactionFloor { try rewrite(state, at: now) }
   }
 
@@ -302,8 +299,9 @@ struct ConversationWriter {
       // The journal is about to forget every committed message but the newest `window`: the archive
       // must hold them, durably, first. The mark names the file about to be written; should a crash come
       // before its rename, it names no prefix of the old one, and the next open reconciles it whole.
-      // Every message off screen is written as such (a rewrite is when an older file migrates, and format
-      // 5 kept them only in the journal); one that left the conversation from off screen is deleted.
+      // Every message off screen is written as such (a rewrite is how branches change, and how an older
+      // file migrates: format 5 kept them only in the journal); one that left the conversation from off
+      // screen is deleted.
       let offScreen = state.branches.messagesOffScreen
       let hidden = Set(offScreen.map(\.clientID))
       var gone =
@@ -333,7 +331,6 @@ struct ConversationWriter {
     written = state
     meta = newMeta
     draft = state.draft
-    branches = state.branches
     events.report(.rewritten(file: path, bytes: bytes.count))
   }
 
