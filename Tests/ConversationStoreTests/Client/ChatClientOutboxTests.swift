@@ -358,26 +358,26 @@ struct ChatClientOutboxTests {
 
   @Test("an outbox full of a batch on its way refuses a new message with a typed error, and loses nothing")
   func fullOfInFlightBatchRefuses() async throws {
-    // Given an outbox of two whose two messages are in a batch that failed (kept whole for its retry)
+    // Given an outbox of one whose message is in a batch that failed (kept whole for its retry). One, not
+    // two: two messages written one after the other may go out in two batches (the outbox begins a batch
+    // as soon as the first is durable), and a second outside the batch is evictable, so the story would
+    // depend on the scheduler; under ThreadSanitizer in CI it did.
     let root = TemporaryRoot()
-    var harness = try await Self.writtenOffline(
-      ["first", "second"], root: root, outboxLimits: OutboxLimits(maximumOperations: 2))
+    let harness = try await Self.firstUploadFailed(root: root, outboxLimits: OutboxLimits(maximumOperations: 1))
     let chat = harness.client.conversation("c1")
-    let (_, upload) = try await harness.nextBatch()
-    upload.resume(throwing: ChatError(.network, "tunnel"))
 
-    // When a third is written
-    chat.sendMessage("third")
+    // When a second is written
+    chat.sendMessage("second")
 
     // Then it fails at once with why (nothing is evicted from a batch that may have reached the server),
-    // and the two in the batch still wait
+    // and the one in the batch still waits
     let refused = try #require(
       await chat.state(where: { state in
         if case .failed = state.messages.outgoing.last?.delivery { return true }
         return false
       }))
-    #expect(refused.messages.outgoing.map(\.text) == ["first", "second", "third"])
-    #expect(refused.messages.outgoing.prefix(2).allSatisfy { $0.delivery == .queued })
+    #expect(refused.messages.outgoing.map(\.text) == ["first", "second"])
+    #expect(refused.messages.outgoing.first?.delivery == .queued)
     if case .failed(let error) = refused.messages.outgoing.last?.delivery {
       #expect(error.code == .storageFailed)
       #expect(error.retryable)
