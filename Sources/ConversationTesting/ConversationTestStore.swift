@@ -73,7 +73,8 @@ public enum ConversationEffects {
       .refreshCredentials(let id), .runTool(let id, _, _), .submitToolResult(let id, _, _, _, _),
       .uploadAttachment(let id, _, _), .continueRun(let id, _, _), .resumeReply(let id, _):
       return id
-    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .enqueueOutbox, .requestAgentStateSnapshot:
+    case .cancel, .sendTypingSignal, .startTimer, .cancelTimer, .enqueueOutbox, .requestAgentStateSnapshot,
+      .changeStandingApprovals:
       return nil
     }
   }

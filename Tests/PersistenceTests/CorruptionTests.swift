@@ -36,10 +36,14 @@ private struct Fixture {
   /// The outbox after each call, and the file's size then.
   private(set) var outboxSteps: [(size: Int, restored: Restored)] = []
   let list: ConversationListState
+  let approvals = [
+    ApprovalGrant(toolName: "search_orders", grantedAt: .story(7)), ApprovalGrant(toolName: "refund", grantedAt: .story(8)),
+  ]
 
   var conversationPath: String { ConversationWriter.path(in: scope.directory + "/conversations", for: "c1") }
   var outboxPath: String { scope.directory + "/outbox" }
   var listPath: String { scope.directory + "/list" }
+  var approvalsPath: String { scope.directory + "/approvals" }
   var installationPath: String { root + "/installation" }
 
   init() throws {
@@ -111,6 +115,7 @@ private struct Fixture {
     list.cursor = "page-2"
     try scope.conversationList.save(list)
     self.list = list
+    try scope.standingApprovals.save(approvals)
   }
 
   func remove() { try? FileManager.default.removeItem(atPath: directory) }
@@ -270,11 +275,12 @@ private func openedAtBoundaries(_ journal: Journal, _ bytes: [UInt8], in fixture
   return opened
 }
 
-/// The four files of a store.
+/// The five files of a store.
 private enum StoreFile: String, CaseIterable, CustomTestStringConvertible {
   case conversation
   case outbox
   case list
+  case approvals
   case installation
 
   var testDescription: String { rawValue }
@@ -284,6 +290,7 @@ private enum StoreFile: String, CaseIterable, CustomTestStringConvertible {
     case .conversation: return fixture.conversationPath
     case .outbox: return fixture.outboxPath
     case .list: return fixture.listPath
+    case .approvals: return fixture.approvalsPath
     case .installation: return fixture.installationPath
     }
   }
@@ -293,6 +300,7 @@ private enum StoreFile: String, CaseIterable, CustomTestStringConvertible {
     case .conversation: return ConversationRecord.fileKind
     case .outbox: return OutboxJournal.kind
     case .list: return ConversationListFile.kind
+    case .approvals: return StandingApprovalsFile.kind
     case .installation: return InstallationFile.kind
     }
   }
@@ -302,6 +310,7 @@ private enum StoreFile: String, CaseIterable, CustomTestStringConvertible {
     case .conversation: return ConversationRecord.formatVersion
     case .outbox: return OutboxJournal.version
     case .list: return ConversationListFile.version
+    case .approvals: return StandingApprovalsFile.version
     case .installation: return InstallationFile.version
     }
   }
@@ -312,6 +321,7 @@ private enum StoreFile: String, CaseIterable, CustomTestStringConvertible {
     case .conversation: return [1] + Array(#"{"title": 42, "status": ["ongoing"]}"#.utf8)  // a meta record
     case .outbox: return [1] + Array(#"{"id": 42, "kind": "teleport"}"#.utf8)  // a queued operation
     case .list: return Array(#"{"conversations": "none", "hasMore": "yes"}"#.utf8)
+    case .approvals: return Array(#"[{"toolName": 42}]"#.utf8)
     // The installation record is the ID as text; what cannot be one is empty or over 64 bytes.
     case .installation:
       return Array(#"{"installation": {"id": "6f1c0de2-95a8-4d47-a1f3-3c2f2b1e9d7a", "created": 1750000000}}"#.utf8)
@@ -334,6 +344,12 @@ private enum StoreFile: String, CaseIterable, CustomTestStringConvertible {
       } catch {
         return (error, true)
       }
+    case .approvals:
+      do {
+        return (nil, try fixture.scope.standingApprovals.load().isEmpty)
+      } catch {
+        return (error, true)
+      }
     case .installation:
       return (nil, try fixture.storage.installationID() != fixture.installation)
     }
@@ -347,6 +363,7 @@ private enum StoreFile: String, CaseIterable, CustomTestStringConvertible {
       let opened = try journal.open(fixture)
       return opened.error == nil && opened.restored == journal.steps(of: fixture).last?.restored
     case .list: return try fixture.scope.conversationList.load() == fixture.list
+    case .approvals: return try fixture.scope.standingApprovals.load() == fixture.approvals
     case .installation: return try fixture.storage.installationID() == fixture.installation
     }
   }
@@ -528,6 +545,10 @@ struct CorruptionTests {
       #expect(try fixture.scope.conversationList.load() == nil)
       try fixture.scope.conversationList.save(fixture.list)
       #expect(try fixture.scope.conversationList.load() == fixture.list)
+    case .approvals:
+      #expect(try fixture.scope.standingApprovals.load().isEmpty)
+      try fixture.scope.standingApprovals.save(fixture.approvals)
+      #expect(try fixture.scope.standingApprovals.load() == fixture.approvals)
     case .installation:
       let created = try fixture.storage.installationID()
       #expect(created != fixture.installation)

@@ -14,6 +14,13 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// `ATTACHMENT_TYPE_NOT_ALLOWED`), reuses a client ID (`INVALID_ACTION`), or the conversation does not
   /// accept messages (`CONVERSATION_NOT_ONGOING`, `CONVERSATION_NOT_FOUND`, `CHAT_UNAVAILABLE`).
   case send(OutgoingMessage)
+  /// Guidance for the turn the agent is answering ("use the EU store, not the US one"). None of the
+  /// protocols this library speaks can add input to a running turn (OpenAI's `response.steer` exists only
+  /// over its WebSocket mode, which `OpenAIBackend` does not use), so it is a follow-up sent next: first in
+  /// `ConversationState.followUps`, ahead of turns queued before it, whatever `ChatPolicy.whileAnswering`
+  /// says, and sent once the answer completed (a paused queue holds it, first, until resumed). With nothing
+  /// answering and nothing queued it is sent at once, as `send`. Refused as `send` is.
+  case steer(OutgoingMessage)
   /// Send a failed message again, with the same client ID.
   case retry(ClientMessageID)
   /// Remove a failed (or still pending) message the user gave up on.
@@ -89,15 +96,22 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// Refused with `UNKNOWN_MESSAGE` when no open request has that ID, and `INVALID_ACTION` for an answer
   /// of the wrong kind (`InputRequest.accepts`) or a request already answered.
   indirect case answerInput(InputRequestID, InputAnswer)
-  /// Approve the agent's request `id` to run a tool, as `answerInput(id, .approved)` does, and with
-  /// `.conversation` remember it (`ConversationState.approvalGrants`, timed `at`, the caller's clock): later
-  /// requests to run the same tool in this conversation, and open ones in this answer, are approved at
-  /// once, marked `InputRequest.grantedBy`. Refused as `answerInput` is, and with `INVALID_ACTION` for a
-  /// request that is a question.
+  /// Approve the agent's request `id` to run a tool, as `answerInput(id, .approved)` does, and remember it
+  /// (an `ApprovalGrant` timed `at`, the caller's clock): with `.conversation` in this conversation
+  /// (`ConversationState.approvalGrants`), with `.always` for the person in all their conversations
+  /// (`ConversationState.standingApprovals`, handed to the client: `changeStandingApprovals`). Later requests
+  /// to run the same tool, and open ones in this answer, are approved at once, marked
+  /// `InputRequest.grantedBy`. Refused as `answerInput` is, and with `INVALID_ACTION` for a request that is a
+  /// question.
   case approve(InputRequestID, remembering: ApprovalMemory, at: Date)
-  /// Forget the remembered approval of `toolName` (`ConversationState.approvalGrants`): its next request
-  /// asks the user again. `INVALID_ACTION` when none is remembered.
+  /// Forget every remembered approval of `toolName`, this conversation's and the person's standing one: its
+  /// next request asks the user again, here and (for a standing one) in their other conversations.
+  /// `INVALID_ACTION` when none is remembered.
   case revokeApproval(toolName: String)
+  /// The person's standing approvals as their keeper has them now (`ChatClient` sends it; a host never
+  /// needs to). Taken only when `userID` is the signed-in person's (nil: the anonymous user), so a list
+  /// of a person who signed out meanwhile never lands in the next person's conversation.
+  case standingApprovalsChanged([ApprovalGrant], userID: String?)
   /// Load the first (newest) history page. Does nothing before the conversation exists (there is no
   /// history yet) or while a load is in flight; a page size outside the policy's range is refused with
   /// `INVALID_PAGE_SIZE`.

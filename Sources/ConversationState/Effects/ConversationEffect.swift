@@ -60,6 +60,10 @@ public enum ConversationEffect: Equatable, Sendable, Codable {
   /// come back under this request ID and continue the same reply in its row; events it replays at or before
   /// the cursor are dropped.
   case resumeReply(RequestID, ReplyCursor)
+  /// The user gave or revoked a standing approval (`ApprovalMemory.always`): hand the change to whoever
+  /// keeps the person's approvals (`ChatClient`), which tells their other conversations. No answer comes
+  /// back as an action; a store without a keeper drops it (the state keeps it for the store's life).
+  case changeStandingApprovals(StandingApprovalChange)
 }
 
 /// What a send effect sends.

@@ -72,6 +72,9 @@ extension ConversationState {
     @usableFromInline package var credentials: CredentialStatus = .valid
     @usableFromInline package var credentialRenewal: UInt64?
     @usableFromInline package var retryableAt: Date?
+    /// The person's "always" approvals, handed in by whoever keeps them (`ChatClient`); nil rather than
+    /// empty.
+    @usableFromInline package var standingApprovals: [ApprovalGrant]?
 
     package init(epoch: IdentityEpoch, identity: UserIdentity?, requestSequence: UInt64 = 0) {
       self.epoch = epoch
@@ -79,11 +82,13 @@ extension ConversationState {
       self.requestSequence = requestSequence
     }
 
-    /// What a relaunch keeps: who is signed in, the epoch, the request counter, and a credential the server
-    /// refused (the host must still provide a new one). The connection, its backoff, a refresh in flight and
-    /// a rate limit died with the run.
+    /// What a relaunch keeps: who is signed in, the epoch, the request counter, a credential the server
+    /// refused (the host must still provide a new one) and the person's standing approvals (handed in by the
+    /// client, which may have done so before the store's `relaunched`). The connection, its backoff, a
+    /// refresh in flight and a rate limit died with the run.
     package var relaunched: Session {
       var kept = Session(epoch: epoch, identity: identity, requestSequence: requestSequence)
+      kept.standingApprovals = standingApprovals
       if case .needed = credentials { kept.credentials = credentials }
       return kept
     }

@@ -244,8 +244,19 @@ public struct ConversationState: Sendable {
     set { cold.value.stored.approvalGrants = newValue.isEmpty ? nil : newValue }
   }
 
-  /// Whether any approval is remembered: O(1), for the check on every approval request.
-  @inlinable package var hasApprovalGrants: Bool { cold.value.stored.approvalGrants != nil }
+  /// The person's "always" approvals (`ApprovalMemory.always`), in the order given: every conversation of
+  /// theirs that `ChatClient` opens has them, and only theirs (a change of person empties them until the
+  /// client hands in the new person's).
+  public var standingApprovals: [ApprovalGrant] {
+    get { cold.value.session.standingApprovals ?? [] }
+    set { cold.value.session.standingApprovals = newValue.isEmpty ? nil : newValue }
+  }
+
+  /// Whether any approval is remembered, here or for the person: O(1), for the check on every approval
+  /// request.
+  @inlinable package var hasApprovalGrants: Bool {
+    cold.value.stored.approvalGrants != nil || cold.value.session.standingApprovals != nil
+  }
 
   /// Whether turns wait in `followUps`: O(1), for the reducer's check after every action.
   @inlinable package var hasFollowUps: Bool { cold.value.stored.followUps != nil }

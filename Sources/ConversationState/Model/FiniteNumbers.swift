@@ -117,7 +117,7 @@ extension ConversationAction: FiniteNumberChecking {
   /// state taken as a store's initial state is (checking it would cost O(history) on every open).
   public var hasOnlyFiniteNumbers: Bool {
     switch self {
-    case .send(let outgoing), .edit(_, let outgoing):
+    case .send(let outgoing), .steer(let outgoing), .edit(_, let outgoing):
       return outgoing.createdAt.hasOnlyFiniteNumbers && outgoing.attachments.hasOnlyFiniteNumbers
     case .sendAccepted(_, let message, _), .replyFinished(_, let message, _): return message.hasOnlyFiniteNumbers
     case .replyStarted(_, _, let at, _), .timerFired(_, let at): return at.hasOnlyFiniteNumbers
@@ -136,6 +136,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .positioned(_, _, let action): return action.hasOnlyFiniteNumbers
     case .answerInput(_, let answer): return answer.hasOnlyFiniteNumbers
     case .approve(_, _, let at): return at.hasOnlyFiniteNumbers
+    case .standingApprovalsChanged(let grants, _): return grants.allSatisfy { $0.grantedAt.hasOnlyFiniteNumbers }
     case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
     case .retry, .regenerate, .showSibling, .showBranch, .editQueued, .removeQueued, .moveQueued,
       .takeQueuedIntoDraft, .sendQueuedNow, .resumeQueue, .revokeApproval, .stopReply, .loadHistory, .loadMoreHistory,
@@ -154,7 +155,7 @@ extension ConversationAction: FiniteNumberChecking {
   /// Whether the user (rather than the backend or the runtime) is the source of this action.
   public var isUserIntent: Bool {
     switch self {
-    case .send, .edit, .retry, .regenerate, .showSibling, .showBranch, .editQueued, .removeQueued, .moveQueued,
+    case .send, .steer, .edit, .retry, .regenerate, .showSibling, .showBranch, .editQueued, .removeQueued, .moveQueued,
       .takeQueuedIntoDraft, .sendQueuedNow, .resumeQueue, .stopReply, .loadHistory, .loadMoreHistory,
       .trimHistory, .trimNewerHistory, .loadNewerHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
@@ -168,7 +169,7 @@ extension ConversationAction: FiniteNumberChecking {
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
       .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .inputRequested,
-      .positioned, .replyRestated, .toolResultsStored:
+      .positioned, .replyRestated, .toolResultsStored, .standingApprovalsChanged:
       return false
     }
   }

@@ -39,8 +39,8 @@ public struct InputRequest: Identifiable, Hashable, Sendable, Codable {
   public var message: String?
   /// The user's answer, once given; `nil` while the request is open.
   public var answer: InputAnswer?
-  /// The tool whose remembered approval (`ConversationState.approvalGrants`) answered this request on its
-  /// own, without asking; nil when the user answered it, or it is open.
+  /// The tool whose remembered approval (`ConversationState.approvalGrants` or `standingApprovals`) answered
+  /// this request on its own, without asking; nil when the user answered it, or it is open.
   public var grantedBy: String?
 
   /// A request as the agent makes it, unanswered.

@@ -31,6 +31,11 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   public typealias OutboxRecorder =
     @Sendable (OutboxOperation, _ done: @escaping @Sendable (ChatError?) -> Void) -> Void
 
+  /// Keeps the person's standing approvals (`ApprovalMemory.always`): called on the thread performing
+  /// effects with each change the user made in this store, which it must not write on (hand it to a serial
+  /// worker). `ChatClient` supplies one that stores the change and tells the person's other conversations.
+  public typealias StandingApprovalKeeper = @Sendable (StandingApprovalChange) -> Void
+
   /// Reads older pages from this device's storage (see the top-level `StoredHistoryReader`).
   public typealias StoredHistoryReader = ConversationStore.StoredHistoryReader
 
@@ -45,6 +50,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   private let refreshCredentials: CredentialProvider?
   private let tools: [String: ToolHandler]
   private let outbox: OutboxRecorder?
+  private let standingApprovals: StandingApprovalKeeper?
   private let uploads = UploadDeduplicator()
   private let requests = CancellableRegistry<RequestID>()
   private let timers = CancellableRegistry<TimerID>()
@@ -57,14 +63,17 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
   /// `tools` are the app-side tools the agent may call, by name. `outbox` stores what the reducer hands to
   /// the outbox; without one such a message fails with `UNSUPPORTED`. `storedHistory` reads older pages
   /// from this device's storage; without one, storage is said to have none and paging goes to the server.
-  /// `realtime`, when given, opens the realtime connection instead of the backend.
+  /// `realtime`, when given, opens the realtime connection instead of the backend. `standingApprovals` keeps
+  /// the user's "always" approvals beyond this store; without one they last as long as the store.
   ///
   /// An `AgentBackend` is sent each request with its `AgentContext`, built from the store's conversation
   /// (and `storedHistory` for older messages) when the request starts.
   public init(
     backend: any ChatBackend, credentials: CredentialProvider? = nil, tools: [String: ToolHandler] = [:],
-    outbox: OutboxRecorder? = nil, storedHistory: StoredHistoryReader? = nil, realtime: RealtimeSource? = nil
+    outbox: OutboxRecorder? = nil, storedHistory: StoredHistoryReader? = nil, realtime: RealtimeSource? = nil,
+    standingApprovals: StandingApprovalKeeper? = nil
   ) {
+    self.standingApprovals = standingApprovals
     self.backend = backend
     agent = backend as? any AgentBackend
     self.realtime = realtime
@@ -133,6 +142,8 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       } agent: {
         $0.resumeReply(from: cursor, context: $1)
       }
+    case .changeStandingApprovals(let change):
+      standingApprovals?(change)
     case .cancel(let requestID):
       requests.cancel(requestID)
     case .fetchHistory(let requestID, let conversationID, let cursor, let limit):

@@ -89,6 +89,11 @@ public struct ScopeDirectory: Sendable {
   /// The stored conversation list (see `ConversationListFile`).
   public var conversationList: ConversationListFile { ConversationListFile(path: "\(directory)/list", events: events) }
 
+  /// The person's standing approvals (see `StandingApprovalsFile`).
+  public var standingApprovals: StandingApprovalsFile {
+    StandingApprovalsFile(path: "\(directory)/approvals", events: events)
+  }
+
   /// The scope's durable outbox, read from disk (an unreadable one is moved aside and reported in its
   /// `restoreError`).
   public func outbox(limits: OutboxLimits = OutboxLimits()) throws(PersistenceError) -> Outbox {

@@ -21,8 +21,20 @@ extension ConversationReducer {
     }
   }
 
-  /// Puts `outgoing`, checked as `send` checks it, at the end of the queue.
-  func enqueue(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
+  /// Guidance for the running turn: a follow-up sent next (first in the queue), or sent at once with nothing
+  /// answering and nothing queued (`ConversationAction.steer`).
+  func steer(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
+    guard state.status == .ongoing, !state.connection.isOffline, state.isAnswering || !state.followUps.isEmpty
+    else {
+      return send(outgoing, &state)
+    }
+    return enqueue(outgoing, at: 0, &state)
+  }
+
+  /// Puts `outgoing`, checked as `send` checks it, at `position` in the queue (the end when nil).
+  func enqueue(_ outgoing: OutgoingMessage, at position: Int? = nil, _ state: inout ConversationState)
+    -> [ConversationEffect]
+  {
     if let refusal = sendRefusal(outgoing, state) { return refuse(refusal.code, refusal.message, &state) }
     guard state.followUps.turns.count < ChatPolicy.maximumFollowUps else {
       return refuse(
@@ -34,7 +46,7 @@ extension ConversationReducer {
     }
     var turn = outgoing
     turn.placement = nil  // where it goes is decided when it is sent
-    state.followUps.turns.append(turn)
+    state.followUps.turns.insert(turn, at: position ?? state.followUps.turns.count)
     state.draft = ""
     state.userError = nil
     closeFeedbackMomentBecauseUserWrote(&state)

@@ -94,6 +94,7 @@ public struct ConversationReducer: Reducer {
   private func reduceChecked(_ state: inout ConversationState, _ action: ConversationAction) -> [ConversationEffect] {
     switch action {
     case .send(let outgoing): return sendOrQueue(outgoing, &state)
+    case .steer(let outgoing): return steer(outgoing, &state)
     case .retry(let clientID): return retry(clientID, &state)
     case .discard(let clientID): return discard(clientID, intoDraft: false, &state)
     case .takeBackIntoDraft(let clientID): return discard(clientID, intoDraft: true, &state)
@@ -111,6 +112,9 @@ public struct ConversationReducer: Reducer {
     case .answerInput(let id, let answer): return answerInput(id, answer, &state)
     case .approve(let id, let memory, let at): return approve(id, remembering: memory, at: at, &state)
     case .revokeApproval(let toolName): return revokeApproval(toolName, &state)
+    case .standingApprovalsChanged(let grants, let userID):
+      if state.identity?.userID == userID { state.standingApprovals = grants }
+      return []
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
     case .loadMoreHistory(let pageSize): return loadHistory(pageSize: pageSize, more: true, &state)
     case .trimHistory(let keepingNewest): return trimHistory(keepingNewest: keepingNewest, &state)
