@@ -185,12 +185,12 @@ struct FuzzTests {
     var remembered = 0
     var answered = 0
     Self.replay(seeds: 1...300) { before, after, _ in
-      if after.approvalGrants.count > before.approvalGrants.count { remembered += 1 }
+      let held = (after.approvalGrants + after.standingApprovals).map(\.toolName)
+      if held.count > (before.approvalGrants + before.standingApprovals).count { remembered += 1 }
       let earlier = granted(before)
       for (request, tool) in granted(after) where earlier[request] == nil {
         answered += 1
-        #expect(
-          after.approvalGrants.contains { $0.toolName == tool }, "\(request) answered by a grant of \(tool) not held")
+        #expect(held.contains(tool), "\(request) answered by a grant of \(tool) not held")
       }
     }
     #expect(remembered > 5, "approvals remembered: \(remembered)")

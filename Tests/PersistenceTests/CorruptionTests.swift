@@ -37,7 +37,8 @@ private struct Fixture {
   private(set) var outboxSteps: [(size: Int, restored: Restored)] = []
   let list: ConversationListState
   let approvals = [
-    ApprovalGrant(toolName: "search_orders", grantedAt: .story(7)), ApprovalGrant(toolName: "refund", grantedAt: .story(8)),
+    ApprovalGrant(toolName: "search_orders", grantedAt: .story(7)),
+    ApprovalGrant(toolName: "refund", grantedAt: .story(8)),
   ]
 
   var conversationPath: String { ConversationWriter.path(in: scope.directory + "/conversations", for: "c1") }

@@ -104,9 +104,11 @@ package struct RelaunchStory {
   }
 
   /// The remembered-approval story's first launch: sends `text`, whose answer asks for an approval, approves
-  /// it for the conversation (`ApprovalMemory.conversation`), waits until the answer completed, and quits.
-  /// Returns the conversation's ID and what it showed.
-  package func firstLaunchRemembering(_ text: String) async throws -> (ConversationID, ConversationState) {
+  /// it remembering it (`memory`: for the conversation unless said), waits until the answer completed, and
+  /// quits. Returns the conversation's ID and what it showed.
+  package func firstLaunchRemembering(_ text: String, _ memory: ApprovalMemory = .conversation) async throws -> (
+    ConversationID, ConversationState
+  ) {
     let client = try launch()
     let chat = client.newConversation()
     chat.sendMessage(text)
@@ -114,7 +116,7 @@ package struct RelaunchStory {
       await client.close()
       throw RelaunchStoryError("the answer does not wait: \(String(describing: chat.state.messages.last?.reply))")
     }
-    chat.send(.approve(asked.id, remembering: .conversation, at: Date()))
+    chat.send(.approve(asked.id, remembering: memory, at: Date()))
     guard let done = await chat.completed(2), let id = done.conversationID else {
       await client.close()
       throw RelaunchStoryError("the approved answer never completed: \(chat.state.messages.map(\.reply))")

@@ -14,6 +14,7 @@ extension ChatClient {
     do throws(PersistenceError) {
       let scope = try root.scope(StorageScope(workspace: options.workspace, userID: storage.userID))
       storage.scope = scope
+      loadStandingApprovals(&storage, scope, report: report)
       let outbox = try scope.outbox(limits: options.outboxLimits)
       if let error = outbox.restoreError { report(error) }
       // Numbered in the installation's epoch, whichever scope it is (the epoch a sign-out raised).
@@ -49,6 +50,7 @@ extension ChatClient {
     var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
     Self.openScope(&next, options) { storageErrors.deliver($0) }
     storage.withLock { $0 = next }
+    handOutStandingApprovals()
   }
 
   /// Hands `operation` to the worker, which makes it durable and then calls `done`; an operation that
@@ -157,6 +159,7 @@ extension ChatClient {
       storageErrors.deliver(error)
     }
     storage.withLock { $0 = next }
+    handOutStandingApprovals()
   }
 
   /// Another person: nothing more reaches the previous scope (the file slots are emptied here, on the
@@ -219,6 +222,7 @@ extension ChatClient {
       }
     }
     storage.withLock { $0 = next }
+    handOutStandingApprovals()
   }
 
   /// The messages of `operations` in conversations that are not open fail with `error` in their files in

@@ -332,6 +332,7 @@ public final class ChatClient: Sendable {
     _ parked: ConversationState?, id: ConversationID?, identity: UserIdentity?, handle: ConversationHandle
   ) -> OpenConversation {
     var initial = ConversationState(conversationID: id, identity: identity)
+    initial.standingApprovals = standingApprovals(for: identity)
     if let parked {
       // Closed with what it had in flight: as after a relaunch, nothing of it is in flight now.
       initial = conversationReducer.settledForThisRun(parked)
@@ -358,7 +359,8 @@ public final class ChatClient: Sendable {
           }
         }.get()
       },
-      realtime: { [hub] in hub.subscribe($0) })
+      realtime: { [hub] in hub.subscribe($0) },
+      standingApprovals: { [weak self] change in self?.changeStandingApprovals(change) })
     let store = ChatStore(
       initialState: initial, reducer: conversationReducer, environment: environment, runtime: runtime)
     let errors = storageErrors

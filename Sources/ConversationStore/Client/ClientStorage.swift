@@ -11,5 +11,7 @@ struct ClientStorage: Sendable {
   var outbox: Outbox?
   /// The list epoch whose snapshots belong to `scope`; nil while the identity changes.
   var listEpoch: IdentityEpoch?
+  /// The person's standing approvals, as their scope's file has them (`ChatClient+Approvals.swift`).
+  var standingApprovals: [ApprovalGrant] = []
   var opened = false
 }

@@ -120,7 +120,9 @@ struct FuzzSession {
       }
     }
     let text = chance(8) ? " " : "hello \(counter)"
-    return .send(OutgoingMessage(clientID: clientID, text: text, attachments: attachments, createdAt: now))
+    let outgoing = OutgoingMessage(clientID: clientID, text: text, attachments: attachments, createdAt: now)
+    // One send in seven steers: decided without a draw, so the seeds replay the sessions they always did.
+    return counter.isMultiple(of: 7) ? .steer(outgoing) : .send(outgoing)
   }
 
   private mutating func otherIntent() -> ConversationAction {
@@ -355,8 +357,21 @@ struct FuzzSession {
     let any: [InputAnswer] = [.approved, .denied(reason: nil), .answered(1), .declined]
     if chance(40) {
       // Approving and remembering it (now and then a question, which is refused), or forgetting a grant.
-      if chance(20), let grant = pick(state.approvalGrants) { return .revokeApproval(toolName: grant.toolName) }
-      return .approve(request.id, remembering: chance(70) ? .conversation : .once, at: now)
+      if chance(20), let grant = pick(state.approvalGrants + state.standingApprovals) {
+        return .revokeApproval(toolName: grant.toolName)
+      }
+      // Remembered here, always, or not; now and then the client hands in the person's list instead (or a
+      // list of someone else's, which is ignored). One draw, as before standing approvals, so the seeds
+      // replay the sessions they always did.
+      switch int(0..<100) {
+      case ..<55: return .approve(request.id, remembering: .conversation, at: now)
+      case ..<70: return .approve(request.id, remembering: .always, at: now)
+      case ..<95: return .approve(request.id, remembering: .once, at: now)
+      default:
+        let grants = counter.isMultiple(of: 2) ? [] : [ApprovalGrant(toolName: "refund", grantedAt: now)]
+        return .standingApprovalsChanged(
+          grants, userID: counter.isMultiple(of: 3) ? "someone-else" : state.identity?.userID)
+      }
     }
     return .answerInput(request.id, chance(85) ? pick(fitting)! : pick(any)!)
   }

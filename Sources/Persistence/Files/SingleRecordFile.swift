@@ -30,7 +30,7 @@ struct SingleRecordFile<Value: Codable>: Sendable {
           throw .corrupt(path, "\(what) does not decode")
         }
       }
-    } catch where error.isUnreadableContent {
+    } catch  where error.isUnreadableContent {
       var reported = error
       reported.movedAsideTo = try FileSystem.moveAside(path)
       events.report(.movedAside(kind: error.kind, file: path))

@@ -126,4 +126,68 @@ struct ApprovalGrantTests {
     // Then nothing is remembered for them
     #expect(chat.state.approvalGrants.isEmpty)
   }
+
+  @Test("approved always, the grant goes to the person's keeper and answers the next request without asking")
+  func rememberedAlways() throws {
+    // Given an answer waiting for the user to approve a refund
+    let (chat, _) = AwaitingReplyTests.waitingForApproval()
+
+    // When the user approves it always, and the agent asks to refund again
+    let effects = chat.send(.approve("int-1", remembering: .always, at: time(3.5)))
+    let grant = ApprovalGrant(toolName: "refund", grantedAt: time(3.5))
+    let (run, _) = try #require(AwaitingReplyTests.continuation(in: effects))
+    Self.asksAgain(run, in: chat)
+
+    // Then the grant is the person's, handed to whoever keeps it, not this conversation's
+    #expect(effects.contains(.changeStandingApprovals(.granted(grant))))
+    #expect(chat.state.standingApprovals == [grant] && chat.state.approvalGrants.isEmpty)
+    // And the second request is approved on its own, marked
+    let second = try #require(Self.streamingRequest("int-2", in: chat))
+    #expect(second.answer == .approved && second.grantedBy == "refund")
+  }
+
+  @Test(
+    "a standing approval handed in for the person signed in answers where the user never approved; another person's is ignored",
+    arguments: [true, false])
+  func handedIn(forThisPerson: Bool) throws {
+    // Given a reply streaming for the person signed in
+    let (chat, request) = StreamingTests.replying()
+    let person = chat.state.identity?.userID
+
+    // When the client hands in standing approvals, for this person or for someone else
+    let grant = ApprovalGrant(toolName: "refund", grantedAt: time(1))
+    chat.send(.standingApprovalsChanged([grant], userID: forThisPerson ? person : "someone-else"))
+    // …and the agent asks to run the tool
+    chat.send([
+      .toolCallStarted(request, ToolCall(id: "call-1", name: "refund", input: [:], execution: .server)),
+      .inputRequested(request, InputRequest(id: "int-1", kind: .toolApproval("call-1"))),
+    ])
+
+    // Then this person's answers it; someone else's never lands, and the user is asked
+    #expect(chat.state.standingApprovals == (forThisPerson ? [grant] : []))
+    let asked = try #require(Self.streamingRequest("int-1", in: chat))
+    #expect(asked.answer == (forThisPerson ? .approved : nil))
+    #expect(asked.grantedBy == (forThisPerson ? "refund" : nil))
+  }
+
+  @Test("revoking a standing approval forgets it and tells the keeper; a change of person drops the list")
+  func revokingStanding() throws {
+    // Given a refund approved always
+    let (chat, _) = AwaitingReplyTests.waitingForApproval()
+    chat.send(.approve("int-1", remembering: .always, at: time(3.5)))
+
+    // When the user revokes it
+    let effects = chat.send(.revokeApproval(toolName: "refund"))
+
+    // Then it is gone, and the keeper is told
+    #expect(chat.state.standingApprovals.isEmpty && chat.state.userError == nil)
+    #expect(effects == [.changeStandingApprovals(.revoked(toolName: "refund"))])
+
+    // And a list handed in for this person and then a change of person leaves the next person none
+    let person = chat.state.identity?.userID
+    chat.send(.standingApprovalsChanged([ApprovalGrant(toolName: "refund", grantedAt: time(4))], userID: person))
+    #expect(chat.state.standingApprovals.map(\.toolName) == ["refund"])
+    chat.send(.identify(UserIdentity(userID: "someone-else"), keepingGuestConversation: false))
+    #expect(chat.state.standingApprovals.isEmpty)
+  }
 }

@@ -318,4 +318,38 @@ struct FollowUpQueueTests {
     #expect(offline.state.messages.outgoing.map(\.clientID) == ["o1", "o2"])
     #expect(offline.state.followUps.isEmpty)
   }
+
+  @Test("guidance written while the agent answers goes next, ahead of the follow-ups written before it")
+  func steeringGoesFirst() {
+    // Given an answer streaming and two follow-ups waiting
+    let (chat, request) = Self.answering()
+    Self.writes("And the invoice?", id: "c2", in: chat)
+    Self.writes("And the receipt?", id: "c3", in: chat)
+
+    // When the user steers the running turn
+    chat.send(.setDraft("Use the EU store"))
+    let steered = chat.send(.steer(OutgoingMessage(clientID: "g1", text: "Use the EU store", createdAt: time(3))))
+
+    // Then nothing is sent yet (no protocol takes input into a running turn): it waits first in the queue
+    #expect(Self.sent(steered).isEmpty)
+    #expect(chat.state.followUps.turns.map(\.clientID) == ["g1", "c2", "c3"])
+    #expect(chat.state.draft == "")
+
+    // When the answer completes, the guidance is what goes
+    #expect(Self.sent(Self.finishes(request, as: "s2", in: chat, at: 4)) == ["g1"])
+  }
+
+  @Test("guidance with nothing answering and nothing waiting is sent at once, as a message is")
+  func steeringWhileIdleSends() {
+    // Given a conversation whose last answer completed
+    let (chat, request) = Self.answering()
+    _ = Self.finishes(request, as: "s2", in: chat, at: 4)
+
+    // When the user steers
+    let effects = chat.send(.steer(OutgoingMessage(clientID: "g1", text: "Shorter, please", createdAt: time(5))))
+
+    // Then it is sent at once
+    #expect(Self.sent(effects) == ["g1"])
+    #expect(chat.state.followUps.isEmpty)
+  }
 }
