@@ -64,7 +64,12 @@ extension AISDKChat {
 
   /// A tool call as its UI part: `input-available` while it runs, `output-available` or `output-error`
   /// once settled, `approval-requested` while it waits for the user, `output-denied` when denied.
-  private static func toolPart(_ call: ToolCall, approval: String?) -> JSONValue {
+  private static func toolPart(_ call: ToolCall, approval request: InputRequest?) -> JSONValue {
+    var approval: [String: JSONValue] = [:]
+    if let request {
+      approval["id"] = .string(request.id.rawValue)
+      if let signature = request.signature { approval["signature"] = .string(signature) }
+    }
     var part: [String: JSONValue] = [
       "type": .string("tool-\(call.name)"), "toolCallId": .string(call.id.rawValue), "input": call.input,
     ]
@@ -79,23 +84,22 @@ extension AISDKChat {
       part["errorText"] = .string(error.message)
     case .awaitingApproval:
       part["state"] = "approval-requested"
-      if let approval { part["approval"] = ["id": .string(approval)] }
+      if !approval.isEmpty { part["approval"] = .object(approval) }
     case .denied(let reason):
       part["state"] = "output-denied"
-      var answer: [String: JSONValue] = ["approved": false]
-      if let approval { answer["id"] = .string(approval) }
-      if let reason { answer["reason"] = .string(reason) }
-      part["approval"] = .object(answer)
+      approval["approved"] = false
+      if let reason { approval["reason"] = .string(reason) }
+      part["approval"] = .object(approval)
     }
     return .object(part)
   }
 
-  /// The approval ID of each call the answer asks the user about.
-  private static func approvalIDs(of message: Message) -> [ToolCallID: String] {
+  /// The approval request of each call the answer asks the user about.
+  private static func approvalIDs(of message: Message) -> [ToolCallID: InputRequest] {
     guard case .awaitingInput(let requests) = message.reply else { return [:] }
-    var ids: [ToolCallID: String] = [:]
+    var ids: [ToolCallID: InputRequest] = [:]
     for request in requests {
-      if case .toolApproval(let callID) = request.kind { ids[callID] = request.id.rawValue }
+      if case .toolApproval(let callID) = request.kind { ids[callID] = request }
     }
     return ids
   }

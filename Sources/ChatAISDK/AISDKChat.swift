@@ -74,6 +74,7 @@ public struct AISDKChat: Hashable, Sendable {
         throw ChatError(.invalidAction, "The AI SDK asks only for approvals; \(request.id.rawValue) is a question.")
       }
       var approval: [String: JSONValue] = ["id": .string(request.id.rawValue)]
+      if let signature = request.signature { approval["signature"] = .string(signature) }
       switch request.answer {
       case .approved?: approval["approved"] = true
       case .denied(let reason)?:
@@ -84,6 +85,8 @@ public struct AISDKChat: Hashable, Sendable {
       }
       update(callID) {
         $0["state"] = "approval-responded"
+        // What the request carried (a signature a server checks) goes back with the answer.
+        if case .object(let asked)? = $0["approval"] { approval.merge(asked) { answer, _ in answer } }
         $0["approval"] = .object(approval)
       }
     }

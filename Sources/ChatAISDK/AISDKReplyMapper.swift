@@ -60,6 +60,8 @@ public struct AISDKReplyMapper: ReplyMapping {
   private var toolParts: [String: Int] = [:]
   /// How each call of the message runs.
   private var toolInputs: [String: ToolCall.Execution] = [:]
+  /// The call each approval request of the reply is about, by approval ID.
+  private var approvals: [String: String] = [:]
   private var dataParts: [String: Int] = [:]
   private var fileCount = 0
 
@@ -197,11 +199,36 @@ public struct AISDKReplyMapper: ReplyMapping {
       let id = ToolCallID(rawValue: input.toolCallID)
       events.append(.toolCall(ToolCall(id: id, name: input.toolName, input: value, execution: execution)))
       events.append(.toolResult(id, .failed(ChatError(.toolFailed, errorText))))
-    case .toolApprovalRequest(let approvalID, let callID):
-      try updateTool(callID, state: "approval-requested", ["approval": ["id": .string(approvalID)]])
+    case .toolApprovalRequest(let approvalID, let callID, let isAutomatic, let signature):
+      var approval: [String: JSONValue] = ["id": .string(approvalID)]
+      if isAutomatic { approval["isAutomatic"] = true }
+      if let signature { approval["signature"] = .string(signature) }
+      try updateTool(callID, state: "approval-requested", ["approval": .object(approval)])
+      approvals[approvalID] = callID
+      // An automatic one is the server's to answer, in the chunk that follows: the user is never asked.
+      guard !isAutomatic else { return }
       events.append(
         .inputRequested(
-          InputRequest(id: InputRequestID(rawValue: approvalID), kind: .toolApproval(ToolCallID(rawValue: callID)))))
+          InputRequest(
+            id: InputRequestID(rawValue: approvalID), kind: .toolApproval(ToolCallID(rawValue: callID)),
+            signature: signature)))
+    case .toolApprovalResponse(let approvalID, let approved, let reason):
+      guard let callID = approvals[approvalID], let index = toolParts[callID], case .object(var part) = parts[index],
+        case .object(var approval)? = part["approval"]
+      else {
+        throw ChatError(.invalidEvent, "An answer to approval \(approvalID), which the reply did not ask for.")
+      }
+      approval["approved"] = .bool(approved)
+      if let reason { approval["reason"] = .string(reason) }
+      part["approval"] = .object(approval)
+      part["state"] = "approval-responded"
+      parts[index] = .object(part)
+      let answer: InputAnswer = approved ? .approved : .denied(reason: reason)
+      events.append(
+        .inputRequested(
+          InputRequest(
+            id: InputRequestID(rawValue: approvalID), kind: .toolApproval(ToolCallID(rawValue: callID)),
+            answer: answer, answeredByAgent: true)))
     case .toolOutputAvailable(let callID, let output, let preliminary):
       try updateTool(
         callID, state: "output-available", preliminary ? ["output": output, "preliminary": true] : ["output": output])

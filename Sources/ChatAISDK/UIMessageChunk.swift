@@ -22,8 +22,12 @@ public enum UIMessageChunk: Hashable, Sendable {
   case toolInputAvailable(ToolInput, input: JSONValue)
   /// A tool call whose input the server could not use; the call fails with `errorText`.
   case toolInputError(ToolInput, input: JSONValue, errorText: String)
-  /// The server asks the user to approve the call (AI SDK 6).
-  case toolApprovalRequest(approvalID: String, toolCallID: String)
+  /// The server asks the user to approve the call (AI SDK 6). In AI SDK 7 an `isAutomatic` one was decided
+  /// by the server's own policy (its `toolApprovalResponse` follows at once), and `signature` binds the
+  /// request to its call for a server that checks the answer (it goes back with the user's answer).
+  case toolApprovalRequest(approvalID: String, toolCallID: String, isAutomatic: Bool = false, signature: String? = nil)
+  /// The server's own answer to an approval request (AI SDK 7: an automatic approval or denial).
+  case toolApprovalResponse(approvalID: String, approved: Bool, reason: String?)
   /// A tool's result; a `preliminary` one is replaced by the next.
   case toolOutputAvailable(toolCallID: String, output: JSONValue, preliminary: Bool)
   case toolOutputError(toolCallID: String, errorText: String)

@@ -52,7 +52,12 @@ extension UIMessageChunk {
       )
     case "tool-approval-request":
       self = .toolApprovalRequest(
-        approvalID: try fields.string("approvalId"), toolCallID: try fields.string("toolCallId"))
+        approvalID: try fields.string("approvalId"), toolCallID: try fields.string("toolCallId"),
+        isAutomatic: try fields.optionalBool("isAutomatic") ?? false, signature: try fields.optionalString("signature"))
+    case "tool-approval-response":
+      self = .toolApprovalResponse(
+        approvalID: try fields.string("approvalId"), approved: try fields.bool("approved"),
+        reason: try fields.optionalString("reason"))
     case "tool-output-available":
       self = .toolOutputAvailable(
         toolCallID: try fields.string("toolCallId"), output: try fields.required("output"),

@@ -40,6 +40,11 @@ package struct JSONFields<Failure: Error> {
     }
   }
 
+  package func bool(_ key: String) throws(Failure) -> Bool {
+    guard case .bool(let flag) = try required(key) else { throw wrongType(key, "true or false") }
+    return flag
+  }
+
   package func optionalBool(_ key: String) throws(Failure) -> Bool? {
     switch object[key] {
     case nil, .null?: return nil

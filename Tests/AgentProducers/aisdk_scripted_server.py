@@ -16,6 +16,12 @@ ended by `data: [DONE]\\n\\n`, one chunk written (and flushed) at a time. The `s
                 "approval-1"), finish (tool-calls). The continuation (the assistant message resent with the
                 tool part in state approval-responded, approval {id: "approval-1", approved, reason?})
                 gets tool-output-available (approved) or tool-output-denied, then text
+  auto-approval AI SDK 7: delete_files decided by the server's policy, no user asked: tool-input-available,
+                tool-approval-request {isAutomatic: true, signature}, tool-approval-response {approved: true,
+                reason}, tool-output-available, then text, in one run
+  auto-denial   the same, denied: tool-approval-response {approved: false, reason}, tool-output-denied, text
+  signed-approval  AI SDK 7 with a toolApprovalSecret: as approval, with a signature ("sig-approval-1") on the
+                request; the continuation is refused (400 SIGNATURE_MISSING) unless its approval carries it back
   app-tool      pick_color, a tool the client runs: tool-input-available, finish (tool-calls). The
                 continuation (the part in state output-available, or output-error) gets text about it
   sources-files source-url, source-document, file, then text
@@ -192,6 +198,37 @@ def scenario(name, body, query):
         reason = approval.get("reason") if isinstance(approval.get("reason"), str) else "no reason given"
         return reply(mid, {"type": "tool-output-denied", "toolCallId": "call-delete"},
                      *text("text-1", "I did not delete a.txt: ", reason)), False
+    if name in ("auto-approval", "auto-denial"):
+        approved = name == "auto-approval"
+        decided = [{"type": "tool-output-available", "toolCallId": "call-delete", "output": "deleted a.txt"},
+                   *text("text-1", "Deleted a.txt, as the policy allows.")] if approved else [
+                  {"type": "tool-output-denied", "toolCallId": "call-delete"},
+                  *text("text-1", "The policy does not allow deleting a.txt.")]
+        return reply(mid,
+                     {"type": "tool-input-start", "toolCallId": "call-delete", "toolName": "delete_files"},
+                     {"type": "tool-input-available", "toolCallId": "call-delete", "toolName": "delete_files",
+                      "input": {"paths": ["a.txt"]}},
+                     {"type": "tool-approval-request", "approvalId": "approval-auto", "toolCallId": "call-delete",
+                      "isAutomatic": True, "signature": "sig-approval-auto"},
+                     {"type": "tool-approval-response", "approvalId": "approval-auto", "approved": approved,
+                      "reason": "policy: temporary files" if approved else "policy: never on Fridays"},
+                     *decided), False
+    if name == "signed-approval":
+        parts = tool_parts(messages, "call-delete")
+        if not parts:
+            return reply(mid,
+                         {"type": "tool-input-available", "toolCallId": "call-delete", "toolName": "delete_files",
+                          "input": {"paths": ["a.txt"]}},
+                         {"type": "tool-approval-request", "approvalId": "approval-1", "toolCallId": "call-delete",
+                          "signature": "sig-approval-1"},
+                         finish={"type": "finish", "finishReason": "tool-calls"}), False
+        approval = parts[-1].get("approval") if isinstance(parts[-1].get("approval"), dict) else {}
+        if approval.get("signature") != "sig-approval-1":
+            raise Refused(400, "SIGNATURE_MISSING", "the approval carries signature %r" % approval.get("signature"))
+        if approval.get("approved") is not True:
+            raise Refused(400, "APPROVAL_MISSING", "approval-1 is not approved: %r" % approval)
+        return reply(mid, {"type": "tool-output-available", "toolCallId": "call-delete", "output": "deleted a.txt"},
+                     *text("text-1", "Deleted a.txt.")), False
     if name == "app-tool":
         parts = tool_parts(messages, "call-color")
         if not parts:

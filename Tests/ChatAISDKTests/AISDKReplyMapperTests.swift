@@ -237,6 +237,42 @@ struct AISDKReplyMapperTests {
     #expect(parts.map { $0.field("state") } == ["output-denied", "done"])
   }
 
+  @Test("an approval the server decided (AI SDK 7) reaches the store answered and marked as the agent's, never asking")
+  func automaticApproval() throws {
+    // Given a stream whose server approved a call by its policy
+    let stream = MappedStream([
+      #"{"type":"start","messageId":"m"}"#,
+      #"{"type":"tool-input-available","toolCallId":"d","toolName":"delete_files","input":{"paths":["a"]}}"#,
+      #"{"type":"tool-approval-request","approvalId":"ap-1","toolCallId":"d","isAutomatic":true,"signature":"s1"}"#,
+      #"{"type":"tool-approval-response","approvalId":"ap-1","approved":false,"reason":"policy"}"#,
+      #"{"type":"tool-output-denied","toolCallId":"d"}"#, #"{"type":"finish"}"#,
+    ])
+
+    // Then the store is told once, with the server's answer, and the chat's part keeps what the server sent
+    #expect(stream.error == nil)
+    let requests = stream.events.compactMap { event -> InputRequest? in
+      if case .inputRequested(let request) = event { request } else { nil }
+    }
+    #expect(
+      requests == [
+        InputRequest(id: "ap-1", kind: .toolApproval("d"), answer: .denied(reason: "policy"), answeredByAgent: true)
+      ])
+    let tool = try #require(stream.assistant?.field("parts")?.arrayValue?.first)
+    #expect(tool.field("state") == "output-denied")
+    #expect(
+      tool.field("approval")
+        == ["id": "ap-1", "isAutomatic": true, "signature": "s1", "approved": false, "reason": "policy"])
+  }
+
+  @Test("an answer to an approval the stream never asked for is INVALID_EVENT")
+  func answerToNothing() {
+    let stream = MappedStream([
+      #"{"type":"start","messageId":"m"}"#,
+      #"{"type":"tool-approval-response","approvalId":"ap-9","approved":true}"#, #"{"type":"finish"}"#,
+    ])
+    #expect(stream.error?.code == .invalidEvent)
+  }
+
   @Test("an approval left unanswered, or a question, is INVALID_ACTION and changes nothing")
   func unanswered() throws {
     let first = MappedStream([

@@ -42,13 +42,31 @@ public struct InputRequest: Identifiable, Hashable, Sendable, Codable {
   /// The tool whose remembered approval (`ConversationState.approvalGrants` or `standingApprovals`) answered
   /// this request on its own, without asking; nil when the user answered it, or it is open.
   public var grantedBy: String?
+  /// Whether the agent's side answered its own request (an AI SDK 7 server that approves or denies a call by
+  /// its own policy: `tool-approval-request` with `isAutomatic`, then `tool-approval-response`): the user
+  /// was never asked and cannot answer it, and no continuation is needed for it (the agent went on in the
+  /// same run). nil in the JSON when false.
+  public var isAnsweredByAgent: Bool {
+    get { answeredByAgent ?? false }
+    set { answeredByAgent = newValue ? true : nil }
+  }
+  private var answeredByAgent: Bool?
+  /// A token the agent's side bound the request to its call with (an AI SDK 7 server with a
+  /// `toolApprovalSecret`): stored with the request and sent back with the answer, never read.
+  public var signature: String?
 
-  /// A request as the agent makes it, unanswered.
-  public init(id: InputRequestID, kind: Kind, message: String? = nil, answer: InputAnswer? = nil) {
+  /// A request as the agent makes it: unanswered, or (`answeredByAgent`) answered by the agent's side, with
+  /// `answer`. An answer given without `answeredByAgent` is dropped by the store: only the user answers.
+  public init(
+    id: InputRequestID, kind: Kind, message: String? = nil, answer: InputAnswer? = nil, answeredByAgent: Bool = false,
+    signature: String? = nil
+  ) {
+    self.signature = signature
     self.id = id
     self.kind = kind
     self.message = message
     self.answer = answer
+    self.answeredByAgent = answeredByAgent ? true : nil
   }
 }
 

@@ -9,6 +9,15 @@ extension ConversationReducer {
   {
     let started = startReplyIfNeeded(requestID, &state)
     guard var reply = state.streamingReply, reply.requestID == requestID else { return started }
+    if request.isAnsweredByAgent {
+      guard let answer = request.answer, request.accepts(answer) else {
+        return started + rejectPart("The agent answered \(request.id) with no answer that fits it.", &state)
+      }
+      // The agent's side decided a request it asked the user about: it is settled as if answered.
+      if let asked = reply.inputRequests.first(where: { $0.id == request.id }), asked.answer == nil {
+        return started + answerInput(request.id, answer, answeredByAgent: true, &state)
+      }
+    }
     guard !reply.inputRequests.contains(where: { $0.id == request.id }) else {
       return started + rejectPart("The agent asked \(request.id) twice in one reply.", &state)
     }
@@ -17,7 +26,9 @@ extension ConversationReducer {
         + endOversizedReply("The reply asked more than \(policy.maximumToolCallsPerReply) questions.", &state)
     }
     var request = request
-    request.answer = nil  // only the user answers
+    let agentAnswer = request.isAnsweredByAgent ? request.answer : nil
+    request.answer = nil  // only the user answers, or the agent its own request (below)
+    request.isAnsweredByAgent = false
     var effects = started
     if case .toolApproval(let callID) = request.kind {
       guard let index = reply.toolCalls.firstIndex(where: { $0.id == callID }),
@@ -31,6 +42,7 @@ extension ConversationReducer {
     }
     reply.inputRequests.append(request)
     state.streamingReply = reply
+    if let agentAnswer { return effects + answerInput(request.id, agentAnswer, answeredByAgent: true, &state) }
     // A tool the user said to approve in this conversation runs without asking again.
     if case .toolApproval(let callID) = request.kind, let grant = grant(for: callID, in: reply.toolCalls, state) {
       return effects + answerInput(request.id, .approved, grantedBy: grant.toolName, &state)
@@ -38,9 +50,11 @@ extension ConversationReducer {
     return effects
   }
 
-  /// Answers `id`; `grantedBy` names the remembered approval that answers it without the user.
+  /// Answers `id`; `grantedBy` names the remembered approval that answers it without the user,
+  /// `answeredByAgent` says the agent's side decided it.
   func answerInput(
-    _ id: InputRequestID, _ answer: InputAnswer, grantedBy: String? = nil, _ state: inout ConversationState
+    _ id: InputRequestID, _ answer: InputAnswer, grantedBy: String? = nil, answeredByAgent: Bool = false,
+    _ state: inout ConversationState
   ) -> [ConversationEffect] {
     if var reply = state.streamingReply, let index = reply.inputRequests.firstIndex(where: { $0.id == id }) {
       if let refusal = refusal(of: answer, to: reply.inputRequests[index]) {
@@ -48,6 +62,7 @@ extension ConversationReducer {
       }
       reply.inputRequests[index].answer = answer
       reply.inputRequests[index].grantedBy = grantedBy
+      reply.inputRequests[index].isAnsweredByAgent = answeredByAgent
       let effects = settleApproval(reply.inputRequests[index], in: &reply.toolCalls, run: reply.requestID, &state)
       state.streamingReply = reply
       state.userError = nil
@@ -102,7 +117,8 @@ extension ConversationReducer {
 
   /// How a finished run leaves its answer, and whether its tools go on running for it.
   func outcome(of reply: StreamingReply) -> ReplyState {
-    if !reply.inputRequests.isEmpty { return .awaitingInput(reply.inputRequests) }
+    // Requests the agent answered itself were settled in the run: they hold nothing back.
+    if reply.inputRequests.contains(where: { !$0.isAnsweredByAgent }) { return .awaitingInput(reply.inputRequests) }
     let runCalls = reply.toolCalls.dropFirst(reply.continuing?.toolCallCount ?? 0).filter { $0.execution == .client }
     if policy.toolResultDelivery == .nextRun, !runCalls.isEmpty { return .awaitingToolResults(runCalls.map(\.id)) }
     return .completed

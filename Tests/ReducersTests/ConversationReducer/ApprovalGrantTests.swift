@@ -190,4 +190,39 @@ struct ApprovalGrantTests {
     chat.send(.identify(UserIdentity(userID: "someone-else"), keepingGuestConversation: false))
     #expect(chat.state.standingApprovals.isEmpty)
   }
+
+  @Test(
+    "an approval the agent decided itself is settled as it arrives, marked as the agent's; the answer does not wait",
+    arguments: [InputAnswer.approved, .denied(reason: "policy")])
+  func decidedByTheAgent(answer: InputAnswer) throws {
+    // Given a reply streaming a call, and a standing grant for another tool
+    let (chat, request) = StreamingTests.replying()
+    chat.send(.toolCallStarted(request, ToolCall(id: "call-1", name: "refund", input: [:], execution: .server)))
+
+    // When the agent's side asks and answers its own approval
+    chat.send(
+      .inputRequested(
+        request, InputRequest(id: "int-1", kind: .toolApproval("call-1"), answer: answer, answeredByAgent: true)))
+
+    // Then the request shows the agent's answer, the call is settled, and nothing waits for the user
+    let settled = try #require(Self.streamingRequest("int-1", in: chat))
+    #expect(settled.answer == answer && settled.isAnsweredByAgent && settled.grantedBy == nil)
+    #expect(
+      chat.state.streamingReply?.toolCalls.first?.outcome
+        == (answer == .approved ? .running : .denied(reason: "policy")))
+    _ = chat.send(
+      .replyFinished(
+        request, message: Message(clientID: "x", serverID: "s2", role: .assistant, text: "ok", createdAt: time(3))))
+    #expect(chat.state.messages.last?.reply == .completed)
+  }
+
+  @Test("an answer the agent gives that does not fit its request is rejected, and the user is not asked instead")
+  func agentAnswerThatDoesNotFit() {
+    let (chat, request) = StreamingTests.replying()
+    chat.send(.toolCallStarted(request, ToolCall(id: "call-1", name: "refund", input: [:], execution: .server)))
+    chat.send(
+      .inputRequested(
+        request, InputRequest(id: "int-1", kind: .toolApproval("call-1"), answer: .declined, answeredByAgent: true)))
+    #expect(Self.streamingRequest("int-1", in: chat) == nil)
+  }
 }
