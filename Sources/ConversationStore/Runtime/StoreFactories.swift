@@ -83,6 +83,21 @@ extension Store where R: ConversationReducing {
         OutgoingMessage(clientID: clientID, text: text, attachments: attachments, createdAt: environment.clock.now())))
     return clientID
   }
+
+  /// Sends guidance for the turn the agent is answering, as `sendMessage` sends a message: it goes next,
+  /// ahead of follow-ups queued before it (`ConversationAction.steer`). Returns its client ID.
+  ///
+  /// ```swift
+  /// chat.steer("Use the EU store, not the US one")  // sent once the running answer completed
+  /// ```
+  @discardableResult
+  public func steer(_ text: String, attachments: [MessageAttachment] = []) -> ClientMessageID {
+    let clientID = ClientMessageID(environment.makeID())
+    send(
+      .steer(
+        OutgoingMessage(clientID: clientID, text: text, attachments: attachments, createdAt: environment.clock.now())))
+    return clientID
+  }
 }
 
 extension Store where R == ConversationListReducer {

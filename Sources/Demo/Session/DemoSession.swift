@@ -333,7 +333,37 @@ final class DemoSession: Sendable {
           "The agent asks “\(request.message ?? "a question")”: answer with \(MessageLines.commands(for: request)).")
         return true
       }
-      store?.send(.answerInput(request.id, answer))
+      // `/approve always` remembers it for the person (every conversation), `/approve here` for this one.
+      let memory: ApprovalMemory? =
+        switch (name, argument) {
+        case ("approve", "always"): .always
+        case ("approve", "here"): .conversation
+        default: nil
+        }
+      if let memory, let store {
+        store.send(.approve(request.id, remembering: memory, at: store.environment.clock.now()))
+      } else {
+        store?.send(.answerInput(request.id, answer))
+      }
+    case "approvals":
+      let here = state?.approvalGrants.map { "  \($0.toolName): in this conversation" } ?? []
+      let always = state?.standingApprovals.map { "  \($0.toolName): always, in all your conversations" } ?? []
+      notice(
+        here.isEmpty && always.isEmpty
+          ? "Nothing is approved without asking: /approve here or /approve always remembers one."
+          : (["Approved without asking (/revoke TOOL forgets one):"] + here + always).joined(separator: "\n"))
+    case "revoke":
+      guard let tool = argument, !tool.isEmpty else {
+        notice("/revoke TOOL: the next request to run TOOL asks you again. /approvals lists them.")
+        return true
+      }
+      store?.send(.revokeApproval(toolName: tool))
+    case "steer":
+      guard let text = argument, !text.isEmpty else {
+        notice("/steer TEXT: guidance for the running answer, sent next, ahead of what is queued.")
+        return true
+      }
+      store?.steer(text)
     case "thoughts":
       interface.withLock { $0.showsReasoning.toggle() }
     case "help": notice(DemoSession.help)
@@ -426,7 +456,9 @@ final class DemoSession: Sendable {
     A message sent while the agent answers waits its turn: /queue lists them,
     /unqueue N drops one, /editq N TEXT rewrites it, /now N sends it at once, and
     /resume sends the next after an answer that was stopped, failed or cut off.
-    /approve /deny [why] /answer TEXT /up /down /feedback good|bad|dismiss /ticket
+    /steer TEXT: guidance sent next, ahead of the queue. /approve [here|always]
+    /deny [why] /answer TEXT /approvals /revoke TOOL /up /down /ticket
+    /feedback good|bad|dismiss
     /signin NAME /signout /drop /fail [reply] /cut /break /quit
     """
 }
