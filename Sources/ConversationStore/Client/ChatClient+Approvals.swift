@@ -10,7 +10,7 @@ extension ChatClient {
   ///
   /// ```swift
   /// for grant in client.standingApprovals {
-  ///   settingsRow("Always allow \(grant.toolName)") { Task { await client.revokeStandingApproval(toolName: grant.toolName) } }
+  ///   settingsRow("Always: \(grant.toolName)") { await client.revokeStandingApproval(toolName: grant.toolName) }
   /// }
   /// ```
   public var standingApprovals: [ApprovalGrant] { storage.withLock { $0.standingApprovals } }

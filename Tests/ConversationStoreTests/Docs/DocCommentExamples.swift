@@ -447,3 +447,24 @@ private func grantRows(_ state: ConversationState, _ store: ChatStore) {
   }
   // DOCC-APPROVAL-GRANTS-END
 }
+
+private func settingsRow(_ title: String, revoke: @escaping @Sendable () async -> Void) { print(title) }
+
+private func standingApprovalRows(_ client: ChatClient) {
+  // DOCC-STANDING-APPROVALS-BEGIN
+  for grant in client.standingApprovals {
+    settingsRow("Always: \(grant.toolName)") { await client.revokeStandingApproval(toolName: grant.toolName) }
+  }
+  // DOCC-STANDING-APPROVALS-END
+}
+
+@Test("steering while nothing answers sends at once, as the doc comment's example does")
+func steerExample() async {
+  let chat = ChatStore(backend: ControlledBackend())
+  defer { chat.close() }
+  // DOCC-STEER-BEGIN
+  chat.steer("Use the EU store, not the US one")  // sent once the running answer completed
+  // DOCC-STEER-END
+  #expect(chat.state.messages.last?.text == "Use the EU store, not the US one")
+  #expect(chat.state.followUps.isEmpty)
+}
