@@ -63,6 +63,10 @@ public struct AISDKReplyMapper: ReplyMapping {
   /// The call each approval request of the reply is about, by approval ID.
   private var approvals: [String: String] = [:]
   private var dataParts: [String: Int] = [:]
+  /// What the step streaming now has sent the store, for a `reset-step` to take back.
+  private var step = Step()
+  /// Where this request's own parts start in `parts` (after a continued message's).
+  private var ownPartsStart = 0
   private var fileCount = 0
 
   /// A mapper for one request of `conversationID`; `userMessage` is the user's message a send carries
@@ -86,6 +90,7 @@ public struct AISDKReplyMapper: ReplyMapping {
     messageID = continuing
     metadata = chat.messages[index].field("metadata")
     parts = earlier
+    ownPartsStart = earlier.count
     for (position, part) in earlier.enumerated() {
       if let id = part.field("toolCallId")?.stringValue {
         toolParts[id] = position
@@ -136,6 +141,9 @@ public struct AISDKReplyMapper: ReplyMapping {
   public mutating func map(_ chunk: UIMessageChunk, into events: inout [ReplyEvent]) throws(ChatError) {
     guard !done else { throw ChatError(.invalidEvent, "A chunk came after [DONE].") }
     if !begun { begin(chunk, into: &events) }
+    let sent = events.count
+    // What this chunk gave the store, for the step's `reset-step` to take back.
+    defer { step.record(events[min(sent, events.count)...]) }
     if isHot {
       switch chunk {
       case .textDelta, .reasoningDelta: break
@@ -148,6 +156,20 @@ public struct AISDKReplyMapper: ReplyMapping {
       if let metadata { merge(metadata) }
     case .startStep:
       parts.append(["type": "step-start"])
+      step = Step()
+    case .resetStep:
+      resetStep(into: &events)
+    case .custom(let kind, let metadata):
+      var part: [String: JSONValue] = ["type": "custom", "kind": .string(kind)]
+      if let metadata { part["providerMetadata"] = metadata }
+      parts.append(.object(part))
+      let id = partIDs.next("custom-\(parts.count)")
+      events.append(.part(MessagePart(id: id, .data(DataPart(kind: kind, value: metadata ?? .null)))))
+    case .reasoningFile(let url, let mediaType):
+      parts.append(["type": "reasoning-file", "url": .string(url), "mediaType": .string(mediaType)])
+      let id = partIDs.next("reasoning-file-\(parts.count)")
+      let value: JSONValue = ["url": .string(url), "mediaType": .string(mediaType)]
+      events.append(.part(MessagePart(id: id, .data(DataPart(kind: "reasoning-file", value: value)))))
     case .finishStep:
       closeOpenParts(into: &events)
     case .textStart(let id, let metadata):
@@ -350,6 +372,25 @@ public struct AISDKReplyMapper: ReplyMapping {
     events.append(.started(agent: nil, replyID: ServerMessageID(rawValue: id)))
   }
 
+  /// Takes back what the step streaming now sent: its parts leave the message (those after its
+  /// `step-start`, as `useChat` drops them; never a continued message's), what referred to them is
+  /// forgotten, and the store is told which parts and calls to drop.
+  private mutating func resetStep(into events: inout [ReplyEvent]) {
+    let stepStart = parts.lastIndex { $0.field("type")?.stringValue == "step-start" }.map { $0 + 1 } ?? 0
+    let start = max(stepStart, ownPartsStart)
+    if start < parts.count { parts.removeSubrange(start...) }
+    open = open.filter { $0.value.index < start }
+    partTexts = partTexts.filter { $0.key < start }
+    dataParts = dataParts.filter { $0.value < start }
+    let dropped = Set(toolParts.filter { $0.value >= start }.keys)
+    toolParts = toolParts.filter { $0.value < start }
+    toolInputs = toolInputs.filter { !dropped.contains($0.key) }
+    approvals = approvals.filter { !dropped.contains($0.value) }
+    isHot = false
+    events.append(.stepReset(parts: step.parts, toolCalls: step.toolCalls))
+    step = Step()
+  }
+
   private func execution(of input: UIMessageChunk.ToolInput) -> ToolCall.Execution {
     !input.providerExecuted && appTools.contains(input.toolName) ? .client : .server
   }
@@ -455,6 +496,24 @@ public struct AISDKReplyMapper: ReplyMapping {
     case "tool-calls": .toolCalls
     case "content-filter": .contentFilter
     default: FinishReason(rawValue: given)
+    }
+  }
+}
+
+/// What one step of a reply sent the store: the parts and tool calls a `reset-step` takes back.
+private struct Step {
+  var parts: [PartID] = []
+  var toolCalls: [ToolCallID] = []
+
+  mutating func record(_ events: ArraySlice<ReplyEvent>) {
+    for event in events {
+      switch event {
+      case .partStarted(let id, _): parts.append(id)
+      case .part(let part): parts.append(part.id)
+      case .toolInputStarted(let id, _, _): toolCalls.append(id)
+      case .toolCall(let call) where !toolCalls.contains(call.id): toolCalls.append(call.id)
+      default: break
+      }
     }
   }
 }

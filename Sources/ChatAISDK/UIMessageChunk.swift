@@ -9,6 +9,14 @@ public enum UIMessageChunk: Hashable, Sendable {
   /// A step (one model call) begins or ends; the end closes the step's open text and reasoning.
   case startStep
   case finishStep
+  /// The step streaming now is thrown away and streamed again (AI SDK 7: a retried model call): its parts
+  /// and partial tool calls leave the message.
+  case resetStep
+  /// Provider-specific content the protocol does not interpret (AI SDK 7), named `kind`
+  /// ("<namespace>.<name>"); kept in the message and shown as a data part of that kind.
+  case custom(kind: String, providerMetadata: JSONValue?)
+  /// A file the model produced while reasoning (AI SDK 7).
+  case reasoningFile(url: String, mediaType: String)
   case textStart(id: String, providerMetadata: JSONValue?)
   case textDelta(id: String, delta: String)
   case textEnd(id: String, providerMetadata: JSONValue?)

@@ -31,6 +31,11 @@ extension UIMessageChunk {
         messageID: try fields.optionalString("messageId"), metadata: fields.optionalValue("messageMetadata"))
     case "start-step": self = .startStep
     case "finish-step": self = .finishStep
+    case "reset-step": self = .resetStep
+    case "custom":
+      self = .custom(kind: try fields.string("kind"), providerMetadata: fields.optionalValue("providerMetadata"))
+    case "reasoning-file":
+      self = .reasoningFile(url: try fields.string("url"), mediaType: try fields.string("mediaType"))
     case "text-start":
       self = .textStart(id: try fields.string("id"), providerMetadata: fields.optionalValue("providerMetadata"))
     case "text-delta": self = .textDelta(id: try fields.string("id"), delta: try fields.string("delta"))

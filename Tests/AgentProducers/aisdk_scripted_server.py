@@ -22,6 +22,9 @@ ended by `data: [DONE]\\n\\n`, one chunk written (and flushed) at a time. The `s
   auto-denial   the same, denied: tool-approval-response {approved: false, reason}, tool-output-denied, text
   signed-approval  AI SDK 7 with a toolApprovalSecret: as approval, with a signature ("sig-approval-1") on the
                 request; the continuation is refused (400 SIGNATURE_MISSING) unless its approval carries it back
+  reset-step    AI SDK 7: a first step streams text and starts a lookup_order call, then `reset-step` throws it
+                away (a retried model call); the step streams again with other text, then a `custom` chunk
+                (kind "scripted.note") and a `reasoning-file`
   app-tool      pick_color, a tool the client runs: tool-input-available, finish (tool-calls). The
                 continuation (the part in state output-available, or output-error) gets text about it
   sources-files source-url, source-document, file, then text
@@ -213,6 +216,15 @@ def scenario(name, body, query):
                      {"type": "tool-approval-response", "approvalId": "approval-auto", "approved": approved,
                       "reason": "policy: temporary files" if approved else "policy: never on Fridays"},
                      *decided), False
+    if name == "reset-step":
+        return reply(mid,
+                     *text("text-1", "The first try, ", "which the server retries."),
+                     {"type": "tool-input-start", "toolCallId": "call-lost", "toolName": "lookup_order"},
+                     {"type": "tool-input-delta", "toolCallId": "call-lost", "inputTextDelta": '{"id": '},
+                     {"type": "reset-step"},
+                     *text("text-2", "The second try."),
+                     {"type": "custom", "kind": "scripted.note", "providerMetadata": {"scripted": {"n": 1}}},
+                     {"type": "reasoning-file", "url": "data:text/plain;base64,aGk=", "mediaType": "text/plain"}), False
     if name == "signed-approval":
         parts = tool_parts(messages, "call-delete")
         if not parts:

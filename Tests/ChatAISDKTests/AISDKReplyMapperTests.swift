@@ -264,6 +264,30 @@ struct AISDKReplyMapperTests {
         == ["id": "ap-1", "isAutomatic": true, "signature": "s1", "approved": false, "reason": "policy"])
   }
 
+  @Test("reset-step takes back the step's parts and calls, from the store and from the message sent next")
+  func resetStep() throws {
+    // Given a first step that streamed text and a call, then was reset and streamed again
+    let stream = MappedStream([
+      #"{"type":"start","messageId":"m"}"#, #"{"type":"start-step"}"#, #"{"type":"text-start","id":"t1"}"#,
+      #"{"type":"text-delta","id":"t1","delta":"first"}"#,
+      #"{"type":"tool-input-start","toolCallId":"c1","toolName":"lookup"}"#, #"{"type":"reset-step"}"#,
+      #"{"type":"text-start","id":"t2"}"#, #"{"type":"text-delta","id":"t2","delta":"second"}"#,
+      #"{"type":"text-end","id":"t2"}"#, #"{"type":"finish-step"}"#, #"{"type":"finish"}"#,
+    ])
+
+    // Then the store is told to drop the first try's part and call
+    #expect(stream.error == nil)
+    let resets = stream.events.compactMap { event -> ([PartID], [ToolCallID])? in
+      if case .stepReset(let parts, let calls) = event { (parts, calls) } else { nil }
+    }
+    #expect(resets.count == 1)
+    #expect(resets.first?.0 == ["t1"] && resets.first?.1 == ["c1"])
+    // And the message the next request sends holds the step start and the second try only
+    let parts = try #require(stream.assistant?.field("parts")?.arrayValue)
+    #expect(parts.map { $0.field("type") } == ["step-start", "text"])
+    #expect(parts.last?.field("text") == "second")
+  }
+
   @Test("an answer to an approval the stream never asked for is INVALID_EVENT")
   func answerToNothing() {
     let stream = MappedStream([

@@ -72,4 +72,27 @@ struct AISDKServerDecidedApprovalTests {
     #expect(approval?["signature"] as? String == "sig-approval-1")
     #expect(approval?["approved"] as? Bool == true)
   }
+
+  @Test(
+    "a step the server retries (reset-step) leaves nothing of its first try in the answer, and AI SDK 7's new parts land"
+  )
+  func resetStep() async throws {
+    // Given a server whose first step is thrown away and streamed again
+    let store = ChatStore.onAISDK(try AISDKBackend(endpoint: server.endpoint("reset-step")))
+    defer { store.close() }
+
+    // When the user asks
+    store.sendMessage("where is my order?")
+
+    // Then the answer holds the second try only: its text, no call of the first, and the custom and
+    // reasoning-file parts as data parts
+    let answer = try #require(await store.ended()?.messages.last)
+    #expect(answer.reply == .completed)
+    #expect(answer.text == "The second try.")
+    #expect(answer.toolCalls.isEmpty)
+    let kinds = answer.parts.compactMap { part -> String? in
+      if case .data(let data) = part.content { data.kind } else { nil }
+    }
+    #expect(kinds == ["scripted.note", "reasoning-file"])
+  }
 }

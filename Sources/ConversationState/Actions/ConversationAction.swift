@@ -263,6 +263,12 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// More of a streaming tool call's arguments, as JSON text; O(delta). For a call that is not streaming
   /// its input it is refused (`INVALID_EVENT`).
   case toolInputDelta(RequestID, ToolCallID, String)
+  /// The agent threw away the step it was streaming and streams it again (AI SDK 7's `reset-step`: a retried
+  /// model call): the reply's parts `parts` and tool calls `toolCalls` (with their approval requests) leave
+  /// it, app tools running for those calls are cancelled, and the reply's text becomes what its remaining
+  /// text parts hold (a host reading `appended(since:)` then gets nil and sets the whole text). IDs the reply
+  /// does not have are ignored.
+  case replyStepReset(RequestID, parts: [PartID], toolCalls: [ToolCallID])
   /// A tool call as the agent made it (its input complete): it starts running, or completes the call whose
   /// input streamed. Like a first delta, it starts its send's reply when it comes first. In a reply that
   /// has parts it gets a part with its ID (not when another part has that ID or the parts are at

@@ -147,7 +147,7 @@ extension ConversationAction: FiniteNumberChecking {
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
       .credentialsRefreshed, .credentialsNeeded, .sendQueued, .readCursorSaved, .conversationDescribed,
       .uploadFinished, .outboxRecorded, .outboxRejected, .frameRejected, .restored, .replyPartStarted, .replyPartDelta,
-      .replyPartEnded, .toolInputStarted, .toolInputDelta, .toolResultsStored:
+      .replyPartEnded, .toolInputStarted, .toolInputDelta, .toolResultsStored, .replyStepReset:
       return true
     }
   }
@@ -168,7 +168,8 @@ extension ConversationAction: FiniteNumberChecking {
       .connectionLost, .ticketCreated, .attachmentProgress, .attachmentUploaded, .timerFired, .sendQueued,
       .readCursorSaved, .conversationDescribed, .toolRan, .uploadProgressed, .uploadFinished, .outboxRecorded,
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
-      .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .inputRequested,
+      .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .replyStepReset,
+      .inputRequested,
       .positioned, .replyRestated, .toolResultsStored, .standingApprovalsChanged:
       return false
     }

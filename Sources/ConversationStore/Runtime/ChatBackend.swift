@@ -167,6 +167,9 @@ public enum ReplyEvent: Equatable, Sendable {
   indirect case toolInputStarted(ToolCallID, name: String, execution: ToolCall.Execution)
   /// More of a streaming tool call's arguments, as JSON text.
   case toolInputDelta(ToolCallID, String)
+  /// The agent threw away the step it was streaming and streams it again (AI SDK 7's `reset-step`): these
+  /// parts and tool calls, which the step had sent, leave the reply (`ConversationAction.replyStepReset`).
+  case stepReset(parts: [PartID], toolCalls: [ToolCallID])
   /// The agent started running a tool (or completed the call whose input streamed).
   indirect case toolCall(ToolCall)
   /// The tool call with this ID ended with this outcome.

@@ -57,6 +57,34 @@ extension ConversationReducer {
     return []
   }
 
+  /// Drops a step the agent streams again (`replyStepReset`): its parts, its calls and their requests go,
+  /// the calls' app tools are cancelled, and the text is rebuilt from the text parts left (O(reply)).
+  func replyStepReset(
+    _ requestID: RequestID, parts: [PartID], toolCalls: [ToolCallID], _ state: inout ConversationState
+  ) -> [ConversationEffect] {
+    guard var reply = state.streamingReply, reply.requestID == requestID else { return [] }
+    let droppedParts = Set(parts)
+    let droppedCalls = Set(toolCalls)
+    reply.parts.removeAll { part in
+      if droppedParts.contains(part.id) { return true }
+      if case .toolCall(let id) = part.kind { return droppedCalls.contains(id) }
+      return false
+    }
+    reply.toolCalls.removeAll { droppedCalls.contains($0.id) }
+    reply.inputRequests.removeAll { request in
+      if case .toolApproval(let id) = request.kind { droppedCalls.contains(id) } else { false }
+    }
+    if !droppedParts.isEmpty {
+      var kept = ""
+      for part in reply.parts { if case .text = part.kind { kept += part.text.string } }
+      if kept != reply.text.string { reply.text = StreamedText(kept) }
+    }
+    state.streamingReply = reply
+    return cancelRequests(&state) { request in
+      if case .tool(let callID, requestID) = request { droppedCalls.contains(callID) } else { false }
+    }
+  }
+
   func replyPartAdded(_ requestID: RequestID, _ part: MessagePart, _ state: inout ConversationState)
     -> [ConversationEffect]
   {

@@ -328,6 +328,7 @@ extension ConversationReducer {
     case .replyStarted(let id, _, _, _), .replyDelta(let id, _), .replyPartStarted(let id, _, _),
       .replyPartDelta(let id, _, _), .replyPartEnded(let id, _, _), .replyPartAdded(let id, _),
       .toolCallStarted(let id, _), .toolInputStarted(let id, _, _, _), .toolInputDelta(let id, _, _),
+      .replyStepReset(let id, _, _),
       .toolCallFinished(let id, _, _), .inputRequested(let id, _), .replyFinished(let id, _, _), .replyEnded(let id),
       .requestFailed(let id, _, _, _), .requestSucceeded(let id), .positioned(let id, _, _):
       return replies.firstIndex { $0.requestID == id }

@@ -175,6 +175,8 @@ public struct ConversationReducer: Reducer {
     case .toolInputStarted(let requestID, let callID, let name, let execution):
       return toolInputStarted(requestID, callID, name: name, execution: execution, &state)
     case .toolInputDelta(let requestID, let callID, let delta): return toolInputDelta(requestID, callID, delta, &state)
+    case .replyStepReset(let requestID, let parts, let calls):
+      return replyStepReset(requestID, parts: parts, toolCalls: calls, &state)
     case .toolCallFinished(let requestID, let callID, let outcome):
       return toolCallFinished(requestID, callID, outcome, &state)
     case .inputRequested(let requestID, let request): return inputRequested(requestID, request, &state)

@@ -236,4 +236,44 @@ struct ReplyPartsTests {
     #expect(chat.state.streamingReply?.requestID == request)
     #expect(chat.state.streamingReply?.parts.first?.text.string == "Hmm.")
   }
+
+  @Test("a step the agent streams again drops its parts, its calls and its app tool; the text is what stays")
+  func stepReset() {
+    // Given a reply with a first step kept, then a step that streamed text and started an app tool
+    let (chat, request) = StreamingTests.replying()
+    chat.send([
+      .replyPartStarted(request, "kept", .text), .replyPartDelta(request, "kept", "Looking. "),
+      .replyPartEnded(request, "kept"),
+      .replyPartStarted(request, "tried", .text), .replyPartDelta(request, "tried", "First try"),
+      .toolCallStarted(request, ToolCall(id: "call-1", name: "pick_color", input: [:], execution: .client)),
+    ])
+    let tool = chat.state.requests.first { if case .tool = $0.value { true } else { false } }?.key
+
+    // When the agent resets that step
+    let effects = chat.send(.replyStepReset(request, parts: ["tried"], toolCalls: ["call-1"]))
+
+    // Then the step's part and call are gone, its app tool is cancelled, and the text is the kept part's
+    let reply = chat.state.streamingReply
+    #expect(reply?.parts.map(\.id) == ["kept"])
+    #expect(reply?.toolCalls.isEmpty == true)
+    #expect(reply?.text.string == "Looking. ")
+    #expect(tool.map { effects.contains(.cancel($0)) } == true)
+
+    // And the step streamed again lands after what was kept
+    chat.send([
+      .replyPartStarted(request, "again", .text), .replyPartDelta(request, "again", "Found it."),
+      .replyPartEnded(request, "again"),
+      .replyFinished(request, message: .server("", id: "s2", at: 3)),
+    ])
+    #expect(chat.state.messages[serverID: "s2"]?.text == "Looking. Found it.")
+  }
+
+  @Test("a reset naming parts and calls the reply does not have changes nothing")
+  func stepResetOfNothing() {
+    let (chat, request) = StreamingTests.replying()
+    chat.send([.replyPartStarted(request, "a", .text), .replyPartDelta(request, "a", "Hi")])
+    let before = chat.state
+    chat.send(.replyStepReset(request, parts: ["ghost"], toolCalls: ["nope"]))
+    #expect(chat.state == before)
+  }
 }
