@@ -468,3 +468,14 @@ func steerExample() async {
   #expect(chat.state.messages.last?.text == "Use the EU store, not the US one")
   #expect(chat.state.followUps.isEmpty)
 }
+
+private func askExample(_ chat: ChatStore) async {
+  // DOCC-ASK-BEGIN
+  do {
+    let answer = try await chat.ask("Where is my order?")
+    print(answer.text)
+  } catch {
+    print("No answer: \(error.message)")  // a typed ChatError
+  }
+  // DOCC-ASK-END
+}
