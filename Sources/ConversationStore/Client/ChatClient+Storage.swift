@@ -209,6 +209,11 @@ extension ChatClient {
     do throws(PersistenceError) {
       try previous.outbox?.clear()
       if endsEpoch { try options.storage?.raiseOutboxEpoch() }
+      if previous.userID == nil, userID != nil, let root = options.storage {
+        // A guest who signed in without their conversations leaves nothing behind to reappear after a
+        // sign-out: their scope goes (its files are closed above).
+        try root.forget(StorageScope(workspace: options.workspace, userID: nil))
+      }
     } catch {
       storageErrors.deliver(error)
     }

@@ -391,16 +391,19 @@ public final class ChatClient: Sendable {
 
   // MARK: - Identity
 
-  /// Signs `identity` in. With `keepingGuestConversation` (from anonymous only) the open conversations go
-  /// on under the account and their data (files, list, outbox) moves to the account's scope, leaving none
-  /// of it in the anonymous one; the connection is opened again with the account's credential. Otherwise
-  /// they are cleared and closed (ask the client for stores again), the list is dropped, and nothing more
-  /// is written to the previous user's scope.
+  /// Signs `identity` in. A guest (anonymous) who signs in keeps what they wrote, as the SDKs this library
+  /// backs do: with `keepingGuestConversation` (the default) the open conversations go on under the account
+  /// and the guest's data (files, list, outbox) moves to the account's scope; the connection is opened again
+  /// with the account's credential. With `false` the guest's conversations are cleared and closed and the
+  /// guest's stored data is deleted. Either way nothing of the guest stays behind in the anonymous scope, to
+  /// reappear after a sign-out. From another person it is always a change of person: their stores are
+  /// cleared and closed (ask the client for stores again), the list is dropped, and nothing more is written
+  /// to their scope (it stays on the device for when they sign in again).
   ///
   /// Identifying the person already signed in (`UserIdentity.isSamePerson`) changes nothing else: call it
   /// on every launch if that is simpler. A new display name is taken; stores, list, connection and outbox
   /// stay as they are.
-  public func identify(_ identity: UserIdentity, keepingGuestConversation: Bool = false) {
+  public func identify(_ identity: UserIdentity, keepingGuestConversation: Bool = true) {
     send(.identify(identity, keepingGuestConversation: keepingGuestConversation))
   }
 

@@ -38,7 +38,7 @@ extension ClientReducer {
     state.lastUse = [:]
     state.needsCredentials = false
     state.backgroundError = nil
-    let clearing: ConversationAction = identity.map { .identify($0) } ?? .signOut
+    let clearing: ConversationAction = identity.map { .identify($0, keepingGuestConversation: false) } ?? .signOut
     return [.switchScope(userID: identity?.userID, closing: handles, with: clearing, outboxEpoch: outboxEpoch)]
       + restartBackgroundWork(&state)
   }

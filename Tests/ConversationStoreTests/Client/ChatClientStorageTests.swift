@@ -161,4 +161,41 @@ struct ChatClientStorageTests {
     #expect(restored.draft == "now as a member")
     await harness.client.close()
   }
+
+  @Test(
+    "a guest who signs in keeps the chat by default; one who declines leaves nothing behind to reappear after a sign-out",
+    arguments: [true, false])
+  func guestSignsIn(declines: Bool) async throws {
+    // Given a guest chatting, with storage
+    let root = TemporaryRoot()
+    let harness = try await ClientHarness.start(root: root.path)
+    let client = harness.client
+    let chat = client.conversation("c1")
+    _ = await chat.state(where: { $0.connection == .connected })
+    harness.socket.yield(.event("c1", .messageCreated(.server("Welcome, guest!", id: "s1", at: 1))))
+    _ = await chat.state(where: { $0.messages.count == 1 })
+    await client.settled()
+
+    // When they sign in, with the default or declining to keep the chat
+    let account = UserIdentity(userID: "ana")
+    if declines {
+      client.identify(account, keepingGuestConversation: false)
+    } else {
+      client.identify(account)
+    }
+    await client.settled()
+
+    // Then by default the chat goes on as the account's; declined, it is closed and cleared
+    #expect(chat.isClosed == declines)
+    #expect(client.conversation("c1").state.messages.map(\.text) == (declines ? [] : ["Welcome, guest!"]))
+
+    // And after a sign-out the anonymous user finds nothing of the guest, either way
+    client.signOut()
+    await client.settled()
+    let anonymous = client.conversation("c1")
+    await client.settled()
+    #expect(anonymous.state.messages.isEmpty)
+    #expect(client.list.state.conversations.isEmpty)
+    await client.close()
+  }
 }

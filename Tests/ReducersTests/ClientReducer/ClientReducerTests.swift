@@ -159,7 +159,7 @@ struct ClientReducerTests {
     store.exhaustivity = .off
     store.send(.open("c1", adopting: nil, unheld: []))
     store.exhaustivity = .on
-    let clearing: ConversationAction = next.map { .identify($0) } ?? .signOut
+    let clearing: ConversationAction = next.map { .identify($0, keepingGuestConversation: false) } ?? .signOut
     store.send(
       next.map { .identify($0, keepingGuestConversation: false) } ?? .signOut,
       effects: [
