@@ -14,10 +14,11 @@ extension ChatClient {
   /// Reduces `action` into `core`. With diagnostics on (`now` is set), the events of the step join
   /// `core.diagnosed`, stamped `now`.
   func reduce(_ action: ClientAction, _ core: inout ClientCore, at now: Date?) -> [ClientEffect] {
-    guard let now else { return reducer.reduce(into: &core.state, action: action) }
+    guard now != nil || !core.watchers.isEmpty else { return reducer.reduce(into: &core.state, action: action) }
     let before = core.state
     let effects = reducer.reduce(into: &core.state, action: action)
-    core.diagnosed += DiagnosticRules.events(from: before, to: core.state, by: action, at: now)
+    if let now { core.diagnosed += DiagnosticRules.events(from: before, to: core.state, by: action, at: now) }
+    if core.state != before { core.publish() }
     return effects
   }
 }

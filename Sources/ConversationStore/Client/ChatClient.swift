@@ -129,6 +129,7 @@ public final class ChatClient: Sendable {
     list.close()
     listTask.withLock { $0 }?.cancel()
     diagnostics?.finish()
+    finishWatchers()
   }
 
   /// The client's state: identity, open stores, the shared connection, the outbox uploader.
@@ -429,5 +430,6 @@ public final class ChatClient: Sendable {
     await listTask.withLock { $0 }?.value
     await settled()
     diagnostics?.finish()
+    finishWatchers()
   }
 }

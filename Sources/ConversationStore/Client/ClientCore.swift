@@ -21,6 +21,9 @@ struct ClientCore: Sendable {
   /// `parkedLimit` (the oldest is forgotten, as a cache would).
   var parked: [(ConversationID, ConversationState)] = []
   static let parkedLimit = 64
+  /// Who watches the state (`ChatClient.snapshots()`), by subscription.
+  var watchers: [UInt64: AsyncStream<ClientState>.Continuation] = [:]
+  var nextWatcher: UInt64 = 0
 
   init(state: ClientState) { self.state = state }
 

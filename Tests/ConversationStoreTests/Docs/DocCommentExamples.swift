@@ -479,3 +479,14 @@ private func askExample(_ chat: ChatStore) async {
   }
   // DOCC-ASK-END
 }
+
+/// A banner a host shows over every screen.
+private final class Banner { var isHidden = true }
+
+private func clientBanner(_ client: ChatClient, _ banner: Banner) async {
+  // DOCC-CLIENT-SNAPSHOTS-BEGIN
+  for await state in client.snapshots() {
+    banner.isHidden = !state.awaitsHostCredentials && !state.connection.isOffline
+  }
+  // DOCC-CLIENT-SNAPSHOTS-END
+}
