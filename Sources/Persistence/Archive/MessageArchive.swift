@@ -132,13 +132,18 @@ final class MessageArchive: Sendable {
   /// prefix of the journal this write completes.
   func write(
     _ messages: [Message], offScreen: [Message] = [], removing removed: [ClientMessageID],
-    in conversation: ConversationID, mark: JournalMark? = nil
+    in conversation: ConversationID, mark: JournalMark? = nil, replacingFrom start: MessageOrderKey? = nil
   ) throws(PersistenceError) {
     let committed = messages.filter(\.isCommitted)
     let hidden = offScreen.filter(\.isCommitted)
     guard !committed.isEmpty || !hidden.isEmpty || !removed.isEmpty || mark != nil else { return }
+    var removed = removed
     try database.transaction { () throws(PersistenceError) in
       if let mark { try storeMark(mark, in: conversation) }
+      if let start {
+        let kept = Set(committed.map(\.clientID)).union(hidden.map(\.clientID))
+        removed += try clientIDs(from: start, in: conversation).filter { !kept.contains($0) }
+      }
       let upsert = try database.statement(
         """
         INSERT INTO message(conversation, client_id, created_at, tie_break, body, text, off_screen)
@@ -226,6 +231,21 @@ final class MessageArchive: Sendable {
 
   /// Makes every write so far durable against a power cut (see the type's comment).
   func checkpoint() throws(PersistenceError) { try database.checkpoint() }
+
+  /// The client IDs of the conversation's messages at or after `start` in server order, on screen or not.
+  private func clientIDs(from start: MessageOrderKey, in conversation: ConversationID) throws(PersistenceError)
+    -> [ClientMessageID]
+  {
+    let select = try database.statement(
+      "SELECT client_id FROM message WHERE conversation = ?1 AND (created_at, tie_break) >= (?2, ?3)")
+    defer { select.reset() }
+    select.bind(1, conversation.rawValue)
+    select.bind(2, start.createdAt.timeIntervalSinceReferenceDate)
+    select.bind(3, start.tieBreak)
+    var ids: [ClientMessageID] = []
+    while try select.step() { if let id = select.text(0) { ids.append(ClientMessageID(rawValue: id)) } }
+    return ids
+  }
 
   // MARK: - Reading
 

@@ -27,13 +27,16 @@ enum ConversationJournal {
     /// mark names no prefix of this journal past its header (or is nil). A mark names a prefix when it ends
     /// at a record's end and the fingerprints there agree. O(log records) to find the prefix, then
     /// O(messages).
-    func unarchived(since mark: JournalMark?) -> (messages: [Message], removed: [ClientMessageID]) {
+    /// `isWhole` when the mark names no prefix of this file (a rewrite killed before its rename stored the
+    /// mark of a file that never landed): then everything is unarchived, and the archive may hold what that
+    /// file had and this one never did.
+    func unarchived(since mark: JournalMark?) -> (messages: [Message], removed: [ClientMessageID], isWhole: Bool) {
       guard let mark, let index = Self.index(ending: mark.length, in: recordEnds), chains[index] == mark.chain else {
-        return (messages, removed)
+        return (messages, removed, true)
       }
       return (
         messages.indices.filter { messageRecords[$0] > index }.map { messages[$0] },
-        removed.indices.filter { removals[$0] > index }.map { removed[$0] }
+        removed.indices.filter { removals[$0] > index }.map { removed[$0] }, false
       )
     }
 

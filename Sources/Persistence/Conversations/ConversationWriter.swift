@@ -99,10 +99,14 @@ struct ConversationWriter {
         let unarchived = loaded.unarchived(since: stored)
         let offScreen = loaded.state.branches.messagesOffScreen
         let hidden = Set(offScreen.map(\.clientID))
+        // A rewrite killed between its archive's transaction and its rename archived a file that never
+        // landed: what it had that this journal does not (an edit made and confirmed in that run) goes,
+        // from this journal's oldest message on (older ones are history the journal let go of).
+        let replacing = unarchived.isWhole ? loaded.state.messages.first(where: \.isCommitted)?.orderKey : nil
         try archive.with { archive throws(PersistenceError) in
           try archive.write(
             unarchived.messages, offScreen: offScreen, removing: unarchived.removed.filter { !hidden.contains($0) },
-            in: id, mark: mark)
+            in: id, mark: mark, replacingFrom: replacing)
         }
       }
     }

@@ -186,4 +186,30 @@ struct BranchArchiveTests {
         "m1 words": false, "m2 words": false, "m3 words": true, "m4 words": true, "m3 rewritten words": false,
       ])
   }
+
+  @Test("a rewrite killed between its archive's transaction and its rename leaves the archive as the journal")
+  func rewriteThatNeverLanded() throws {
+    // Given a conversation on disk, and an edit whose rewrite archives the new branch and then cannot write
+    // its file (as a kill before the rename leaves it: the archive has a file that never landed)
+    let root = ScratchRoot()
+    var story = try Story(root, count: 4)
+    let path = story.journalPath
+    StorageFaults.failWrites(under: path, with: ENOSPC)
+    #expect(throws: PersistenceError.self) { try story.edit("s3", into: "m3 rewritten words", id: "s5") }
+    StorageFaults.lift(under: path)
+    #expect(try story.search("words")["m3 rewritten words"] == false, "the archive took the edit first")
+
+    // When it is opened again
+    let reopened = try story.scope.conversation("conv-1")
+
+    // Then the archive holds what the journal holds: the first version on screen, the edit gone
+    let shown = try #require(reopened.restored).messages.map(\.text)
+    #expect(shown == ["m1 words", "m2 words", "m3 words", "m4 words"])
+    #expect(
+      try story.search("words") == ["m1 words": false, "m2 words": false, "m3 words": false, "m4 words": false])
+    let newest = try reopened.storedMessages(
+      before: MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), limit: 10
+    ).messages.map(\.text)
+    #expect(newest == shown)
+  }
 }
