@@ -20,6 +20,8 @@ public enum ClientAction: Equatable, Sendable, Codable {
   /// Sign `identity` in (see `ChatClient.identify`).
   case identify(UserIdentity, keepingGuestConversation: Bool)
   case signOut
+  /// Discard what the person has here and start afresh, signed in as they are (see `ChatClient.resetSession`).
+  case resetSession
   /// The host has a fresh credential: everything that waited for one resumes.
   case credentialsRefreshed
   /// The anonymous user gave contact details (checked by `ChatClient.setContactDetails` first).

@@ -18,6 +18,11 @@ public enum ClientEffect: Equatable, Sendable, Codable {
   /// `outboxEpoch` says.
   case switchScope(
     userID: String?, closing: [ConversationHandle], with: ConversationAction, outboxEpoch: OutboxEpochChange)
+  /// The person discards what they have here: these stores are cleared and closed without being written,
+  /// the scope's stored data is deleted (the person's standing approvals kept), its outbox's queued work
+  /// dropped with its numbering going on in the same epoch, and the list reset; then the scope is opened
+  /// afresh.
+  case resetScope(closing: [ConversationHandle])
   /// Open the shared realtime connection as `request`.
   case connectRealtime(RequestID)
   /// Cancel the request (the connection, a credential refresh, an upload).

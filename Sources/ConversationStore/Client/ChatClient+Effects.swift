@@ -23,6 +23,8 @@ extension ChatClient {
       moveGuestData(to: userID, handles)
     case .switchScope(let userID, let handles, let clearing, let outboxEpoch):
       switchScope(to: userID, closing: handles, with: clearing, outboxEpoch: outboxEpoch)
+    case .resetScope(let handles):
+      resetScope(closing: handles)
     case .connectRealtime(let request):
       let updates = backend.realtime(conversation: nil)
       let list = list

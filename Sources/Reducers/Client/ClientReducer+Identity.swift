@@ -43,6 +43,23 @@ extension ClientReducer {
       + restartBackgroundWork(&state)
   }
 
+  /// The same person starts afresh: every store is cleared and closed, a new epoch fences what was in
+  /// flight, and the scope's data goes (`resetScope`). Not a sign-out: the outbox's epoch goes on.
+  func resetSession(_ state: inout ClientState) -> [ClientEffect] {
+    let handles = state.openHandles
+    state.epoch = state.epoch.next
+    state.open = [:]
+    state.conversations = [:]
+    state.newConversation = nil
+    state.lastUse = [:]
+    state.backgroundError = nil
+    let contact = state.contact
+    var effects: [ClientEffect] = [.resetScope(closing: handles)] + restartBackgroundWork(&state)
+    // A guest's contact details are the person's, not the conversation's: they stay.
+    if let contact { effects += setContactDetails(contact, &state) }
+    return effects
+  }
+
   /// The connection, a credential refresh and the uploader of the previous epoch stop; new ones start. The
   /// anonymous user's contact details are forgotten: whoever comes next is signed in, or another guest.
   private func restartBackgroundWork(_ state: inout ClientState) -> [ClientEffect] {

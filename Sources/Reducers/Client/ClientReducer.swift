@@ -65,6 +65,8 @@ public struct ClientReducer: Reducer {
       return identify(identity, keeping: keeping, &state)
     case .signOut:
       return switchPerson(to: nil, &state)
+    case .resetSession:
+      return resetSession(&state)
     case .credentialsRefreshed:
       return credentialsRefreshed(&state)
     case .setContactDetails(let details):
