@@ -63,10 +63,10 @@ public struct RefusedOperation: Equatable, Sendable, Codable {
 /// What a change of person does to the outbox's epoch, which numbers its batches (`OutboxBatch.epoch`): the
 /// client's reducer decides, the runtime only applies it.
 public enum OutboxEpochChange: String, Hashable, Sendable, Codable {
-  /// A signed-in person left: the queue ends with their epoch, and the next scope's outbox numbers from 1 in
-  /// a new one.
+  /// A signed-in person signed out: the queue ends with their epoch, and the next scope's outbox numbers
+  /// from 1 in a new one.
   case raised
-  /// A guest signed in without their data: not a sign-out, so the epoch goes on, and the account's outbox
-  /// numbers on from where the guest's left off.
+  /// Another person signed in (a guest without their data, or one person replacing another): not a
+  /// sign-out, so the epoch goes on, and the next outbox numbers on from where the last left off.
   case continued
 }

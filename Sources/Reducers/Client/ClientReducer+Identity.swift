@@ -28,8 +28,10 @@ extension ClientReducer {
   func switchPerson(to identity: UserIdentity?, _ state: inout ClientState) -> [ClientEffect] {
     if identity == nil && state.identity == nil { return [] }
     let handles = state.openHandles
-    // A signed-in person leaving ends the outbox's epoch; a guest signing in without their data does not.
-    let outboxEpoch: OutboxEpochChange = state.identity == nil ? .continued : .raised
+    // Only a sign-out ends the outbox's epoch (MyBot's rule): a person replacing another, or a guest signing
+    // in without their data, goes on numbering in it, so a server that checks the epoch never refuses the
+    // next person's batches as stale.
+    let outboxEpoch: OutboxEpochChange = identity == nil ? .raised : .continued
     state.identity = identity
     state.epoch = state.epoch.next
     state.open = [:]

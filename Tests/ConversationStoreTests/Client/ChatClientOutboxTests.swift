@@ -215,7 +215,9 @@ struct ChatClientOutboxTests {
     await harness.client.close()
   }
 
-  @Test("the outbox epoch is the installation's: 1 at first, raised by each sign-out only; a guest's numbers go on")
+  @Test(
+    "the outbox epoch is the installation's: 1 at first, raised by each sign-out only; a guest's numbers go on, and a person replacing another"
+  )
   func epochIsTheInstallations() async throws {
     // Given a guest on a fresh installation whose first message, written offline, was uploaded
     let root = TemporaryRoot()
@@ -243,11 +245,15 @@ struct ChatClientOutboxTests {
     await client.settled()
     #expect(sequencing() == [2, 1])
 
-    // When Bob signs in from there (not a sign-out), the epoch stays; when Carol replaces Bob, it is raised
+    // When Bob signs in from there (not a sign-out), the epoch stays; when Carol replaces Bob without a
+    // sign-out, it stays too (MyBot's rule: a server checking it must not refuse Carol's batches as stale)
     client.identify(UserIdentity(userID: "bob"))
     await client.settled()
     #expect(sequencing() == [2, 1])
     client.identify(UserIdentity(userID: "carol"))
+    await client.settled()
+    #expect(sequencing() == [2, 1])
+    client.signOut()
     await client.settled()
     #expect(sequencing() == [3, 1])
     await client.close()
@@ -265,6 +271,7 @@ struct ChatClientOutboxTests {
     let root = TemporaryRoot()
     let harness = try await Self.writtenOffline(["alice's words"], root: root)
 
+    harness.client.signOut()
     harness.client.identify(UserIdentity(userID: "bob"))
     await harness.client.settled()
 

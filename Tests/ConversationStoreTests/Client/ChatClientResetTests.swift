@@ -25,8 +25,10 @@ struct ChatClientResetTests {
     client.changeStandingApprovals(
       .granted(ApprovalGrant(toolName: "refund", grantedAt: Date(timeIntervalSince1970: 1))))
     #expect(await harness.drop(harness.socket, throwing: ChatError(.network, "tunnel")))
+    // (the store hears of the drop after the client: a message written before would be sent, not queued)
+    _ = try #require(await chat.state(where: { $0.connection.isOffline }))
     chat.sendMessage("Where is it now?")
-    _ = await chat.state(where: { $0.messages.outgoing.first?.delivery == .queued })
+    _ = try #require(await chat.state(where: { $0.messages.outgoing.first?.delivery == .queued }))
     await client.settled()
     let numbering = try #require(client.outboxSequencing)
     #expect(client.outboxOperationCount == 1)

@@ -132,16 +132,19 @@ struct ClientReducerTests {
   }
 
   @Test(
-    "who leaves decides the outbox's epoch: a signed-in person's ends with them, a guest's goes on into the account",
-    arguments: [(UserIdentity?.some(Self.alice), OutboxEpochChange.raised), (nil, .continued)])
-  func outboxEpochOnSwitch(from previous: UserIdentity?, expected: OutboxEpochChange) {
+    "only a sign-out ends the outbox's epoch: a person replacing another, or a guest signing in, goes on in it",
+    arguments: [
+      (UserIdentity?.some(Self.alice), UserIdentity?.some(UserIdentity(userID: "bob")), OutboxEpochChange.continued),
+      (nil, UserIdentity(userID: "bob"), .continued), (Self.alice, nil, .raised),
+    ])
+  func outboxEpochOnSwitch(from previous: UserIdentity?, to next: UserIdentity?, expected: OutboxEpochChange) {
     // Given a client with a store open, signed in or a guest
     let store = Self.started(identity: previous)
     store.exhaustivity = .off
     store.send(.open("c1", adopting: nil, unheld: []))
 
-    // When bob signs in, not keeping a guest's conversation
-    let effects = store.send(.identify(UserIdentity(userID: "bob"), keepingGuestConversation: false))
+    // When bob signs in (not keeping a guest's conversation), or alice signs out
+    let effects = store.send(next.map { .identify($0, keepingGuestConversation: false) } ?? .signOut)
 
     // Then the scope switch says what becomes of the outbox's numbering
     let switched = effects.compactMap { effect -> OutboxEpochChange? in
@@ -163,7 +166,9 @@ struct ClientReducerTests {
     store.send(
       next.map { .identify($0, keepingGuestConversation: false) } ?? .signOut,
       effects: [
-        .switchScope(userID: next?.userID, closing: [ConversationHandle(0)], with: clearing, outboxEpoch: .raised),
+        .switchScope(
+          userID: next?.userID, closing: [ConversationHandle(0)], with: clearing,
+          outboxEpoch: next == nil ? .raised : .continued),
         .cancel(Self.request(1)), .cancelTimer(.connectionHealthy), .cancelTimer(.outboxRetry),
         .cancelTimer(.reconnect), .connectRealtime(Self.request(3, epoch: 1)),
         .prepareBatch(Self.request(4, epoch: 1)),
