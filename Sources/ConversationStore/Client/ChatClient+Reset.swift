@@ -23,7 +23,6 @@ extension ChatClient {
       conversation.store.send(.clear)
       conversation.store.close()
     }
-    core.withLock { $0.parked = [] }
     let previous = storage.withLock { current -> ClientStorage in
       defer { current.listEpoch = nil }
       return current
@@ -32,8 +31,6 @@ extension ChatClient {
     for outcome in (previous.outbox?.operations ?? []).compactMap({ HostOperationOutcome($0, .refused(dropped)) }) {
       hostOperations?.deliver(outcome)
     }
-    let carried = previous.outbox?.sequencing
-    list.send(.identityChanged)
     if let root = options.storage {
       do throws(PersistenceError) {
         try root.forget(StorageScope(workspace: options.workspace, userID: previous.userID))
@@ -41,16 +38,9 @@ extension ChatClient {
         storageErrors.deliver(error)
       }
     }
-    var next = ClientStorage(userID: previous.userID, listEpoch: list.state.epoch)
-    Self.openScope(&next, options) { storageErrors.deliver($0) }
-    do throws(PersistenceError) {
-      if let carried, let outbox = next.outbox { try Self.continueNumbering(of: carried, in: outbox) }
+    openAfresh(previous.userID, numberingOnFrom: previous.outbox?.sequencing) { next throws(PersistenceError) in
       next.standingApprovals = previous.standingApprovals
       if !next.standingApprovals.isEmpty { try next.scope?.standingApprovals.save(next.standingApprovals) }
-    } catch {
-      storageErrors.deliver(error)
     }
-    storage.withLock { $0 = next }
-    handOutStandingApprovals()
   }
 }

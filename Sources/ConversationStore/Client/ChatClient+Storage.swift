@@ -49,8 +49,7 @@ extension ChatClient {
     guard !current.opened || current.userID != userID else { return }
     var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
     Self.openScope(&next, options) { storageErrors.deliver($0) }
-    storage.withLock { $0 = next }
-    handOutStandingApprovals()
+    use(next)
   }
 
   /// Hands `operation` to the worker, which makes it durable and then calls `done`; an operation that
@@ -158,8 +157,7 @@ extension ChatClient {
     } catch {
       storageErrors.deliver(error)
     }
-    storage.withLock { $0 = next }
-    handOutStandingApprovals()
+    use(next)
   }
 
   /// Another person: nothing more reaches the previous scope (the file slots are emptied here, on the
@@ -217,15 +215,31 @@ extension ChatClient {
     } catch {
       storageErrors.deliver(error)
     }
+    openAfresh(userID, numberingOnFrom: endsEpoch ? nil : carried)
+  }
+
+  /// The end of a change of person or a reset: nothing parked of the scope before, the list reset,
+  /// `userID`'s scope opened (its outbox numbering on from `carried`, when given; `prepare` adds to it before
+  /// it is used) and put in use.
+  func openAfresh(
+    _ userID: String?, numberingOnFrom carried: (epoch: UInt64, nextSequence: Int)?,
+    prepare: (inout ClientStorage) throws(PersistenceError) -> Void = { _ throws(PersistenceError) in }
+  ) {
     core.withLock { $0.parked = [] }
     list.send(.identityChanged)
     var next = ClientStorage(userID: userID, listEpoch: list.state.epoch)
     Self.openScope(&next, options) { storageErrors.deliver($0) }
-    if !endsEpoch, let carried, let outbox = next.outbox {
-      do throws(PersistenceError) { try Self.continueNumbering(of: carried, in: outbox) } catch {
-        storageErrors.deliver(error)
-      }
+    do throws(PersistenceError) {
+      if let carried, let outbox = next.outbox { try Self.continueNumbering(of: carried, in: outbox) }
+      try prepare(&next)
+    } catch {
+      storageErrors.deliver(error)
     }
+    use(next)
+  }
+
+  /// `next` is the storage in use from now on, and its person's standing approvals go to every open store.
+  func use(_ next: ClientStorage) {
     storage.withLock { $0 = next }
     handOutStandingApprovals()
   }

@@ -77,11 +77,7 @@ extension Store where R: ConversationReducing {
   /// Returns the client ID, which identifies the message for its whole life (retries included).
   @discardableResult
   public func sendMessage(_ text: String, attachments: [MessageAttachment] = []) -> ClientMessageID {
-    let clientID = ClientMessageID(environment.makeID())
-    send(
-      .send(
-        OutgoingMessage(clientID: clientID, text: text, attachments: attachments, createdAt: environment.clock.now())))
-    return clientID
+    send(text, attachments, as: ConversationAction.send)
   }
 
   /// Sends guidance for the turn the agent is answering, as `sendMessage` sends a message: it goes next,
@@ -92,9 +88,16 @@ extension Store where R: ConversationReducing {
   /// ```
   @discardableResult
   public func steer(_ text: String, attachments: [MessageAttachment] = []) -> ClientMessageID {
+    send(text, attachments, as: ConversationAction.steer)
+  }
+
+  /// `text` as a message with a new client ID and the environment's time, sent as `action` makes it.
+  private func send(
+    _ text: String, _ attachments: [MessageAttachment], as action: (OutgoingMessage) -> ConversationAction
+  ) -> ClientMessageID {
     let clientID = ClientMessageID(environment.makeID())
     send(
-      .steer(
+      action(
         OutgoingMessage(clientID: clientID, text: text, attachments: attachments, createdAt: environment.clock.now())))
     return clientID
   }

@@ -33,13 +33,8 @@ extension ClientReducer {
     // next person's batches as stale.
     let outboxEpoch: OutboxEpochChange = identity == nil ? .raised : .continued
     state.identity = identity
-    state.epoch = state.epoch.next
-    state.open = [:]
-    state.conversations = [:]
-    state.newConversation = nil
-    state.lastUse = [:]
+    forgetEveryStore(&state)
     state.needsCredentials = false
-    state.backgroundError = nil
     let clearing: ConversationAction = identity.map { .identify($0, keepingGuestConversation: false) } ?? .signOut
     return [.switchScope(userID: identity?.userID, closing: handles, with: clearing, outboxEpoch: outboxEpoch)]
       + restartBackgroundWork(&state)
@@ -49,17 +44,22 @@ extension ClientReducer {
   /// flight, and the scope's data goes (`resetScope`). Not a sign-out: the outbox's epoch goes on.
   func resetSession(_ state: inout ClientState) -> [ClientEffect] {
     let handles = state.openHandles
+    forgetEveryStore(&state)
+    let contact = state.contact
+    var effects: [ClientEffect] = [.resetScope(closing: handles)] + restartBackgroundWork(&state)
+    // A guest's contact details are the person's, not the conversation's: they stay.
+    if let contact { effects += setContactDetails(contact, &state) }
+    return effects
+  }
+
+  /// A new epoch fences what the stores had in flight, and the client holds none of them any more.
+  private func forgetEveryStore(_ state: inout ClientState) {
     state.epoch = state.epoch.next
     state.open = [:]
     state.conversations = [:]
     state.newConversation = nil
     state.lastUse = [:]
     state.backgroundError = nil
-    let contact = state.contact
-    var effects: [ClientEffect] = [.resetScope(closing: handles)] + restartBackgroundWork(&state)
-    // A guest's contact details are the person's, not the conversation's: they stay.
-    if let contact { effects += setContactDetails(contact, &state) }
-    return effects
   }
 
   /// The connection, a credential refresh and the uploader of the previous epoch stop; new ones start. The

@@ -8,10 +8,7 @@ extension ConversationReducer {
   /// behind them, whatever holds them). Offline, a send waits with the others in the conversation or the
   /// outbox, in order, as it always has: nothing is answering then.
   func sendOrQueue(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
-    guard state.status == .ongoing, !state.connection.isOffline, state.isAnswering || !state.followUps.isEmpty
-    else {
-      return send(outgoing, &state)
-    }
+    guard Self.sendsWait(state) else { return send(outgoing, &state) }
     switch policy.whileAnswering {
     case .queue: return enqueue(outgoing, &state)
     case .overlap: return send(outgoing, &state)
@@ -24,11 +21,14 @@ extension ConversationReducer {
   /// Guidance for the running turn: a follow-up sent next (first in the queue), or sent at once with nothing
   /// answering and nothing queued (`ConversationAction.steer`).
   func steer(_ outgoing: OutgoingMessage, _ state: inout ConversationState) -> [ConversationEffect] {
-    guard state.status == .ongoing, !state.connection.isOffline, state.isAnswering || !state.followUps.isEmpty
-    else {
-      return send(outgoing, &state)
-    }
+    guard Self.sendsWait(state) else { return send(outgoing, &state) }
     return enqueue(outgoing, at: 0, &state)
+  }
+
+  /// Whether a message written now waits its turn: the AI agent has the conversation, it is online, and the
+  /// agent answers or turns already wait.
+  private static func sendsWait(_ state: ConversationState) -> Bool {
+    state.status == .ongoing && !state.connection.isOffline && (state.isAnswering || !state.followUps.isEmpty)
   }
 
   /// Puts `outgoing`, checked as `send` checks it, at `position` in the queue (the end when nil).
