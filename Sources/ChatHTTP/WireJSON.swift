@@ -33,8 +33,10 @@ enum WireJSON {
       ?? (try? Date(text, strategy: .iso8601))
   }
 
+  /// RFC 3339 in UTC with milliseconds and its `Z`: without the zone a server reads the time as its own
+  /// local time (the outbox's `enqueued_at` and `created_at` went out so until the list's `pinned_at` showed it).
   static func formatDate(_ date: Date) -> String {
-    date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+    Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
   }
 
   /// Decodes `T` from a frame's or body's JSON, or says what was wrong as the protocol's error.
