@@ -38,6 +38,16 @@ extension CompanionBackend {
     return try await companion.conversations(after: cursor, limit: limit)
   }
 
+  public func updateConversation(_ conversation: ConversationID, _ change: ConversationChange) async throws {
+    guard let companion else { throw ChatError.unsupported("a conversation list") }
+    try await companion.updateConversation(conversation, change)
+  }
+
+  public func deleteConversation(_ conversation: ConversationID) async throws {
+    guard let companion else { throw ChatError.unsupported("a conversation list") }
+    try await companion.deleteConversation(conversation)
+  }
+
   public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {
     guard let companion else { throw ChatError.unsupported("ratings") }
     try await companion.rate(message, in: conversation, as: rating)

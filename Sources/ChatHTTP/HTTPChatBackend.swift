@@ -161,6 +161,11 @@ public final class HTTPChatBackend: ChatBackend {
       // whatever the frame was about).
       let mapped: RealtimeUpdate?
       do throws(ChatError) {
+        if let listEvents = try RealtimeEventMapper.listEvents(event, receivedAt: self.now()) {
+          // The user's list, on the shared connection only: a conversation's own connection has no list.
+          if conversation == nil { elements += listEvents.map(RealtimeUpdate.list) }
+          return
+        }
         mapped = try RealtimeEventMapper.map(event, receivedAt: self.now(), policy: self.policy)
       } catch {
         elements.append(.rejected(error))
@@ -234,6 +239,30 @@ public final class HTTPChatBackend: ChatBackend {
     return ConversationPage(
       conversations: page.conversations.map(\.summary), nextCursor: page.nextCursor.map(PageCursor.init(rawValue:)),
       hasMore: page.hasMore ?? (page.nextCursor != nil), totalCount: page.totalCount)
+  }
+
+  /// `PATCH B/conversations/{id}` with the one field changed (`{"title": …}`, `{"pinned": true, "pinned_at":
+  /// …}` or `{"pinned": false}`, `{"archived": …}`, `{"unread": …}`), answered `204` (or `200` with the
+  /// conversation, not read). Errors as for any call: a refusal (`400 INVALID_TITLE`, `404`) rolls the change
+  /// back; a network error, a `5xx` or a `429` is retried by the list.
+  public func updateConversation(_ conversation: ConversationID, _ change: ConversationChange) async throws {
+    try await Self.listCall { try await self.transport.call(.updateConversation(conversation, change)) }
+  }
+
+  /// `DELETE B/conversations/{id}`, answered `204`. A `404` is `CONVERSATION_NOT_FOUND`, which the list counts
+  /// as done.
+  public func deleteConversation(_ conversation: ConversationID) async throws {
+    try await Self.listCall { try await self.transport.call(.deleteConversation(conversation)) }
+  }
+
+  /// A list change, where a server without the list's endpoints (`405`, `501`) is `UNSUPPORTED`: the change
+  /// is then kept on the device, where a `501` read as a server error would be retried for ever.
+  private static func listCall(_ call: () async throws -> Void) async throws {
+    do {
+      try await call()
+    } catch let error as ChatError where (error.status == 405 || error.status == 501) && error.code != .unsupported {
+      throw ChatError.unsupported("a conversation list")
+    }
   }
 
   public func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws {

@@ -4,7 +4,9 @@ public import Foundation
 public import ServerSentEvents
 
 /// Turns the realtime stream's typed events (`message.created`, `typing.started`, … in
-/// `Docs/HTTP-PROTOCOL.md`) into the store's realtime events. Unknown types give nil, and so does a
+/// `Docs/HTTP-PROTOCOL.md`) into the store's realtime events, and those about the user's list
+/// (`conversation.updated`, `conversation.deleted`) into list events (`listEvents(_:receivedAt:)`).
+/// Unknown types give nil, and so does a
 /// `message.deleted` with `"branch": true` (the message left the server's line and is kept as a branch;
 /// the store keeps its own tree); a frame whose JSON
 /// cannot be read throws `INVALID_EVENT`, and so does a message whose sources cannot be (see
@@ -67,6 +69,33 @@ public enum RealtimeEventMapper {
     }
     return .event(conversation, mapped)
   }
+
+  /// What a frame about the user's list of conversations means for it, or nil for any other type (those are
+  /// a conversation's: `map(_:receivedAt:policy:)`, which gives nil for these two). `conversation.updated`
+  /// is one `ConversationListEvent.conversationChanged` per field it carries, in the order `title`,
+  /// `pinned` (with `pinned_at`, else `receivedAt`), `archived`, `unread`; none when it carries none of
+  /// them. `conversation.deleted` is `conversationDeleted`. A frame that cannot be read (a field of the
+  /// wrong type, an empty title, no `conversation_id`) throws `INVALID_EVENT`.
+  ///
+  /// ```swift
+  /// if let events = try RealtimeEventMapper.listEvents(event, receivedAt: Date()) {
+  ///   for event in events { list.send(.realtime(event)) }
+  /// }
+  /// ```
+  public static func listEvents(_ event: ServerSentEvent, receivedAt: Date) throws(ChatError)
+    -> [ConversationListEvent]?
+  {
+    guard Self.listTypes.contains(event.type) else { return nil }
+    let frame = try event.withDataUTF8 { bytes throws(ChatError) in
+      try WireJSON.decode(ConversationUpdatedFrame.self, from: Data(bytes), what: "a \"\(event.type)\" event")
+    }
+    let conversation = ConversationID(frame.conversationId)
+    guard event.type == "conversation.updated" else { return [.conversationDeleted(conversation)] }
+    return try frame.changes(receivedAt: receivedAt).map { .conversationChanged(conversation, $0) }
+  }
+
+  /// The frames about the user's list (`listEvents(_:receivedAt:)`).
+  static let listTypes: Set<String> = ["conversation.updated", "conversation.deleted"]
 
   static let known: Set<String> = [
     "message.created", "message.edited", "message.deleted", "typing.started", "typing.stopped",

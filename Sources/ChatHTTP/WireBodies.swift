@@ -17,6 +17,17 @@ package struct Endpoint: Sendable {
   package static func post(_ path: String, body: Data, key: String? = nil) -> Endpoint {
     Endpoint(method: "POST", path: path, body: body, key: key)
   }
+
+  /// A partial update of the resource at `path`: it sets what `body` names, so sending it again does no harm
+  /// (no `Idempotency-Key`).
+  package static func patch(_ path: String, body: Data) -> Endpoint {
+    Endpoint(method: "PATCH", path: path, body: body)
+  }
+
+  /// A deletion of the resource at `path`, without a body (no `Idempotency-Key`: a repeat finds it gone).
+  package static func delete(_ path: String) -> Endpoint {
+    Endpoint(method: "DELETE", path: path)
+  }
 }
 
 extension Rating {
@@ -246,6 +257,8 @@ struct ConversationsBody: Decodable {
   }
 }
 
+/// A row of the list. What the user manages (`pinned_at`, `archived`, `unread`, `title_set_by_user`) is
+/// optional: absent or `null` is not pinned, not archived, not marked, a title the user did not give.
 struct WireConversation: Decodable {
   var id: String
   var title: String?
@@ -253,18 +266,28 @@ struct WireConversation: Decodable {
   var lastActivityAt: Date?
   var unreadCount: Int?
   var lastMessagePreview: String?
+  var pinnedAt: Date?
+  var archived: Bool?
+  var unread: Bool?
+  var titleSetByUser: Bool?
 
   private enum CodingKeys: String, CodingKey {
-    case id, title, status
+    case id, title, status, archived, unread
     case lastActivityAt = "last_activity_at"
     case unreadCount = "unread_count"
     case lastMessagePreview = "last_message_preview"
+    case pinnedAt = "pinned_at"
+    case titleSetByUser = "title_set_by_user"
   }
 
   var summary: ConversationSummary {
-    ConversationSummary(
+    var summary = ConversationSummary(
       id: ConversationID(id), title: title, status: status.flatMap(ConversationStatus.init(wire:)) ?? .ongoing,
-      lastActivityAt: lastActivityAt, unreadCount: unreadCount ?? 0, lastMessagePreview: lastMessagePreview)
+      lastActivityAt: lastActivityAt, unreadCount: unreadCount ?? 0, lastMessagePreview: lastMessagePreview,
+      pinnedAt: pinnedAt, isArchived: archived ?? false)
+    summary.isMarkedUnread = unread ?? false
+    summary.isTitleSetByUser = titleSetByUser ?? false
+    return summary
   }
 }
 

@@ -2,8 +2,8 @@ public import ConversationState
 public import Foundation
 
 /// A golden fixture: a rule written as data — a starting state, then steps of action in, expected state
-/// changes and effects out. It runs `ConversationReducer` or, when `reducer` says `client`, `ClientReducer`.
-/// See `Tests/Fixtures/README.md` for the format.
+/// changes and effects out. It runs `ConversationReducer`, or `ClientReducer` when `reducer` says `client`,
+/// or `ConversationListReducer` when it says `list`. See `Tests/Fixtures/README.md` for the format.
 public struct ConversationFixture: Codable, Sendable, Equatable {
   /// Which reducer a fixture runs, and so which state, action and effect types its JSON is.
   public enum Kind: String, Codable, Sendable, Equatable {
@@ -11,11 +11,14 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     case conversation
     /// `ClientReducer`: `ClientState`, `ClientAction`, `ClientEffect`.
     case client
+    /// `ConversationListReducer`: `ConversationListState`, `ConversationListAction`, `ConversationListEffect`.
+    case list
   }
 
   /// How a fixture's reducer is made; each setting left out keeps its default. The policy settings
-  /// (`pollInterval`, `connectionMode`, `whileAnswering`) fit both reducers; the others only `ClientReducer`. A key that is not
-  /// one of these fails the fixture, so a misspelt setting cannot pass for a default.
+  /// (`pollInterval`, `connectionMode`, `whileAnswering`, `deleteUndoWindow`, `archivedOnNewMessage`) fit
+  /// every reducer; the others only `ClientReducer`. A key that is not one of these fails the fixture, so a
+  /// misspelt setting cannot pass for a default.
   public struct Settings: Codable, Sendable, Equatable {
     /// `ClientReducer.maximumIdleConversations` (default 8).
     public var maximumIdleConversations: Int?
@@ -27,17 +30,24 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
     public var connectionMode: ConnectionMode?
     /// `ChatPolicy.whileAnswering` (default `queue`).
     public var whileAnswering: FollowUpPolicy?
+    /// `ChatPolicy.deleteUndoWindow` (default 5 s), for a list fixture.
+    public var deleteUndoWindow: Double?
+    /// `ChatPolicy.archivedOnNewMessage` (default `returnsToList`), for a list fixture.
+    public var archivedOnNewMessage: ArchivedConversationActivity?
 
     /// Settings that change what is given and keep the other defaults.
     public init(
       maximumIdleConversations: Int? = nil, refreshesCredentials: Bool? = nil, pollInterval: Double? = nil,
-      connectionMode: ConnectionMode? = nil, whileAnswering: FollowUpPolicy? = nil
+      connectionMode: ConnectionMode? = nil, whileAnswering: FollowUpPolicy? = nil, deleteUndoWindow: Double? = nil,
+      archivedOnNewMessage: ArchivedConversationActivity? = nil
     ) {
       self.maximumIdleConversations = maximumIdleConversations
       self.refreshesCredentials = refreshesCredentials
       self.pollInterval = pollInterval
       self.connectionMode = connectionMode
       self.whileAnswering = whileAnswering
+      self.deleteUndoWindow = deleteUndoWindow
+      self.archivedOnNewMessage = archivedOnNewMessage
     }
 
     /// `ChatPolicy()` with the policy settings given here.
@@ -46,6 +56,8 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
       if let pollInterval { policy.pollInterval = pollInterval }
       if let connectionMode { policy.connectionMode = connectionMode }
       if let whileAnswering { policy.whileAnswering = whileAnswering }
+      if let deleteUndoWindow { policy.deleteUndoWindow = deleteUndoWindow }
+      if let archivedOnNewMessage { policy.archivedOnNewMessage = archivedOnNewMessage }
       return policy
     }
 
@@ -54,6 +66,7 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
       case maximumIdleConversations, refreshesCredentials, pollInterval, connectionMode, whileAnswering
+      case deleteUndoWindow, archivedOnNewMessage
     }
 
     /// Decodes the settings, refusing a key that names no setting.
@@ -70,6 +83,9 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
       pollInterval = try container.decodeIfPresent(Double.self, forKey: .pollInterval)
       connectionMode = try container.decodeIfPresent(ConnectionMode.self, forKey: .connectionMode)
       whileAnswering = try container.decodeIfPresent(FollowUpPolicy.self, forKey: .whileAnswering)
+      deleteUndoWindow = try container.decodeIfPresent(Double.self, forKey: .deleteUndoWindow)
+      archivedOnNewMessage = try container.decodeIfPresent(
+        ArchivedConversationActivity.self, forKey: .archivedOnNewMessage)
     }
 
     private struct AnyKey: CodingKey {
@@ -105,18 +121,18 @@ public struct ConversationFixture: Codable, Sendable, Equatable {
 
   /// A short identifier for the fixture, shown in reports.
   public var name: String
-  /// The rule this fixture pins: one of DESIGN.md's "Conversation rules", or a client rule
-  /// ("Client identity", "Client connection", …).
+  /// The rule this fixture pins: one of DESIGN.md's "Conversation rules", a client rule ("Client identity",
+  /// "Client connection", …), or for a list fixture "List rules".
   public var rule: String
   /// Which reducer runs the fixture; nil means `conversation`.
   public var reducer: Kind?
   /// What the fixture shows, in a sentence, for the person reading it.
   public var description: String?
-  /// Laid over the JSON of a fresh state (`ConversationState()`, or `ClientState()` for a client fixture) to
-  /// make the starting state (`{"conversationID": "c1"}`).
+  /// Laid over the JSON of a fresh state (`ConversationState()`, `ClientState()` for a client fixture,
+  /// `ConversationListState()` for a list fixture) to make the starting state (`{"conversationID": "c1"}`).
   public var initial: JSONValue?
-  /// How the `ClientReducer` of a client fixture is made; nil keeps every default. Only client fixtures
-  /// may have settings.
+  /// How the fixture's reducer is made; nil keeps every default. Only client fixtures may have the
+  /// `ClientReducer` settings.
   public var settings: Settings?
   /// The actions to send, in order, each with what it must change and emit.
   public var steps: [Step]

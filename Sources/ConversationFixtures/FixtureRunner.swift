@@ -2,8 +2,9 @@ import ConversationState
 import Foundation
 import Reducers
 
-/// Runs fixtures through their reducer (`ConversationReducer`, or `ClientReducer` for a client fixture), or
-/// records their expectations from it. Both kinds go through the same code, generic over the reducer.
+/// Runs fixtures through their reducer (`ConversationReducer`, `ClientReducer` for a client fixture,
+/// `ConversationListReducer` for a list fixture), or records their expectations from it. Every kind goes
+/// through the same code, generic over the reducer.
 public enum FixtureRunner {
   /// The outcome of one step.
   public struct StepResult: Sendable, Equatable {
@@ -35,6 +36,7 @@ public enum FixtureRunner {
       switch try kind(of: fixture) {
       case .conversation: return check(fixture, on: .conversation(fixture.settings))
       case .client: return check(fixture, on: .client(fixture.settings))
+      case .list: return check(fixture, on: .list(fixture.settings))
       }
     } catch {
       return Result(name: fixture.name, steps: [], error: "\(error)")
@@ -46,13 +48,14 @@ public enum FixtureRunner {
     switch try kind(of: fixture) {
     case .conversation: return try record(fixture, on: .conversation(fixture.settings))
     case .client: return try record(fixture, on: .client(fixture.settings))
+    case .list: return try record(fixture, on: .list(fixture.settings))
     }
   }
 
-  /// The reducer `fixture` runs; a client's settings on a conversation fixture are an error, not ignored.
+  /// The reducer `fixture` runs; a client's settings on another kind of fixture are an error, not ignored.
   static func kind(of fixture: ConversationFixture) throws -> ConversationFixture.Kind {
     let kind = fixture.reducer ?? .conversation
-    if kind == .conversation && fixture.settings?.hasClientSettings == true {
+    if kind != .client && fixture.settings?.hasClientSettings == true {
       throw FixtureError.badSettings(
         "only a fixture with \"reducer\": \"client\" has maximumIdleConversations or refreshesCredentials")
     }
@@ -165,9 +168,10 @@ public enum FixtureRunner {
   }
 
   /// The path a recorded expectation is written at: a whole row or field that appeared or disappeared, else
-  /// the changed field of a message row (`messages[c1].delivery`) or of the state (`history.cursor`).
+  /// the changed field of a message or list row (`messages[c1].delivery`, `conversations[c1].title`) or of
+  /// the state (`history.cursor`).
   static func collapse(_ path: JSONPath, _ before: JSONValue, _ after: JSONValue) -> JSONPath {
-    let depth = path.segments.first == "messages" ? 3 : 2
+    let depth = ["messages", "conversations"].contains(path.segments.first) ? 3 : 2
     for length in 1...path.segments.count {
       let prefix = path.prefix(length)
       if before[prefix] == nil || after[prefix] == nil || switchesCase(before[prefix], after[prefix]) { return prefix }
@@ -220,5 +224,17 @@ extension Subject where R == ClientReducer {
     return Subject(
       reducer: reducer, fresh: ClientState(), invariantViolations: { $0.invariantViolations() },
       transitionViolations: { after, before in after.transitionViolations(from: before) })
+  }
+}
+
+extension Subject where R == ConversationListReducer {
+  /// List fixtures: a fresh `ConversationListState()` and a `ConversationListReducer` with the policy
+  /// `settings` give, checked against the list state's invariants after every step. The list has no
+  /// transition rules of its own here: the ones that need a whole session (a deleted conversation never
+  /// listed again, no request sent twice) are `ListFuzzer`'s.
+  static func list(_ settings: ConversationFixture.Settings?) -> Self {
+    Subject(
+      reducer: ConversationListReducer(policy: settings?.policy ?? ChatPolicy()), fresh: ConversationListState(),
+      invariantViolations: { $0.invariantViolations() }, transitionViolations: { _, _ in [] })
   }
 }

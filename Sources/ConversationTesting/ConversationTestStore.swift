@@ -25,17 +25,22 @@ extension TestStore where R == ConversationReducer {
 }
 
 extension TestStore where R == ConversationListReducer {
-  /// A conversation-list test store that checks its invariants after every step and reports a page request
-  /// still in flight at `finish()`.
+  /// A conversation-list test store that checks its invariants after every step and reports a page request,
+  /// a change or a deletion still in flight at `finish()`.
   public convenience init(
-    _ initialState: ConversationListState = ConversationListState(), exhaustivity: Exhaustivity = .on,
-    sourceLocation: SourceLocation = #_sourceLocation
+    _ initialState: ConversationListState = ConversationListState(), policy: ChatPolicy = ChatPolicy(),
+    exhaustivity: Exhaustivity = .on, sourceLocation: SourceLocation = #_sourceLocation
   ) {
     self.init(
-      initialState: initialState, reducer: ConversationListReducer(), exhaustivity: exhaustivity,
+      initialState: initialState, reducer: ConversationListReducer(policy: policy), exhaustivity: exhaustivity,
       outstanding: { effect, state, _ in
-        guard case .fetchConversations(let requestID, _, _) = effect else { return false }
-        return state.loading?.requestID == requestID
+        switch effect {
+        case .fetchConversations(let requestID, _, _): return state.loading?.requestID == requestID
+        case .updateConversation(let requestID, _, _):
+          return state.edits.contains { $0.sending?.requestID == requestID }
+        case .deleteConversation(let requestID, _): return state.deleting.contains { $0.requestID == requestID }
+        default: return false
+        }
       },
       invariants: { _, current in current.invariantViolations() }, sourceLocation: sourceLocation)
   }

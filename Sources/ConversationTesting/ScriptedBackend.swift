@@ -29,6 +29,16 @@ public final class ScriptedBackend: ChatBackend {
     /// File names whose next upload fails once.
     var failingUploads: Set<String> = []
     var uploads: [String] = []
+    /// The list changes and deletions received, in order.
+    var listChanges: [ListChange] = []
+    /// When set, every list change and deletion is refused with it.
+    var listRefusal: ChatError?
+  }
+
+  /// A change of the user's list the backend received (`updateConversation`, `deleteConversation`).
+  public enum ListChange: Hashable, Sendable {
+    case updated(ConversationID, ConversationChange)
+    case deleted(ConversationID)
   }
 
   private let clock: any ChatClock
@@ -272,6 +282,31 @@ public final class ScriptedBackend: ChatBackend {
       script.conversationPages.isEmpty
         ? ConversationPage(conversations: [], nextCursor: nil, hasMore: false) : script.conversationPages.removeFirst()
     }
+  }
+
+  /// Accepts and records every change of the list (`listChanges`), unless `refuseListChanges(with:)` said.
+  public func updateConversation(_ conversation: ConversationID, _ change: ConversationChange) async throws {
+    try recordListChange(.updated(conversation, change))
+  }
+
+  /// Accepts and records every deletion (`listChanges`), unless `refuseListChanges(with:)` said.
+  public func deleteConversation(_ conversation: ConversationID) async throws {
+    try recordListChange(.deleted(conversation))
+  }
+
+  /// The list changes and deletions received so far, in order (refused ones included).
+  public var listChanges: [ListChange] { script.withLock { $0.listChanges } }
+
+  /// From now on, refuses every list change and deletion with `error` (nil: accepts them again), as a
+  /// server that is down (`.network`) or says no (`.unauthorized`) does.
+  public func refuseListChanges(with error: ChatError?) { script.withLock { $0.listRefusal = error } }
+
+  private func recordListChange(_ change: ListChange) throws {
+    let refusal = script.withLock { script -> ChatError? in
+      script.listChanges.append(change)
+      return script.listRefusal
+    }
+    if let refusal { throw refusal }
   }
 
   /// Accepts every rating.

@@ -528,7 +528,7 @@ final class Inbox: Sendable {
           case .opened: opened.withLock { $0 += 1 }
           case .rejected(let error): rejected.withLock { $0.append(error) }
           case .event(_, .messageCreated(let message)): texts.withLock { $0.append(message.text) }
-          case .event: break
+          case .event, .list: break
           }
         }
       } catch {}

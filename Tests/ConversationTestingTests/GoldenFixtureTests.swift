@@ -90,6 +90,33 @@ struct GoldenFixtureTests {
     }
   }
 
+  @Test("the list fixtures pin the List rules, each named list-*.json and run by ConversationListReducer")
+  func listCoverage() throws {
+    let fixtures = try Self.files.map { try ConversationFixture.load(from: Self.directory.appendingPathComponent($0)) }
+    let list = fixtures.filter { $0.reducer == .list }
+    #expect(list.count >= 7)
+    #expect(Set(list.map(\.rule)) == ["List rules"])
+    for (file, fixture) in zip(Self.files, fixtures) {
+      #expect(file.hasPrefix("list-") == (fixture.reducer == .list), "\(file): list fixtures are list-*.json")
+    }
+  }
+
+  @Test("a list fixture's settings make its reducer: without them a deletion waits out the 5 s undo window")
+  func listSettings() throws {
+    var fixture = try ConversationFixture.load(
+      from: Self.directory.appendingPathComponent("list-delete-offline-holds.json"))
+    #expect(FixtureRunner.check(fixture).passed)
+    fixture.settings = nil
+    let result = FixtureRunner.check(fixture)
+    #expect(result.steps.first?.passed == false)
+    #expect(
+      result.steps.first?.differences.contains(
+        #"effects: expected [{"deleteConversation":{"_0":"r0.1","_1":"c1"}}], got [{"startTimer":{"_0":{"undoWindow":{"_0":"c1"}},"after":5}}]"#
+      ) == true, "\(result.steps.first?.differences ?? [])")
+    fixture.settings = .init(maximumIdleConversations: 1)
+    #expect(FixtureRunner.check(fixture).error?.contains("the settings do not fit") == true)
+  }
+
   @Test("a client fixture whose expectation is wrong fails at that step, naming the path and both values")
   func wrongClientExpectation() throws {
     var fixture = try ConversationFixture.load(
@@ -194,8 +221,9 @@ struct GoldenFixtureTests {
 
   @Test("recording reproduces the committed expectations exactly")
   func recordingIsStable() throws {
-    // Every client fixture, and the first of the others.
-    for file in Set(Self.files.prefix(10)).union(Self.files.filter { $0.hasPrefix("client-") }).sorted() {
+    // Every client and list fixture, and the first of the others.
+    let clientAndList = Self.files.filter { $0.hasPrefix("client-") || $0.hasPrefix("list-") }
+    for file in Set(Self.files.prefix(10)).union(clientAndList).sorted() {
       let fixture = try ConversationFixture.load(from: Self.directory.appendingPathComponent(file))
       #expect(try FixtureRunner.record(fixture) == fixture, "\(file)")
     }

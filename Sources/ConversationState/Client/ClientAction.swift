@@ -22,6 +22,9 @@ public enum ClientAction: Equatable, Sendable, Codable {
   case signOut
   /// Discard what the person has here and start afresh, signed in as they are (see `ChatClient.resetSession`).
   case resetSession
+  /// The list deleted a conversation (the user's deletion confirmed, or another device's reported): a store
+  /// open on it closes, and what the device stores of it goes.
+  case forgetConversation(ConversationID)
   /// The host has a fresh credential: everything that waited for one resumes.
   case credentialsRefreshed
   /// The anonymous user gave contact details (checked by `ChatClient.setContactDetails` first).

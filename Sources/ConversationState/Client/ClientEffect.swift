@@ -23,6 +23,9 @@ public enum ClientEffect: Equatable, Sendable, Codable {
   /// dropped with its numbering going on in the same epoch, and the list reset; then the scope is opened
   /// afresh.
   case resetScope(closing: [ConversationHandle])
+  /// Close the store of a deleted conversation (when one is open) without a last write, and delete its file,
+  /// archived messages, search entries and queued work.
+  case deleteStoredConversation(ConversationID, closing: ConversationHandle?)
   /// Open the shared realtime connection as `request`.
   case connectRealtime(RequestID)
   /// Cancel the request (the connection, a credential refresh, an upload).

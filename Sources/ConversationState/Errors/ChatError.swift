@@ -213,6 +213,9 @@ extension ChatError {
     /// The device could not store something it had to keep (a full disk, an unwritable data folder); trying
     /// again can work once space is freed.
     public static let storageFailed: Code = "STORAGE_FAILED"
+    /// A conversation title the user gave that cannot be kept: empty once trimmed, or longer than
+    /// `ConversationSummary.maximumUserTitleLength`, or refused by the server.
+    public static let invalidTitle: Code = "INVALID_TITLE"
     static let transient: Set<Code> = [
       .rateLimited, .providerError, .incompleteStream, .network, .timeout, .storageFailed, .syncStalled,
       // The operation itself was fine: sent again, it can go.
@@ -227,7 +230,7 @@ extension ChatError {
       .invalidAction, .cancelled, .unsupported, .insecureURL, .messageTooLong, .attachmentTypeNotAllowed,
       .eventForOtherConversation, .chatUnavailable, .toolNotFound, .toolFailed, .attachmentUnavailable,
       .eventTooLarge, .responseTooLarge, .replyTooLarge, .redirectRefused, .invalidConfiguration, .notResumable,
-      .operationTooLarge, .invalidContact, .tooManyFollowUps,
+      .operationTooLarge, .invalidContact, .tooManyFollowUps, .invalidTitle,
     ]
   }
 

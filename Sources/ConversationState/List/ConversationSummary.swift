@@ -4,6 +4,8 @@ public import Foundation
 public struct ConversationSummary: Identifiable, Hashable, Sendable, Codable {
   /// How long a title taken from the customer's first message may be.
   public static let maximumTitleLength = 80
+  /// How long a title the user gives (`ConversationChange.title`) may be, in characters.
+  public static let maximumUserTitleLength = 200
 
   /// The conversation this row shows.
   public var id: ConversationID
@@ -20,6 +22,19 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable, Codable {
   /// The server's ID of the newest message the list was told of, when it had one: the same message told
   /// again counts once.
   public var lastMessageID: ServerMessageID?
+  /// When the row was pinned (the device's clock for a pin made here, the server's for one it reports);
+  /// nil when it is not. Pinned rows come first, earliest pinned first (`ConversationListState.shown`).
+  public var pinnedAt: Date?
+  /// Whether the user archived the conversation: listed only under `ConversationListState.showsArchived`.
+  public var isArchived: Bool = false
+  /// Whether the user marked the conversation unread: a dot on the row until it is opened (`markRead`).
+  public var isMarkedUnread: Bool = false
+  /// Whether `title` is one the user gave: a generated title (`ConversationListAction.titleGenerated`) or
+  /// one taken from the first message never replaces it.
+  public var isTitleSetByUser: Bool = false
+
+  /// Whether the row is pinned.
+  public var isPinned: Bool { pinnedAt != nil }
 
   /// A row as the server or a realtime event describes it; by default `ongoing`, with nothing unread.
   /// A summary as the server sends it. A server that gives no title (nil or empty) gets one from the
@@ -27,14 +42,33 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable, Codable {
   /// arrives.
   public init(
     id: ConversationID, title: String? = nil, status: ConversationStatus = .ongoing, lastActivityAt: Date? = nil,
-    unreadCount: Int = 0, lastMessagePreview: String? = nil
+    unreadCount: Int = 0, lastMessagePreview: String? = nil, pinnedAt: Date? = nil, isArchived: Bool = false
   ) {
+    self.pinnedAt = pinnedAt
+    self.isArchived = isArchived
     self.id = id
     self.title = title ?? ""
     self.status = status
     self.lastActivityAt = lastActivityAt ?? .distantPast
     self.unreadCount = unreadCount
     self.lastMessagePreview = lastMessagePreview
+  }
+
+  /// Reads a row; the fields added with the managed list (pins, archive, marks, a user's title) are
+  /// optional, so a list file written before them reads as it was.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decode(ConversationID.self, forKey: .id)
+    title = try container.decode(String.self, forKey: .title)
+    status = try container.decode(ConversationStatus.self, forKey: .status)
+    lastActivityAt = try container.decode(Date.self, forKey: .lastActivityAt)
+    unreadCount = try container.decode(Int.self, forKey: .unreadCount)
+    lastMessagePreview = try container.decodeIfPresent(String.self, forKey: .lastMessagePreview)
+    lastMessageID = try container.decodeIfPresent(ServerMessageID.self, forKey: .lastMessageID)
+    pinnedAt = try container.decodeIfPresent(Date.self, forKey: .pinnedAt)
+    isArchived = try container.decodeIfPresent(Bool.self, forKey: .isArchived) ?? false
+    isMarkedUnread = try container.decodeIfPresent(Bool.self, forKey: .isMarkedUnread) ?? false
+    isTitleSetByUser = try container.decodeIfPresent(Bool.self, forKey: .isTitleSetByUser) ?? false
   }
 
   /// A title made from the customer's first message: its first line, at most `maximumTitleLength` characters.

@@ -53,6 +53,11 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
   /// contact details again (default 30 s doubling to 240 s, full jitter), on the client's clock. A server's
   /// `Retry-After` replaces it for the attempt it answers, up to `maximumRetryAfter`.
   public var outboxBackoff: Backoff
+  /// Seconds a deleted conversation can be taken back (`ConversationListAction.undoDelete`) before the
+  /// deletion is sent (default 5, on the store's clock); 0 sends it at once.
+  public var deleteUndoWindow: Double
+  /// What a new message in an archived conversation does to it (default `.returnsToList`).
+  public var archivedOnNewMessage: ArchivedConversationActivity
   /// Seconds apart a server copy of the user's message may be from the local one and still be matched
   /// to it by author and text, for servers that never return the message's ID (default 300).
   public var echoMatchWindow: Double
@@ -158,8 +163,11 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     maximumErrorBodyBytes: Int = 64 * 1024, maximumUnreadBytes: Int = 4 * 1024 * 1024,
     maximumPartsPerReply: Int = 1024, toolResultDelivery: ToolResultDelivery = .duringReply,
     replyResumeAttempts: Int = 5, connectionMode: ConnectionMode = .realtime,
-    maximumHostOperationBytes: Int = 64 * 1024, maximumHistoryWalkPages: Int = 1000, rememberedHistoryWalks: Int = 16
+    maximumHostOperationBytes: Int = 64 * 1024, maximumHistoryWalkPages: Int = 1000, rememberedHistoryWalks: Int = 16,
+    deleteUndoWindow: Double = 5, archivedOnNewMessage: ArchivedConversationActivity = .returnsToList
   ) {
+    self.deleteUndoWindow = deleteUndoWindow
+    self.archivedOnNewMessage = archivedOnNewMessage
     self.connectionMode = connectionMode
     self.maximumHostOperationBytes = maximumHostOperationBytes
     self.maximumHistoryWalkPages = maximumHistoryWalkPages
@@ -254,6 +262,10 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     if let pollInterval, !(pollInterval.isFinite && pollInterval > 0) {
       throw ChatError(.invalidConfiguration, "ChatPolicy.pollInterval must be positive or nil; it is \(pollInterval).")
     }
+    if !(deleteUndoWindow.isFinite && deleteUndoWindow >= 0) {
+      throw ChatError(
+        .invalidConfiguration, "ChatPolicy.deleteUndoWindow must be 0 or more seconds; it is \(deleteUndoWindow).")
+    }
     if !(maximumRetryAfter.isFinite && maximumRetryAfter >= 0) {
       throw ChatError(
         .invalidConfiguration, "ChatPolicy.maximumRetryAfter must be 0 or more; it is \(maximumRetryAfter).")
@@ -327,6 +339,15 @@ public struct Backoff: Hashable, Sendable, Codable {
     let fraction = jitter.isNaN ? 1 : min(max(jitter, 0), 1)
     return ceiling * fraction
   }
+}
+
+/// What a new message in an archived conversation does to it (`ChatPolicy.archivedOnNewMessage`).
+public enum ArchivedConversationActivity: Hashable, Sendable, Codable {
+  /// A message from someone else brings the conversation back into the list (unarchived, and the change
+  /// sent like the user's), as mail and team chat do: an answer is not missed.
+  case returnsToList
+  /// It stays archived, as ChatGPT's archive does; its unread count still grows.
+  case staysArchived
 }
 
 /// How the results of the app's tool calls reach the agent (see `ChatPolicy.toolResultDelivery`): the two

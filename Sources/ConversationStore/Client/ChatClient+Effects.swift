@@ -25,12 +25,15 @@ extension ChatClient {
       switchScope(to: userID, closing: handles, with: clearing, outboxEpoch: outboxEpoch)
     case .resetScope(let handles):
       resetScope(closing: handles)
+    case .deleteStoredConversation(let id, let handle):
+      deleteStoredConversation(id, closing: handle)
     case .connectRealtime(let request):
       let updates = backend.realtime(conversation: nil)
       let list = list
       hub.open(
         request, updates,
         toList: { id, event, storeHasIt in ListBridge.route(event, of: id, isOpen: storeHasIt, to: list) },
+        listEvent: { list.send(.realtime($0)) },
         report: { [weak self] in self?.send($0) }, clock: environment.clock, jitter: environment.jitter)
     case .cancel(let request):
       hub.cancel(request)

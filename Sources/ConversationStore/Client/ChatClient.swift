@@ -102,17 +102,36 @@ public final class ChatClient: Sendable {
         errors.deliver(error)
       }
     }
-    list = ConversationListStore(restoredList ?? ConversationListState(), backend: backend, environment: environment)
+    // The list reaches the client through a relay: the client does not exist yet while its list is made.
+    let forgetting = StateLock<(@Sendable (ConversationID) -> Void)?>(nil)
+    let slot = storage
+    let worker = worker
+    let local = LocalConversationList(
+      page: { cursor, limit in
+        try await worker.run { () -> Result<ConversationPage, ChatError> in
+          guard let scope = slot.withLock({ $0.scope }) else { return .failure(.unsupported("a conversation list")) }
+          do throws(PersistenceError) {
+            return .success(try scope.storedConversations(after: cursor, limit: limit))
+          } catch {
+            return .failure(ChatError(.storageFailed, "The stored conversations could not be read: \(error)"))
+          }
+        }.get()
+      },
+      forget: { id in forgetting.withLock { $0 }?(id) })
+    list = ConversationListStore(
+      restoredList ?? ConversationListState(), backend: backend, environment: environment, policy: policy,
+      local: options.storage == nil ? nil : local)
     opened.listEpoch = list.state.epoch
     storage.withLock { $0 = opened }
-    let slot = storage
     listTask.withLock {
       $0 = ListBridge.persist(
         list: list, worker: worker,
-        target: { epoch in slot.withLock { $0.listEpoch == epoch ? $0.scope?.conversationList : nil } },
+        target: { epoch in slot.withLock { $0.listEpoch == epoch ? $0.scope : nil } },
         onStorageError: { errors.deliver($0) }, onWritten: { errors.wrote() })
     }
+    forgetting.withLock { $0 = { [weak self] id in self?.send(.forgetConversation(id)) } }
     send(.start)
+    if let restoredList, !restoredList.edits.isEmpty || !restoredList.deleting.isEmpty { list.send(.resumeEdits) }
   }
 
   deinit {

@@ -17,11 +17,14 @@ enum ListBridge {
     if let listEvent = ConversationListEvent(event, in: id) { list.send(.realtime(listEvent)) }
   }
 
-  /// Saves each list snapshot to the file `target` names for its epoch (none while the identity changes,
-  /// or after a sign-out until the new list), on the client's worker, after what was handed to it before.
+  /// Saves each list snapshot to the scope `target` names for its epoch (none while the identity changes,
+  /// or after a sign-out until the new list), on the client's worker, after what was handed to it before:
+  /// the list file (the first rows, shown at once after a relaunch) and, for every row that changed, the
+  /// scope's index of stored conversations (what a backend without a list pages from); a conversation whose
+  /// deletion is done leaves the index.
   static func persist(
     list: ConversationListStore, worker: ClientWorker,
-    target: @escaping @Sendable (IdentityEpoch) -> ConversationListFile?,
+    target: @escaping @Sendable (IdentityEpoch) -> ScopeDirectory?,
     onStorageError: @escaping @Sendable (PersistenceError) -> Void, onWritten: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
     let snapshots = list.snapshots()
@@ -30,14 +33,18 @@ enum ListBridge {
       for await snapshot in snapshots {
         let state = snapshot.state
         if let saved, saved.conversations == state.conversations, saved.cursor == state.cursor,
-          saved.hasMore == state.hasMore
+          saved.hasMore == state.hasMore, saved.edits == state.edits, saved.deleting == state.deleting,
+          saved.deleted == state.deleted, saved.showsArchived == state.showsArchived
         {
           continue
         }
+        let previous = saved
         let written = await worker.run { () -> Bool in
-          guard let file = target(state.epoch) else { return false }
+          guard let scope = target(state.epoch) else { return false }
           do throws(PersistenceError) {
-            try file.save(state)
+            try scope.conversationList.save(state)
+            let (rows, removed) = indexChanges(from: previous, to: state)
+            try scope.saveListRows(rows, removing: removed)
             onWritten()
             return true
           } catch {
@@ -48,5 +55,22 @@ enum ListBridge {
         if written { saved = state }
       }
     }
+  }
+
+  /// The rows to store in the index, and the conversations to take out of it, going from `previous` (the
+  /// state last saved) to `state`: the rows that changed (all of them after a reset), and the deletions done
+  /// since. A row that only left the list (a refresh no longer returns it) stays stored.
+  static func indexChanges(from previous: ConversationListState?, to state: ConversationListState)
+    -> (rows: [ConversationSummary], removed: [ConversationID])
+  {
+    let changes = previous.map { state.conversations.changes(since: $0.conversations) } ?? .reset
+    let rows: [ConversationSummary] =
+      changes.isReset
+      ? Array(state.conversations)
+      : changes.inserted.union(changes.updated).sorted { $0.rawValue < $1.rawValue }.compactMap {
+        state.conversations[$0]
+      }
+    let removed = state.deleted.subtracting(previous?.deleted ?? []).sorted { $0.rawValue < $1.rawValue }
+    return (rows, removed)
   }
 }

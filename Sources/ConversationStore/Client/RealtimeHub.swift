@@ -100,10 +100,12 @@ final class RealtimeHub: Sendable {
   }
 
   /// Reads `updates` as the connection of `request`: each update goes to its subscribers (and `toList`
-  /// for the list), and `report` hears that it opened, delivered, or ended.
+  /// for the list; an event of the list alone goes to `listEvent`), and `report` hears that it opened,
+  /// delivered, or ended.
   func open(
     _ request: RequestID, _ updates: Updates,
     toList: @escaping @Sendable (ConversationID, RealtimeEvent, _ storeHasIt: Bool) -> Void,
+    listEvent: @escaping @Sendable (ConversationListEvent) -> Void,
     report: @escaping @Sendable (ClientAction) -> Void, clock: any ChatClock, jitter: @escaping @Sendable () -> Double
   ) {
     // The request is the current one before its task can report anything, so `.opened` is never dropped
@@ -131,6 +133,8 @@ final class RealtimeHub: Sendable {
             report(.connectionOpened(request))
           case .rejected(let error):
             report(.frameRejected(request, error))
+          case .list(let event):
+            listEvent(event)
           case .event(let conversation, let event):
             let storeHasIt = self.route(update, of: conversation)
             toList(conversation, event, storeHasIt)

@@ -116,6 +116,14 @@ public protocol ChatBackend: Sendable {
   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error>
   /// A page of the user's conversations, most recent activity first.
   func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage
+  /// Saves the user's change of a conversation of their list (a title, a pin, the archive, an unread
+  /// mark). Throw `UNSUPPORTED` when the server keeps no list: the change is then kept on the device. A
+  /// retryable error is retried with `ChatPolicy.outboxBackoff`; any other rolls the change back.
+  func updateConversation(_ conversation: ConversationID, _ change: ConversationChange) async throws
+  /// Deletes a conversation and its messages for the user. `UNSUPPORTED` (no list on the server) and
+  /// `CONVERSATION_NOT_FOUND` (gone already) count as done; a retryable error is retried with
+  /// `ChatPolicy.outboxBackoff`; any other brings the row back.
+  func deleteConversation(_ conversation: ConversationID) async throws
   /// Records the user's thumbs up or down on the assistant message `message`.
   func rate(_ message: ServerMessageID, in conversation: ConversationID, as rating: Rating) async throws
   /// Sends the user's rating of the whole conversation, with an optional free-text comment.
@@ -237,6 +245,10 @@ public enum RealtimeUpdate: Equatable, Sendable {
   /// `backgroundError`, and the connection goes on. A backend reports this rather than ending the stream
   /// over one bad frame.
   case rejected(ChatError)
+  /// Something happened to the user's list that no conversation's event says: a conversation renamed,
+  /// pinned, archived or deleted on another device. `ChatClient` hands it to `client.list`; a store alone
+  /// ignores it.
+  case list(ConversationListEvent)
 }
 
 extension ChatError {
@@ -265,6 +277,14 @@ extension ChatBackend {
   }
   /// By default, throws an `unsupported` error.
   public func conversations(after cursor: PageCursor?, limit: Int) async throws -> ConversationPage {
+    throw ChatError.unsupported("a conversation list")
+  }
+  /// By default, throws an `unsupported` error: the list keeps the change on the device.
+  public func updateConversation(_ conversation: ConversationID, _ change: ConversationChange) async throws {
+    throw ChatError.unsupported("a conversation list")
+  }
+  /// By default, throws an `unsupported` error: the deletion is the device's.
+  public func deleteConversation(_ conversation: ConversationID) async throws {
     throw ChatError.unsupported("a conversation list")
   }
   /// By default, throws an `unsupported` error.

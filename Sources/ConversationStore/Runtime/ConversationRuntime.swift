@@ -435,6 +435,9 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
         case .rejected(let error): action = .frameRejected(requestID, error)
         case .event(let conversationID, let event):
           action = .realtime(conversationID, event, connection: requestID, receivedAt: store.clock.now())
+        case .list:
+          // The list's, not this conversation's: a `ChatClient` hands it to its list.
+          continue
         }
         guard store.send(action) else { return }
       }

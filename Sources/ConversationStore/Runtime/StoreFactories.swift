@@ -104,13 +104,23 @@ extension Store where R: ConversationReducing {
 }
 
 extension Store where R == ConversationListReducer {
-  /// A conversation-list store whose pages come from `backend`.
+  /// A conversation-list store whose pages come from `backend`, and to which the user's changes and
+  /// deletions go. `local` is the device's side (`ChatClient` passes its own): stored pages for a backend
+  /// that keeps no list, and the deletion of a deleted conversation's data. `policy` gives the page sizes,
+  /// the undo window and the retry backoff.
+  ///
+  /// ```swift
+  /// let list = ConversationListStore(backend: MyServer())
+  /// list.send(.load(pageSize: 30))
+  /// list.send(.change(id, .title("Refund for order 1042")))
+  /// ```
   public convenience init(
     _ state: ConversationListState = ConversationListState(), backend: any ChatBackend,
-    environment: StoreEnvironment = .live
+    environment: StoreEnvironment = .live, policy: ChatPolicy = ChatPolicy(),
+    local: LocalConversationList? = nil
   ) {
     self.init(
-      initialState: state, reducer: ConversationListReducer(), environment: environment,
-      runtime: ConversationListRuntime(backend: backend))
+      initialState: state, reducer: ConversationListReducer(policy: policy), environment: environment,
+      runtime: ConversationListRuntime(backend: backend, local: local))
   }
 }

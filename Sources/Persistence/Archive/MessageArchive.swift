@@ -77,6 +77,7 @@ final class MessageArchive: Sendable {
     // the table and leaves the marks behind its own writes, and a stale mark only makes an open reconcile
     // more (see `JournalMark`).
     try database.execute(Self.markSchema)
+    for sql in Self.conversationIndexSchema { try database.execute(sql) }
   }
 
   static let markSchema = """
@@ -182,10 +183,13 @@ final class MessageArchive: Sendable {
     }
   }
 
-  /// Deletes every stored message of `conversation`, and its journal's mark.
+  /// Deletes every stored message of `conversation`, its journal's mark and its list row.
   func removeConversation(_ conversation: ConversationID) throws(PersistenceError) {
     try database.transaction { () throws(PersistenceError) in
-      for sql in ["DELETE FROM message WHERE conversation = ?1", "DELETE FROM journal_mark WHERE conversation = ?1"] {
+      for sql in [
+        "DELETE FROM message WHERE conversation = ?1", "DELETE FROM journal_mark WHERE conversation = ?1",
+        "DELETE FROM conversation_row WHERE conversation = ?1",
+      ] {
         let delete = try database.statement(sql)
         defer { delete.reset() }
         delete.bind(1, conversation.rawValue)

@@ -18,7 +18,7 @@ public struct ConversationListFile: Sendable {
     file = SingleRecordFile(path: path, kind: Self.kind, version: Self.version, events: events)
   }
 
-  /// Stores the first `maximumRows` rows of `state`. When rows were left out, the stored list has no cursor
+  /// Stores the first `maximumRows` rows of `state`, with the changes and deletions not confirmed yet. When rows were left out, the stored list has no cursor
   /// and `hasMore` set, so the next page after a restore is loaded again from the start of what is missing.
   public func save(_ state: ConversationListState) throws(PersistenceError) {
     var stored = ConversationListState(epoch: state.epoch)
@@ -27,6 +27,12 @@ public struct ConversationListFile: Sendable {
     stored.hasMore = truncated || state.hasMore
     stored.cursor = truncated ? nil : state.cursor
     stored.hasLoaded = state.hasLoaded
+    // The user's changes and deletions not confirmed yet go out again after a relaunch (`resumeEdits`).
+    stored.edits = state.edits.filter { stored.conversations[$0.conversationID] != nil }
+    stored.deleting = state.deleting
+    stored.deleted = state.deleted
+    stored.showsArchived = state.showsArchived
+    stored.requestSequence = state.requestSequence
     try file.save(stored)
   }
 

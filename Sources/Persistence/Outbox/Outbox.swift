@@ -72,6 +72,20 @@ public final class Outbox: Sendable {
     journal.withLock { journal in for id in ids { journal.uploading.remove(id) } }
   }
 
+  /// Drops what waits of `conversation` (a deleted conversation's queued work) and returns it. What is in
+  /// the batch begun (being uploaded, or to be retried) stays: the batch goes out unchanged, so its sequence
+  /// numbers hold, and the server answers it as it answers any operation of a conversation that is gone.
+  public func removeWaiting(in conversation: ConversationID) throws(PersistenceError) -> [OutboxOperation] {
+    try journal.withLock { journal throws(PersistenceError) in
+      let batched = Set(journal.inFlight?.operations ?? []).union(journal.uploading)
+      let waiting = journal.operations.map(\.operation).filter {
+        $0.conversationID == conversation && !batched.contains($0.id)
+      }
+      try journal.remove(Set(waiting.map(\.id)))
+      return waiting
+    }
+  }
+
   /// The server has these: they leave the outbox durably.
   package func complete(_ ids: [OutboxOperationID]) throws(PersistenceError) {
     try journal.withLock { journal throws(PersistenceError) in try journal.remove(Set(ids)) }

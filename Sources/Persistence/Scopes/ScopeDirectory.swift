@@ -86,6 +86,42 @@ public struct ScopeDirectory: Sendable {
     }
   }
 
+  /// Stores the list's rows `rows` in the scope's list of every stored conversation, and deletes those of
+  /// `removed` (deleted conversations): what `storedConversations(after:limit:)` pages. `ChatClient` calls it
+  /// with each list snapshot's changed rows.
+  public func saveListRows(_ rows: [ConversationSummary], removing removed: [ConversationID]) throws(PersistenceError) {
+    guard !rows.isEmpty || !removed.isEmpty else { return }
+    let directory = "\(directory)/conversations"
+    try FileSystem.createDirectory(directory)
+    try SharedArchive.open(in: directory, events: events).with { archive throws(PersistenceError) in
+      try archive.saveRows(rows, removing: removed)
+    }
+  }
+
+  /// A page of every conversation stored in this scope, for a list whose backend keeps none (an agent
+  /// backend): pinned first (earliest pinned first), then by activity, newest first. `cursor` is the page's
+  /// `nextCursor` before it (nil: the first page). O(page) for the first page, through an index; reads the
+  /// disk, so call it off the main thread. A cursor this method did not make reads as the first page.
+  ///
+  /// ```swift
+  /// let first = try scope.storedConversations(after: nil, limit: 30)
+  /// let next = try scope.storedConversations(after: first.nextCursor, limit: 30)
+  /// ```
+  public func storedConversations(after cursor: PageCursor?, limit: Int) throws(PersistenceError) -> ConversationPage {
+    let directory = "\(directory)/conversations"
+    var isDirectory = false
+    guard FileSystem.exists("\(directory)/\(MessageArchive.fileName)", isDirectory: &isDirectory) else {
+      return ConversationPage(conversations: [], nextCursor: nil, hasMore: false, totalCount: 0)
+    }
+    let offset = cursor.flatMap { $0.rawValue.hasPrefix("stored:") ? Int($0.rawValue.dropFirst(7)) : nil } ?? 0
+    let page = try SharedArchive.open(in: directory, events: events).with { archive throws(PersistenceError) in
+      try archive.rows(from: offset, limit: limit)
+    }
+    return ConversationPage(
+      conversations: page.rows, nextCursor: page.hasMore ? PageCursor("stored:\(offset + page.rows.count)") : nil,
+      hasMore: page.hasMore, totalCount: page.total)
+  }
+
   /// The stored conversation list (see `ConversationListFile`).
   public var conversationList: ConversationListFile { ConversationListFile(path: "\(directory)/list", events: events) }
 

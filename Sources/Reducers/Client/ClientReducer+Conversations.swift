@@ -54,3 +54,16 @@ extension ClientReducer {
     return effects
   }
 }
+
+extension ClientReducer {
+  /// A deleted conversation: its store, if one is open, is no longer the conversation's (asking for it
+  /// again opens a fresh one), and its stored data goes.
+  func forget(_ id: ConversationID, _ state: inout ClientState) -> [ClientEffect] {
+    let handle = state.conversations.removeValue(forKey: id)
+    if let handle {
+      state.open[handle] = nil
+      state.lastUse[handle] = nil
+    }
+    return [.deleteStoredConversation(id, closing: handle)]
+  }
+}

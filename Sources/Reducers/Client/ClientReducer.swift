@@ -67,6 +67,8 @@ public struct ClientReducer: Reducer {
       return switchPerson(to: nil, &state)
     case .resetSession:
       return resetSession(&state)
+    case .forgetConversation(let id):
+      return forget(id, &state)
     case .credentialsRefreshed:
       return credentialsRefreshed(&state)
     case .setContactDetails(let details):

@@ -52,21 +52,64 @@ public struct ConversationListReducer: Reducer {
 
     case .markRead(let id):
       state.conversations.update(id) { $0.unreadCount = 0 }
+      guard state.conversations[id]?.isMarkedUnread == true else { return [] }
+      return change(id, .markedUnread(false), &state)
+
+    case .change(let id, let change):
+      return self.change(id, change, &state)
+
+    case .delete(let id):
+      return delete(id, &state)
+
+    case .undoDelete(let id):
+      return undoDelete(id, &state)
+
+    case .showArchived(let shows):
+      state.showsArchived = shows
       return []
+
+    case .titleGenerated(let id, let title):
+      let trimmed = ConversationSummary.title(fromFirstMessage: title)
+      guard !trimmed.isEmpty else { return [] }
+      state.conversations.update(id) { row in
+        if !row.isTitleSetByUser { row.title = trimmed }
+      }
+      return []
+
+    case .resumeEdits:
+      return resumeEdits(&state)
+
+    case .editSaved(let requestID):
+      return saved(requestID, &state)
+
+    case .editFailed(let requestID, let error, let jitter):
+      return failed(requestID, error, jitter: jitter, &state)
+
+    case .timerFired(let timer):
+      return timerFired(timer, &state)
 
     case .clearError:
       state.error = nil
       return []
 
     case .clear, .identityChanged:
-      let effects = state.loading.map { [ConversationListEffect.cancel($0.requestID)] } ?? []
+      // Changes and deletions not confirmed are the old list's: they go with it, their timers stopped.
+      var effects = state.loading.map { [ConversationListEffect.cancel($0.requestID)] } ?? []
+      effects += state.edits.filter { $0.sending == nil }.map { .cancelTimer(.retryEdit($0.conversationID, $0.field)) }
+      for deletion in state.deleting where deletion.requestID == nil {
+        effects.append(
+          .cancelTimer(deletion.isCommitted ? .retryDelete(deletion.row.id) : .undoWindow(deletion.row.id)))
+      }
       let sequence = state.requestSequence
       state = ConversationListState(epoch: action == .identityChanged ? state.epoch.next : state.epoch)
       state.requestSequence = sequence
       return effects
 
-    case .pageLoaded(let requestID, let page):
+    case .pageLoaded(let requestID, var page):
       guard let loading = state.loading, loading.requestID == requestID else { return [] }
+      // A page the server made before a deletion landed lists it still: it stays gone. The server's rows
+      // win, but for the user's changes still on their way.
+      page.conversations = page.conversations.filter { !state.isDeleted($0.id) }.map { withPendingEdits($0, state) }
       state.loading = nil
       state.error = nil
       switch loading {
@@ -92,8 +135,7 @@ public struct ConversationListReducer: Reducer {
       return []
 
     case .realtime(let event):
-      apply(event, &state)
-      return []
+      return apply(event, &state)
     }
   }
 
@@ -126,21 +168,27 @@ public struct ConversationListReducer: Reducer {
     }
   }
 
-  private func apply(_ event: ConversationListEvent, _ state: inout ConversationListState) {
+  private func apply(_ event: ConversationListEvent, _ state: inout ConversationListState) -> [ConversationListEffect] {
+    if let id = event.conversationID, state.isDeleted(id) {
+      // A deleted conversation is never listed again; told deleted while its deletion waits, it is done.
+      guard case .conversationDeleted = event, !state.deleted.contains(id) else { return [] }
+      return deleted(id, &state)
+    }
     switch event {
     case .conversationCreated(var conversation):
       if conversation.title.isEmpty, let preview = conversation.lastMessagePreview {
         conversation.title = ConversationSummary.title(fromFirstMessage: preview)
       }
-      state.conversations.place(conversation)
+      state.conversations.place(withPendingEdits(conversation, state))
+      return []
 
     case .messageCreated(let id, let preview, let role, let at, let messageID):
       guard var conversation = state.conversations[id] else {
         // Not loaded (or not created yet on this device): nothing to move; the next refresh brings it.
-        return
+        return []
       }
       // Told twice (the realtime connection, then the open conversation's catch-up): once is enough.
-      if let messageID, messageID == conversation.lastMessageID { return }
+      if let messageID, messageID == conversation.lastMessageID { return [] }
       if conversation.title.isEmpty && role == .user {
         conversation.title = ConversationSummary.title(fromFirstMessage: preview)
       }
@@ -153,15 +201,26 @@ public struct ConversationListReducer: Reducer {
       if role != .user { conversation.unreadCount += 1 }
       // Events can arrive out of order: the row goes where its newest activity belongs.
       state.conversations.place(conversation)
+      if conversation.isArchived && role != .user && policy.archivedOnNewMessage == .returnsToList {
+        return change(id, .archived(false), &state)
+      }
+      return []
 
     case .statusChanged(let id, let status):
       state.conversations.update(id) { $0.status = status }
+      return []
 
     case .titleChanged(let id, let title):
+      // The user's rename on its way wins over what the server says meanwhile.
+      guard state.edit(of: id, .title) == nil else { return [] }
       state.conversations.update(id) { $0.title = title }
+      return []
 
     case .conversationDeleted(let id):
-      state.conversations.remove(id)
+      return deleted(id, &state)
+
+    case .conversationChanged(let id, let change):
+      return changedElsewhere(id, change, &state)
     }
   }
 }

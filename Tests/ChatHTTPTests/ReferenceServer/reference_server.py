@@ -52,6 +52,13 @@ STYLES = ("typed", "frames")
 ACCEPTS_MESSAGES = ("ongoing", "taken_over")
 HOST_OPERATION_KINDS = ("analytics.event", "profile.set")  # the host operations this server applies
 MAX_HOST_PAYLOAD_BYTES = 16 * 1024
+MAX_TITLE_LENGTH = 200  # ConversationSummary.maximumUserTitleLength
+# A title the server refuses by rule (400 INVALID_TITLE), as a real one refuses words it does not allow: tests
+# use it to see a rename the client let through rolled back.
+REFUSED_TITLE_PREFIX = "!"
+# What PATCH /v1/conversations/{id} may set, and the JSON type of each.
+CONVERSATION_CHANGES = {"title": str, "pinned": bool, "pinned_at": (str, type(None)), "archived": bool,
+                        "unread": bool}
 
 ORDER_PATTERN = re.compile(r"\border\s+#?(\d+)", re.IGNORECASE)
 # A question about returns or refunds is answered citing RETURN_SOURCES (`Source` objects): two passages of one
@@ -81,6 +88,20 @@ def iso_from_ms(ms):
     """ISO 8601 UTC with milliseconds and a Z suffix, e.g. 2026-12-01T03:00:00.125Z."""
     seconds = datetime.fromtimestamp(ms // 1000, tz=timezone.utc)
     return seconds.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ms % 1000)
+
+
+def parse_iso(text):
+    """Milliseconds since the epoch of an ISO 8601 time with an offset or Z (fractional seconds or not);
+    None when `text` is not one."""
+    if not isinstance(text, str) or "T" not in text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return int(round(moment.timestamp() * 1000))
 
 
 def id_number(identifier, prefix):
@@ -185,6 +206,11 @@ class Conversation:
         self.read_up_to = None
         self.typing = False
         self.regenerations = {}  # reply_to message_id -> how many regenerations started
+        # What the user manages from their list (PATCH /v1/conversations/{id}).
+        self.pinned_at = None  # when the user pinned it (the time their device gave), or None
+        self.archived = False
+        self.unread = False  # the user's "mark unread", apart from unread_count
+        self.title_set_by_user = False
 
     def find(self, message_id):
         """A message on the line or on a branch off it; None when the conversation has none with that ID."""
@@ -220,6 +246,10 @@ class Conversation:
             "last_activity_at": self.last_activity_at(),
             "unread_count": self.unread_count(),
             "last_message_preview": preview,
+            "pinned_at": self.pinned_at,
+            "archived": self.archived,
+            "unread": self.unread,
+            "title_set_by_user": self.title_set_by_user,
         }
 
     def dump(self):
@@ -234,6 +264,10 @@ class Conversation:
             "feedback": self.feedback,
             "read_up_to": self.read_up_to,
             "typing": self.typing,
+            "pinned_at": self.pinned_at,
+            "archived": self.archived,
+            "unread": self.unread,
+            "title_set_by_user": self.title_set_by_user,
         }
 
 
@@ -956,6 +990,9 @@ class Handler(BaseHTTPRequestHandler):
             routes.append(("GET", self.api_events, (), False))
         elif parts == ["conversations"]:
             routes.append(("GET", self.api_list, (), False))
+        elif n == 2 and parts[0] == "conversations":
+            routes.append(("PATCH", self.api_update_conversation, (parts[1],), False))
+            routes.append(("DELETE", self.api_delete_conversation, (parts[1],), False))
         elif n >= 3 and parts[0] == "conversations":
             cid, rest = parts[1], parts[2:]
             if rest == ["messages"]:
@@ -1221,6 +1258,71 @@ class Handler(BaseHTTPRequestHandler):
             has_more = start + limit < len(rows)
             return Response(200, {"conversations": page, "next_cursor": page[-1]["id"] if has_more else None,
                                   "has_more": has_more, "total_count": len(rows)})
+
+    def api_update_conversation(self, conversation_id):
+        """`PATCH /v1/conversations/{id}`: sets what the body names (a client sends one field at a time; more
+        are taken together), checked whole before anything changes, and broadcasts `conversation.updated`
+        with what was set. 204."""
+        state = self.state
+        body = self._json_body()
+        unknown = sorted(set(body) - set(CONVERSATION_CHANGES))
+        if unknown:
+            raise ApiError(400, "INVALID_REQUEST", "Unknown field(s): %s." % ", ".join(unknown))
+        if not set(body) - {"pinned_at"}:
+            raise ApiError(400, "INVALID_REQUEST", "Name what changes: title, pinned, archived or unread.")
+        for key, kind in CONVERSATION_CHANGES.items():
+            if key in body and not isinstance(body[key], kind):
+                raise ApiError(400, "INVALID_REQUEST", "%s has the wrong type." % key)
+        if "pinned_at" in body and body.get("pinned") is not True and body["pinned_at"] is not None:
+            raise ApiError(400, "INVALID_REQUEST", "pinned_at goes with \"pinned\": true.")
+        pinned_ms = None
+        if body.get("pinned") is True and body.get("pinned_at") is not None:
+            pinned_ms = parse_iso(body["pinned_at"])
+            if pinned_ms is None:
+                raise ApiError(400, "INVALID_REQUEST", "pinned_at must be an ISO 8601 time.")
+        title = body.get("title")
+        if title is not None:
+            title = title.strip()
+            if not title or len(title) > MAX_TITLE_LENGTH:
+                raise ApiError(400, "INVALID_TITLE", "A title has 1 to %d characters." % MAX_TITLE_LENGTH)
+            if title.startswith(REFUSED_TITLE_PREFIX):
+                raise ApiError(400, "INVALID_TITLE", "Titles may not start with %r." % REFUSED_TITLE_PREFIX)
+        with state.lock:
+            conversation = state.conversation(conversation_id)
+            told = {}
+            if title is not None:
+                conversation.title, conversation.title_set_by_user = title, True
+                told["title"] = title
+            if "pinned" in body:
+                if body["pinned"]:
+                    conversation.pinned_at = iso_from_ms(pinned_ms) if pinned_ms is not None else state.now()
+                    told.update(pinned=True, pinned_at=conversation.pinned_at)
+                else:
+                    conversation.pinned_at = None
+                    told["pinned"] = False
+            if "archived" in body:
+                conversation.archived = told["archived"] = body["archived"]
+            if "unread" in body:
+                conversation.unread = told["unread"] = body["unread"]
+            state.add_event("conversation.updated", conversation.id, told)
+        return Response(204)
+
+    def api_delete_conversation(self, conversation_id):
+        """`DELETE /v1/conversations/{id}`: the conversation and its messages go (later calls about it are 404,
+        the list leaves it out), announced as `conversation.deleted`. 204; 404 when there is none."""
+        state = self.state
+        with state.lock:
+            conversation = state.conversation(conversation_id)
+            del state.conversations[conversation.id]
+            for client_id, (owner, _) in list(state.send_messages.items()):
+                if owner == conversation.id:
+                    del state.send_messages[client_id]
+                    state.send_replies.pop(client_id, None)
+            for message_id, log in list(state.reply_logs.items()):
+                if log.conversation_id == conversation.id:
+                    del state.reply_logs[message_id]
+            state.add_event("conversation.deleted", conversation.id, {})
+        return Response(204)
 
     def api_rating(self, conversation_id, message_id):
         state = self.state

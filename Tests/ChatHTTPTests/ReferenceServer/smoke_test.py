@@ -520,8 +520,10 @@ def test_list(c):
     status, _, page = c.api("GET", "/conversations?limit=2")
     rows = page["conversations"]
     check(status == 200 and [r["id"] for r in rows] == ["conv-3", b] and page["has_more"], "most recent first", page)
-    check(set(rows[0]) == {"id", "title", "status", "last_activity_at", "unread_count", "last_message_preview"},
-          "row fields", rows[0])
+    check(set(rows[0]) == {"id", "title", "status", "last_activity_at", "unread_count", "last_message_preview",
+                           "pinned_at", "archived", "unread", "title_set_by_user"}, "row fields", rows[0])
+    check(rows[0]["pinned_at"] is None and rows[0]["archived"] is False and rows[0]["unread"] is False
+          and rows[0]["title_set_by_user"] is False, "nothing the user manages set yet", rows[0])
     check(rows[0]["unread_count"] == 1 and rows[1]["last_message_preview"] is None, "unread and preview", rows)
     _, _, page2 = c.api("GET", "/conversations?limit=2&after=" + page["next_cursor"])
     check([r["id"] for r in page2["conversations"]] == [a] and page2["has_more"] is False
@@ -532,6 +534,72 @@ def test_list(c):
           "activity moves a conversation to the top", page)
     expect_error(c.api("GET", "/conversations?limit=500"), 400, "INVALID_PAGE_SIZE")
     expect_error(c.api("GET", "/conversations?after=conv-404"), 400, "INVALID_REQUEST")
+
+
+def row_of(c, conversation_id):
+    """The conversation's row in the list; None when the list leaves it out."""
+    _, _, page = c.api("GET", "/conversations?limit=100")
+    return next((r for r in page["conversations"] if r["id"] == conversation_id), None)
+
+
+def test_manage_list(c):
+    a = c.control("conversations", {"title": "A", "messages": 2})["conversation_id"]
+    b = c.control("conversations", {"title": "B", "messages": 2})["conversation_id"]
+    path = "/conversations/" + a
+    rt = c.events()
+    rt.next()
+
+    check(c.api("PATCH", path, {"title": "  Trip to Lisbon  "})[0] == 204, "rename")
+    row = row_of(c, a)
+    check(row["title"] == "Trip to Lisbon" and row["title_set_by_user"] is True, "a renamed row, trimmed", row)
+    told = rt.next_event()
+    check(told["event"] == "conversation.updated" and data(told) == {"conversation_id": a, "title": "Trip to Lisbon"},
+          "a rename is broadcast", told)
+
+    pinned_at = "2026-12-01T03:00:00.125Z"
+    check(c.api("PATCH", path, {"pinned": True, "pinned_at": pinned_at})[0] == 204, "pin")
+    check(row_of(c, a)["pinned_at"] == pinned_at, "the pin keeps the device's time", row_of(c, a))
+    check(data(rt.next_event()) == {"conversation_id": a, "pinned": True, "pinned_at": pinned_at}, "pin broadcast")
+    check(c.api("PATCH", path, {"pinned": True, "pinned_at": "2026-12-01T03:00:00+00:00"})[0] == 204, "pin again")
+    check(row_of(c, a)["pinned_at"] == "2026-12-01T03:00:00.000Z", "pinned_at in the server's format")
+    rt.next_event()
+    check(c.api("PATCH", path, {"pinned": True})[0] == 204, "pin without a time")
+    server_time = row_of(c, a)["pinned_at"]
+    check(isinstance(server_time, str) and server_time > pinned_at, "a pin without a time is dated now", server_time)
+    rt.next_event()
+    check(c.api("PATCH", path, {"pinned": False})[0] == 204, "unpin")
+    check(row_of(c, a)["pinned_at"] is None, "unpinned")
+    check(data(rt.next_event()) == {"conversation_id": a, "pinned": False}, "unpin broadcast")
+    for key in ("archived", "unread"):
+        check(c.api("PATCH", path, {key: True})[0] == 204, key)
+        check(row_of(c, a)[key] is True, key + " kept", row_of(c, a))
+        check(data(rt.next_event()) == {"conversation_id": a, key: True}, key + " broadcast")
+    check(c.api("PATCH", path, {"unread": False, "archived": False})[0] == 204, "two fields at once")
+    check(data(rt.next_event()) == {"conversation_id": a, "archived": False, "unread": False}, "both broadcast")
+
+    for body in ({"colour": "red"}, {"archived": "yes"}, {"pinned": 1}, {"unread": None}, {"title": 5}, {},
+                 {"pinned_at": pinned_at}, {"pinned": False, "pinned_at": pinned_at},
+                 {"pinned": True, "pinned_at": "yesterday"}, {"title": "Fine", "colour": "red"}):
+        expect_error(c.api("PATCH", path, body), 400, "INVALID_REQUEST")
+    expect_error(c.api("PATCH", path, raw=b"[1]"), 400, "INVALID_REQUEST")
+    for title in ("", "   ", "x" * 201, "!forbidden"):
+        expect_error(c.api("PATCH", path, {"title": title}), 400, "INVALID_TITLE")
+    check(c.api("PATCH", path, {"title": "y" * 200})[0] == 204, "200 characters are fine")
+    check(data(rt.next_event())["title"] == "y" * 200, "only the accepted change was broadcast")
+    expect_error(c.api("PATCH", "/conversations/conv-404", {"archived": True}), 404, "CONVERSATION_NOT_FOUND")
+    expect_error(c.api("GET", path), 405, "METHOD_NOT_ALLOWED")
+
+    check(c.api("DELETE", path)[0] == 204, "delete")
+    gone = rt.next_event()
+    check(gone["event"] == "conversation.deleted" and data(gone) == {"conversation_id": a}, "deletion broadcast", gone)
+    check(row_of(c, a) is None and row_of(c, b) is not None, "the list leaves the deleted one out")
+    check(a not in c.state()["conversations"], "its messages went with it")
+    expect_error(c.api("GET", path + "/messages?limit=10"), 404, "CONVERSATION_NOT_FOUND")
+    expect_error(c.api("DELETE", path), 404, "CONVERSATION_NOT_FOUND")
+    expect_error(c.api("PATCH", path, {"archived": True}), 404, "CONVERSATION_NOT_FOUND")
+    expect_error(c.api("POST", path + "/read", {"up_to": "m-1"}), 404, "CONVERSATION_NOT_FOUND")
+    expect_error(c.api("DELETE", path, token="bad"), 401, "UNAUTHORIZED")
+    rt.close()
 
 
 def test_rating_feedback_read_typing(c):
@@ -1083,7 +1151,7 @@ def test_process_lifecycle():
 
 TESTS = [
     test_auth_and_errors, test_send_typed_and_realtime, test_frames_style, test_tool_call, test_sources, test_history,
-    test_list, test_rating_feedback_read_typing, test_tickets, test_outbox, test_lose_batch_response,
+    test_list, test_manage_list, test_rating_feedback_read_typing, test_tickets, test_outbox, test_lose_batch_response,
     test_rate_limit, test_token_expiry, test_drop_reply, test_resume, test_malformed_frame, test_delay, test_realtime,
     test_second_client_sees_replies, test_regenerate, test_branches, test_outbox_branches, test_status,
     test_control_validation_and_reset,

@@ -458,4 +458,27 @@ struct ConversationStateDocCommentTests {
     var events = stream.makeAsyncIterator()
     #expect(try await events.next() == .positioned(.sequence(7), .delta("Hi")))
   }
+
+  @Test("a list change and the rows a sidebar shows")
+  func listChanges() throws {
+    let list = ConversationListStore(backend: try ScriptedBackend(clock: TestClock()), environment: .deterministic())
+    defer { list.close() }
+    list.send(.realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Trip"))))
+    let id: ConversationID = "c1"
+    // DOCC-CONVERSATIONCHANGE-BEGIN
+    list.send(.change(id, .title("Trip to Lisbon")))
+    list.send(.change(id, .pinned(true, at: Date())))
+    // DOCC-CONVERSATIONCHANGE-END
+    let snapshot = (state: list.state, changes: ChangeSet<ConversationID>.reset)
+    var sidebar: [(String, Bool)] = []
+    // DOCC-LISTSHOWN-BEGIN
+    for row in snapshot.state.shown { sidebar.add(row.title, pinned: row.isPinned) }
+    // DOCC-LISTSHOWN-END
+    #expect(sidebar.map(\.0) == ["Trip to Lisbon"] && sidebar.map(\.1) == [true])
+  }
+}
+
+extension [(String, Bool)] {
+  /// A sidebar's row adder, for `ConversationListState.shown`'s example.
+  fileprivate mutating func add(_ title: String, pinned: Bool) { append((title, pinned)) }
 }

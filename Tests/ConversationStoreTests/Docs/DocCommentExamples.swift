@@ -490,3 +490,12 @@ private func clientBanner(_ client: ChatClient, _ banner: Banner) async {
   }
   // DOCC-CLIENT-SNAPSHOTS-END
 }
+
+private func conversationListStore(_ id: ConversationID) {
+  // DOCC-LISTSTORE-BEGIN
+  let list = ConversationListStore(backend: MyServer())
+  list.send(.load(pageSize: 30))
+  list.send(.change(id, .title("Refund for order 1042")))
+  // DOCC-LISTSTORE-END
+  list.close()
+}

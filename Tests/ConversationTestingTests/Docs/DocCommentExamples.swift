@@ -142,6 +142,15 @@ struct ConversationTestingDocCommentTests {
     // DOCC-CONVERSATIONFUZZER-END
   }
 
+  @Test("a fuzzed list session keeps the list's invariants")
+  func listFuzzer() {
+    // DOCC-LISTFUZZER-BEGIN
+    if let failure = ListFuzzer.run(seed: 42, length: 400) {
+      Issue.record("\(failure)")  // seed, broken rules, and the shrunk action list as JSON
+    }
+    // DOCC-LISTFUZZER-END
+  }
+
   @Test("the reference server's example compiles")
   func localServer() {
     _ = localServerExample

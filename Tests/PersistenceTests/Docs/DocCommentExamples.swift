@@ -118,4 +118,17 @@ struct PersistenceDocCommentTests {
     #expect(ChatStorage.defaultRoot(app: "acme-chat", environment: ["XDG_DATA_HOME": "/data"]) == "/data/acme-chat")
     _ = chatStorageExample
   }
+
+  @Test("the stored conversations page as a sidebar reads them")
+  func storedConversations() throws {
+    let root = NSTemporaryDirectory() + "docc-list-" + UUID().uuidString
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let scope = try ChatStorage(root: root).scope(StorageScope(workspace: "acme", userID: "u1"))
+    try scope.saveListRows((1...40).map { ConversationSummary(id: ConversationID("c\($0)")) }, removing: [])
+    // DOCC-STOREDCONVERSATIONS-BEGIN
+    let first = try scope.storedConversations(after: nil, limit: 30)
+    let next = try scope.storedConversations(after: first.nextCursor, limit: 30)
+    // DOCC-STOREDCONVERSATIONS-END
+    #expect(first.conversations.count == 30 && next.conversations.count == 10)
+  }
 }
