@@ -118,6 +118,8 @@ public struct ReplyStreamMapper: ReplyMapping {
     case "source":
       let sources = try counted([decode(WireSource.self, event)])
       return try opening() + parts(citing: sources, event)
+    case "suggestions":
+      return try opening() + [.suggested(decode(SuggestionsFrame.self, event).suggestions)]
     case "finish": return try finish(decode(FinishFrame.self, event))
     case "error":
       let frame = try decode(WireError.self, event)
@@ -343,6 +345,10 @@ private struct StartFrame: Decodable {
 
 private struct DeltaFrame: Decodable {
   var delta: String
+}
+
+private struct SuggestionsFrame: Decodable {
+  var suggestions: [String]
 }
 
 private struct ToolCallFrame: Decodable {

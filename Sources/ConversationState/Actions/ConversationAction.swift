@@ -112,6 +112,15 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// needs to). Taken only when `userID` is the signed-in person's (nil: the anonymous user), so a list
   /// of a person who signed out meanwhile never lands in the next person's conversation.
   case standingApprovalsChanged([ApprovalGrant], userID: String?)
+  /// The starter prompts to offer while the conversation is empty (the host's; they replace any before).
+  /// Kept as `Suggestions.cleaned` keeps them.
+  case setStarterPrompts([String])
+  /// Follow-up suggestions for the answer `after` (the host's, say from a model call of its own): shown
+  /// while that answer is the newest message (`shownSuggestions`). They replace any before.
+  case suggestFollowUps([String], after: ClientMessageID)
+  /// Sends the suggestion at `index` of `shownSuggestions`, as `send` sends a message with that text and
+  /// `clientID`, written at `at`. `INVALID_ACTION`, nothing changed, when there is no such suggestion.
+  case sendSuggestion(Int, clientID: ClientMessageID, at: Date)
   /// Load the first (newest) history page. Does nothing before the conversation exists (there is no
   /// history yet) or while a load is in flight; a page size outside the policy's range is refused with
   /// `INVALID_PAGE_SIZE`.
@@ -269,6 +278,9 @@ public enum ConversationAction: Equatable, Sendable, Codable {
   /// text parts hold (a host reading `appended(since:)` then gets nil and sets the whole text). IDs the reply
   /// does not have are ignored.
   case replyStepReset(RequestID, parts: [PartID], toolCalls: [ToolCallID])
+  /// The backend offered follow-up suggestions with the reply of `requestID` (`ReplyEvent.suggested`): they
+  /// go with that answer. Ignored unless that reply is streaming.
+  case replySuggested(RequestID, [String])
   /// A tool call as the agent made it (its input complete): it starts running, or completes the call whose
   /// input streamed. Like a first delta, it starts its send's reply when it comes first. In a reply that
   /// has parts it gets a part with its ID (not when another part has that ID or the parts are at

@@ -45,6 +45,8 @@ extension ConversationState {
     @usableFromInline package var followUps: FollowUpQueue?
     /// nil rather than empty, for the same reason.
     @usableFromInline package var approvalGrants: [ApprovalGrant]?
+    /// nil rather than empty, for the same reason.
+    @usableFromInline package var suggestions: Suggestions?
 
     package init(conversationID: ConversationID?) { self.conversationID = conversationID }
 

@@ -238,6 +238,23 @@ public struct ConversationState: Sendable {
     }
   }
 
+  /// What the user may send next with one tap: starter prompts and the follow-ups offered with an answer
+  /// (`Suggestions`); `shownSuggestions` is what to show now.
+  public var suggestions: Suggestions {
+    get { cold.value.stored.suggestions ?? Suggestions() }
+    set { cold.value.stored.suggestions = newValue.isEmpty ? nil : newValue }
+  }
+
+  /// The suggestions to show now: the starters while the conversation has no message; the follow-ups while
+  /// the answer they were offered with is the newest message and nothing is being answered; else none.
+  /// `sendSuggestion(index, …)` sends one of these by its index.
+  public var shownSuggestions: [String] {
+    guard let suggestions = cold.value.stored.suggestions else { return [] }
+    if messages.isEmpty && streamingReply == nil { return suggestions.starters }
+    guard let after = suggestions.after, messages.last?.clientID == after, streamingReply == nil else { return [] }
+    return suggestions.followUps
+  }
+
   /// The approvals the user asked this conversation to remember (`ApprovalGrant`), in the order given.
   public var approvalGrants: [ApprovalGrant] {
     get { cold.value.stored.approvalGrants ?? [] }

@@ -135,7 +135,7 @@ extension ConversationAction: FiniteNumberChecking {
     case .inputRequested(_, let request): return request.hasOnlyFiniteNumbers
     case .positioned(_, _, let action): return action.hasOnlyFiniteNumbers
     case .answerInput(_, let answer): return answer.hasOnlyFiniteNumbers
-    case .approve(_, _, let at): return at.hasOnlyFiniteNumbers
+    case .approve(_, _, let at), .sendSuggestion(_, _, let at): return at.hasOnlyFiniteNumbers
     case .standingApprovalsChanged(let grants, _): return grants.allSatisfy { $0.grantedAt.hasOnlyFiniteNumbers }
     case .agentStateDelta(let patch): return patch.allSatisfy { $0.value?.hasOnlyFiniteNumbers ?? true }
     case .retry, .regenerate, .showSibling, .showBranch, .editQueued, .removeQueued, .moveQueued,
@@ -147,7 +147,8 @@ extension ConversationAction: FiniteNumberChecking {
       .connectionLost, .ticketCreated, .attachmentUploaded, .discard, .takeBackIntoDraft, .open,
       .credentialsRefreshed, .credentialsNeeded, .sendQueued, .readCursorSaved, .conversationDescribed,
       .uploadFinished, .outboxRecorded, .outboxRejected, .frameRejected, .restored, .replyPartStarted, .replyPartDelta,
-      .replyPartEnded, .toolInputStarted, .toolInputDelta, .toolResultsStored, .replyStepReset:
+      .replyPartEnded, .toolInputStarted, .toolInputDelta, .toolResultsStored, .replyStepReset, .setStarterPrompts,
+      .suggestFollowUps, .replySuggested:
       return true
     }
   }
@@ -160,7 +161,7 @@ extension ConversationAction: FiniteNumberChecking {
       .trimHistory, .trimNewerHistory, .loadNewerHistory, .rateAnswer, .rateConversation,
       .dismissFeedback, .setDraft, .markRead, .setTyping, .clearError, .clear, .identify, .signOut, .connect,
       .disconnect, .escalate, .relaunched, .discard, .takeBackIntoDraft, .open, .credentialsRefreshed,
-      .credentialsNeeded, .answerInput, .approve, .revokeApproval:
+      .credentialsNeeded, .answerInput, .approve, .revokeApproval, .sendSuggestion:
       return true
     case .sendAccepted, .requestFailed, .requestSucceeded, .replyStarted, .replyDelta, .toolCallStarted,
       .toolCallFinished, .replyFinished, .replyEnded, .historyLoaded, .storedHistoryLoaded, .syncLoaded, .realtime,
@@ -170,7 +171,8 @@ extension ConversationAction: FiniteNumberChecking {
       .outboxRejected, .frameRejected, .restored, .agentStateSnapshot, .agentStateDelta, .replyPartStarted,
       .replyPartDelta, .replyPartEnded, .replyPartAdded, .toolInputStarted, .toolInputDelta, .replyStepReset,
       .inputRequested,
-      .positioned, .replyRestated, .toolResultsStored, .standingApprovalsChanged:
+      .positioned, .replyRestated, .toolResultsStored, .standingApprovalsChanged, .setStarterPrompts,
+      .suggestFollowUps, .replySuggested:
       return false
     }
   }

@@ -210,6 +210,10 @@ public enum ReplyEvent: Equatable, Sendable {
   case queued
   /// The server described the conversation along with the reply: its title, its status (nil: unchanged).
   indirect case described(title: String?, status: ConversationStatus?)
+  /// Follow-up suggestions offered with this reply (`ConversationState.suggestions`): send them before the
+  /// reply ends. Kept as `Suggestions.cleaned` keeps them. Of the four protocols only ours carries them
+  /// (`reply.suggestions`); AG-UI, the AI SDK stream and OpenAI's have no such event.
+  case suggested([String])
   /// Something of the request could not be used and was left out, and the reply goes on: a stored message
   /// whose provider payload the protocol could not read was sent as its text and calls. The store shows
   /// the error as `backgroundError`; nothing else changes.

@@ -342,6 +342,7 @@ public final class ConversationRuntime<R: ConversationReducing>: EffectRunner {
       return .toolInputStarted(requestID, callID, name: name, execution: execution)
     case .toolInputDelta(let callID, let text): return .toolInputDelta(requestID, callID, text)
     case .stepReset(let parts, let calls): return .replyStepReset(requestID, parts: parts, toolCalls: calls)
+    case .suggested(let texts): return .replySuggested(requestID, texts)
     case .toolCall(let call): return .toolCallStarted(requestID, call)
     case .toolResult(let callID, let outcome): return .toolCallFinished(requestID, callID, outcome)
     case .inputRequested(let request): return .inputRequested(requestID, request)

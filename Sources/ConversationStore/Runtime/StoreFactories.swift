@@ -91,6 +91,21 @@ extension Store where R: ConversationReducing {
     send(text, attachments, as: ConversationAction.steer)
   }
 
+  /// Sends the suggestion at `index` of `state.shownSuggestions` (a starter prompt, or a follow-up offered
+  /// with the last answer) as a message, with a new client ID and the environment's time. Returns the client
+  /// ID; an index with no suggestion is refused with `INVALID_ACTION` in `userError`.
+  ///
+  /// ```swift
+  /// chat.send(.setStarterPrompts(["Where is my order?", "Change my address"]))
+  /// chat.sendSuggestion(0)  // sends "Where is my order?"
+  /// ```
+  @discardableResult
+  public func sendSuggestion(_ index: Int) -> ClientMessageID {
+    let clientID = ClientMessageID(environment.makeID())
+    send(.sendSuggestion(index, clientID: clientID, at: environment.clock.now()))
+    return clientID
+  }
+
   /// `text` as a message with a new client ID and the environment's time, sent as `action` makes it.
   private func send(
     _ text: String, _ attachments: [MessageAttachment], as action: (OutgoingMessage) -> ConversationAction

@@ -115,6 +115,17 @@ public struct ConversationReducer: Reducer {
     case .standingApprovalsChanged(let grants, let userID):
       if state.identity?.userID == userID { state.standingApprovals = grants }
       return []
+    case .setStarterPrompts(let starters):
+      state.suggestions.starters = Suggestions.cleaned(starters)
+      return []
+    case .suggestFollowUps(let texts, let answer):
+      offerFollowUps(texts, after: answer, &state)
+      return []
+    case .replySuggested(let requestID, let texts):
+      guard let reply = state.streamingReply, reply.requestID == requestID else { return [] }
+      offerFollowUps(texts, after: reply.clientID, &state)
+      return []
+    case .sendSuggestion(let index, let clientID, let at): return sendSuggestion(index, clientID, at, &state)
     case .loadHistory(let pageSize): return loadHistory(pageSize: pageSize, more: false, &state)
     case .loadMoreHistory(let pageSize): return loadHistory(pageSize: pageSize, more: true, &state)
     case .trimHistory(let keepingNewest): return trimHistory(keepingNewest: keepingNewest, &state)

@@ -644,6 +644,9 @@ class ReplyStream:
         with self.state.lock:
             message = self.state.commit(reply, self.text, dict(usage, credits=0.5), self.role, self.agent, sources)
         if self.style == "typed":
+            if "suggest" in self.user_text.lower():
+                # Follow-ups offered with the answer, before it finishes (the protocol's `suggestions`).
+                self._event("suggestions", {"suggestions": ["Track my order", "Change the delivery day"]})
             self._event("finish", {"message": message, "user_message_id": reply.user_message_id,
                                    "finish_reason": "stop", "usage": usage}, last=True)
         else:

@@ -476,6 +476,28 @@ struct ConversationStateDocCommentTests {
     // DOCC-LISTSHOWN-END
     #expect(sidebar.map(\.0) == ["Trip to Lisbon"] && sidebar.map(\.1) == [true])
   }
+
+  @Test("the suggestions shown are chips that send themselves")
+  func suggestionChips() throws {
+    let store = ChatStore(
+      ConversationState(conversationID: "c1"), backend: try ScriptedBackend(clock: TestClock()),
+      environment: .deterministic())
+    defer { store.close() }
+    store.send(.setStarterPrompts(["Where is my order?"]))
+    let state = store.state
+    var chips: [String] = []
+    func chip(_ text: String, _ tap: () -> Void) {
+      chips.append(text)
+      tap()
+    }
+    // DOCC-SUGGESTIONS-BEGIN
+    for (index, text) in state.shownSuggestions.enumerated() {
+      chip(text) { store.sendSuggestion(index) }
+    }
+    // DOCC-SUGGESTIONS-END
+    #expect(chips == ["Where is my order?"])
+    #expect(store.state.messages.map(\.text) == ["Where is my order?"])
+  }
 }
 
 extension [(String, Bool)] {

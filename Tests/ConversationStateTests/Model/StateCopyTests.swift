@@ -120,7 +120,7 @@ struct StateCopyTests {
   func mirrorNamesFields() {
     let state = Self.streaming("Hello")
     let labels = Mirror(reflecting: state).children.compactMap(\.label)
-    #expect(labels.count == 44)
+    #expect(labels.count == 45)
     #expect(
       Set(labels).isSuperset(of: [
         "messages", "streamingReply", "agentActivity", "title", "requests", "regenerateAfterReload",

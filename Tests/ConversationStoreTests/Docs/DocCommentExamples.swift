@@ -499,3 +499,10 @@ private func conversationListStore(_ id: ConversationID) {
   // DOCC-LISTSTORE-END
   list.close()
 }
+
+private func suggestionExample(_ chat: ChatStore) {
+  // DOCC-SENDSUGGESTION-BEGIN
+  chat.send(.setStarterPrompts(["Where is my order?", "Change my address"]))
+  chat.sendSuggestion(0)  // sends "Where is my order?"
+  // DOCC-SENDSUGGESTION-END
+}
