@@ -27,6 +27,19 @@ func undoToast(_ list: ConversationListStore) -> (text: String, undo: () -> Void
 }
 // README-LIST-END
 
+// README-TITLE-BEGIN
+/// Names a new chat after its first answer: asks the agent for a short title on a store of its own (a new
+/// conversation on a server that keeps them; nothing kept on an agent backend).
+func nameAfterFirstAnswer(_ chat: ChatStore, in list: ConversationListStore, backend: any ChatBackend) async {
+  guard let id = chat.state.conversationID, let question = chat.state.messages.first?.text else { return }
+  let titler = ChatStore(backend: backend)
+  defer { titler.close() }
+  if let answer = try? await titler.ask("A title of at most five words for a chat that starts: \(question)") {
+    list.send(.titleGenerated(id, answer.text))
+  }
+}
+// README-TITLE-END
+
 /// A host trying the managed list from the README and the doc comments: a `ConversationListStore` against a
 /// `ScriptedBackend` (a server that keeps a list) on a `TestClock`.
 @Suite("Host tryout: the user manages their list", .hangGuard)
@@ -99,5 +112,32 @@ struct HostListTryout {
     #expect(list.state.conversations["c2"]?.title == "Visa")
     #expect(list.state.error?.message == "Titles may not mention competitors.")
     list.close()
+  }
+
+  @Test("a chat is named after its first answer by asking the agent; a title the user gave stays")
+  func generatedTitle() async throws {
+    // Given a chat whose first question was answered, listed with no title yet
+    let clock = TestClock()
+    let backend = try ScriptedBackend(
+      clock: clock, replies: ["Your parcel is on its way.|<finish>", "Parcel delivery status|<finish>"])
+    let chat = ChatStore(
+      ConversationState(conversationID: "c1"), backend: backend, environment: .deterministic(clock: clock))
+    defer { chat.close() }
+    chat.sendMessage("Where is my parcel?")
+    #expect(await clock.run { chat.state.isSettled && chat.state.messages.count == 2 })
+    let list = ConversationListStore(backend: backend, environment: .deterministic(clock: clock))
+    defer { list.close() }
+    list.send(.realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Where is my parcel?"))))
+
+    // When the host asks the agent for a title
+    let naming = Task { await nameAfterFirstAnswer(chat, in: list, backend: backend) }
+    #expect(await clock.run { list.state.conversations["c1"]?.title == "Parcel delivery status" })
+    await naming.value
+
+    // Then a title the user gives is never replaced by a generated one
+    list.send(.change("c1", .title("Lost parcel")))
+    list.send(.titleGenerated("c1", "Something else"))
+    #expect(list.state.conversations["c1"]?.title == "Lost parcel")
+    #expect(try ReadmeExcerpt(marker: "README-TITLE", in: #filePath).isShown(in: "README.md"))
   }
 }
