@@ -173,17 +173,17 @@ struct ReferenceServerListTests {
     #expect(try await Self.listOnServer(server).conversations[id]?.title == "Order 1042")
   }
 
-  @Test("changes and a deletion made on another device reach this device's list over the realtime stream")
+  @Test("changes and a deletion made on another device reach this device's list over its shared connection")
   func changesFromAnotherDevice() async throws {
-    // Given a user whose list shows two conversations, listening on the server's realtime stream (the
-    // frames read by the client's mapper; the test hands the list its events, as a client's connection will)
+    // Given a user whose ChatClient lists two conversations (its shared realtime connection open)
     let server = try await ReferenceServer.start()
     let trip = try await server.conversation(title: "Order 1042", messages: 2)
     let doomed = try await server.conversation(title: "Returns", messages: 2)
-    let list = try await Self.loadedList(on: server)
-    defer { list.close() }
-    let listener = try Self.listen(on: server, into: list)
-    defer { listener.cancel() }
+    let client = ChatClient(backend: try server.backend())
+    let list = client.list
+    list.send(.load(pageSize: 50))
+    _ = try #require(await list.state(within: 60) { $0.hasLoaded })
+    for await state in client.snapshots() where state.connection == .connected { break }
 
     // When the same user renames, pins and archives the first on another device, and deletes the second
     let otherDevice = try await Self.loadedList(on: server, policy: ChatPolicy(deleteUndoWindow: 0))
@@ -207,36 +207,7 @@ struct ReferenceServerListTests {
     #expect(told.conversations[doomed] == nil)
     #expect(told.edits.isEmpty)
     #expect(told.error == nil)
-  }
-
-  /// Reads the realtime stream of `server` from its first event, as the client's connection does, and sends
-  /// each list event its frames carry to `list`, as `RealtimeEventMapper.listEvents`'s doc comment shows.
-  static func listen(on server: ReferenceServer, into list: ConversationListStore) throws -> Task<Void, Never> {
-    let transport = try HTTPTransport(
-      baseURL: server.baseURL, policy: ChatPolicy(), now: { Date() }, token: { "secret" })
-    var endpoint = Endpoint.get("events")
-    endpoint.lastEventID = "0"  // every event from the first: none is missed however late this connects
-    let frames = transport.eventStream(endpoint, (), opened: nil) {
-      (_: inout Void, event: ServerSentEvent, elements: inout [Frame]) throws(ChatError) in
-      elements.append(Frame(event: event))
-    } end: { (_: inout Void) throws(ChatError) -> [Frame] in
-      []
-    }
-    return Task {
-      do {
-        for try await frame in frames {
-          let event = frame.event
-          // DOCC-REALTIMEEVENTMAPPER-LISTEVENTS-BEGIN
-          if let events = try RealtimeEventMapper.listEvents(event, receivedAt: Date()) {
-            for event in events { list.send(.realtime(event)) }
-          }
-          // DOCC-REALTIMEEVENTMAPPER-LISTEVENTS-END
-        }
-      } catch {
-        // Cancelled when the test is done; any other end is a failure.
-        if !Task.isCancelled { Issue.record("the realtime stream failed: \(error)") }
-      }
-    }
+    await client.close()
   }
 
   /// One realtime frame, as the stream delivers it.
