@@ -8,9 +8,16 @@ struct AgentWorld: Sendable {
     var title: String
     var status: ConversationStatus = .ongoing
     var messages: [Message] = []
+    /// What the user made of it in their list, as a server with a list keeps it.
+    var isTitleSetByUser = false
+    var pinnedAt: Date?
+    var isArchived = false
+    var isMarkedUnread = false
   }
 
   var conversations: [ConversationID: Conversation] = [:]
+  /// Conversations the user deleted: gone from the list's pages, and not found by any later call.
+  var deleted: Set<ConversationID> = []
   var random: SplitMix64
   var sockets: [Int: AsyncThrowingStream<RealtimeUpdate, any Error>.Continuation] = [:]
   var nextSocket = 0
@@ -43,6 +50,39 @@ struct AgentWorld: Sendable {
     throw ChatError(.providerError, "The simulated server failed this request (/fail).", status: 503)
   }
 
+  /// Throws `CONVERSATION_NOT_FOUND` for a conversation the user deleted, as a server does for one it no
+  /// longer has.
+  func checkNotDeleted(_ id: ConversationID?) throws {
+    guard let id, deleted.contains(id) else { return }
+    throw ChatError(.conversationNotFound, "Conversation \(id.rawValue) was deleted.", status: 404)
+  }
+
+  /// The user changed a conversation of their list; throws `CONVERSATION_NOT_FOUND` for one it does not have.
+  mutating func change(_ id: ConversationID, _ change: ConversationChange) throws {
+    try checkNotDeleted(id)
+    guard var conversation = conversations[id] else {
+      throw ChatError(.conversationNotFound, "Conversation \(id.rawValue) is not on the server.", status: 404)
+    }
+    switch change {
+    case .title(let title):
+      conversation.title = title
+      conversation.isTitleSetByUser = true
+    case .pinned(let pinned, let at): conversation.pinnedAt = pinned ? at : nil
+    case .archived(let archived): conversation.isArchived = archived
+    case .markedUnread(let marked): conversation.isMarkedUnread = marked
+    }
+    conversations[id] = conversation
+  }
+
+  /// The user deleted a conversation: it and its messages go. One deleted already is gone: not found.
+  mutating func delete(_ id: ConversationID) throws {
+    try checkNotDeleted(id)
+    guard conversations.removeValue(forKey: id) != nil else {
+      throw ChatError(.conversationNotFound, "Conversation \(id.rawValue) is not on the server.", status: 404)
+    }
+    deleted.insert(id)
+  }
+
   /// A send arrives: the conversation (created if new, titled from the first words), the stored message,
   /// and the new conversation's title.
   mutating func accept(_ payload: SendPayload, at now: Date) -> (ConversationID, Message, String?) {
@@ -71,7 +111,10 @@ struct AgentWorld: Sendable {
     let message = Message(
       clientID: ClientMessageID("srv-\(serverID)"), serverID: serverID, role: role,
       author: ParticipantID(agent.id.rawValue), text: text, createdAt: now, agent: agent)
-    conversations[conversationID, default: Conversation(title: "Conversation")].messages.append(message)
+    // A reply that ends after its conversation was deleted is not kept: nothing brings the conversation back.
+    if !deleted.contains(conversationID) {
+      conversations[conversationID, default: Conversation(title: "Conversation")].messages.append(message)
+    }
     return message
   }
 
@@ -101,7 +144,8 @@ struct AgentWorld: Sendable {
   }
 
   /// Older messages, newest page first; the cursor is the index of the oldest message already sent.
-  func page(of conversationID: ConversationID, before cursor: PageCursor?, limit: Int) -> HistoryPage {
+  func page(of conversationID: ConversationID, before cursor: PageCursor?, limit: Int) throws -> HistoryPage {
+    try checkNotDeleted(conversationID)
     guard let conversation = conversations[conversationID] else {
       return HistoryPage(messages: [], nextCursor: nil, hasMore: false)
     }
@@ -112,7 +156,8 @@ struct AgentWorld: Sendable {
       hasMore: start > 0, title: conversation.title, status: conversation.status)
   }
 
-  func messages(in conversationID: ConversationID, after: ServerMessageID?) -> [Message] {
+  func messages(in conversationID: ConversationID, after: ServerMessageID?) throws -> [Message] {
+    try checkNotDeleted(conversationID)
     guard let messages = conversations[conversationID]?.messages else { return [] }
     guard let after, let index = messages.firstIndex(where: { $0.serverID == after }) else { return messages }
     return Array(messages[(index + 1)...])
@@ -123,9 +168,13 @@ struct AgentWorld: Sendable {
     let start = cursor.flatMap { Int($0.rawValue) } ?? 0
     let end = min(sorted.count, start + limit)
     let rows = sorted[min(start, end)..<end].map { id, conversation in
-      ConversationSummary(
+      var row = ConversationSummary(
         id: id, title: conversation.title, status: conversation.status,
-        lastActivityAt: conversation.messages.last?.createdAt, lastMessagePreview: conversation.messages.last?.text)
+        lastActivityAt: conversation.messages.last?.createdAt, lastMessagePreview: conversation.messages.last?.text,
+        pinnedAt: conversation.pinnedAt, isArchived: conversation.isArchived)
+      row.isMarkedUnread = conversation.isMarkedUnread
+      row.isTitleSetByUser = conversation.isTitleSetByUser
+      return row
     }
     return ConversationPage(
       conversations: rows, nextCursor: end < sorted.count ? PageCursor("\(end)") : nil, hasMore: end < sorted.count)

@@ -3,15 +3,18 @@ import Foundation
 
 /// The demo's server, in process: an AI agent that thinks, calls the app's `lookupOrder` tool, asks the user
 /// to approve cancelling an order or where an order should go (and continues the same answer once
-/// answered), answers word by word, and hands over to a person when asked; a realtime connection the user can drop (`/drop`), and a
-/// switch that makes the next request fail (`/fail`). Everything it does waits on the injected clock, so a
-/// script on a virtual clock replays byte for byte.
+/// answered), answers word by word, and hands over to a person when asked; a list of the user's conversations
+/// that keeps their renames, pins, archive and unread marks and their deletions, as a real server's does; a
+/// realtime connection the user can drop (`/drop`), and a switch that makes the next request fail (`/fail`).
+/// Everything it does waits on the injected clock, so a script on a virtual clock replays byte for byte.
 final class SimulatedAgent: ChatBackend {
   static let assistant = AgentInfo(id: "ai", name: "Ada (AI)")
   static let human = AgentInfo(id: "sam", name: "Sam (support)")
   /// Seconds the agent "thinks" before its first word, and between words.
   static let thinking = 0.6
   static let wordInterval = 0.08
+  /// Seconds a change or a deletion in the list takes to reach the agent's list and be answered.
+  static let listLatency = 0.2
 
   let clock: any ChatClock
   let world: StateLock<AgentWorld>
@@ -49,7 +52,10 @@ final class SimulatedAgent: ChatBackend {
 
   func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
     work { [self] continuation in
-      try world.withLock { try $0.checkFailure() }
+      try world.withLock { world in
+        try world.checkFailure()
+        try world.checkNotDeleted(payload.conversationID)
+      }
       let now = clock.now()
       let (conversationID, confirmed, title) = world.withLock { $0.accept(payload, at: now) }
       continuation.yield(.accepted(confirmed, conversationID: conversationID))
@@ -62,7 +68,10 @@ final class SimulatedAgent: ChatBackend {
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     work { [self] continuation in
-      try world.withLock { try $0.checkFailure() }
+      try world.withLock { world in
+        try world.checkFailure()
+        try world.checkNotDeleted(conversation)
+      }
       let (question, variant) = world.withLock { world in
         world.regenerations += 1
         return (world.text(of: prompt, in: conversation) ?? "", world.regenerations + 2)
@@ -75,7 +84,10 @@ final class SimulatedAgent: ChatBackend {
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
     work { [self] continuation in
-      try world.withLock { try $0.checkFailure() }
+      try world.withLock { world in
+        try world.checkFailure()
+        try world.checkNotDeleted(conversation)
+      }
       try await continued(run, in: conversation, on: continuation)
     }
   }
@@ -84,13 +96,13 @@ final class SimulatedAgent: ChatBackend {
     try await clock.sleep(seconds: 0.4)  // long enough to see "loading older messages…"
     return try world.withLock { world in
       try world.checkFailure()
-      return world.page(of: conversation, before: cursor, limit: limit)
+      return try world.page(of: conversation, before: cursor, limit: limit)
     }
   }
 
   func messages(in conversation: ConversationID, after: ServerMessageID?) async throws -> [Message] {
     try await clock.sleep(seconds: 0.2)
-    return world.withLock { $0.messages(in: conversation, after: after) }
+    return try world.withLock { try $0.messages(in: conversation, after: after) }
   }
 
   func realtime(conversation: ConversationID?) -> AsyncThrowingStream<RealtimeUpdate, any Error> {
@@ -116,6 +128,32 @@ final class SimulatedAgent: ChatBackend {
     try world.withLock { world in
       try world.checkFailure()
       return world.conversationPage(after: cursor, limit: limit)
+    }
+  }
+
+  /// Keeps the user's change in its list, as a server with a list does, and tells every connection (the
+  /// one that made it too, as our protocol's `conversation.updated` does).
+  func updateConversation(_ conversation: ConversationID, _ change: ConversationChange) async throws {
+    try await listWork {
+      try await self.clock.sleep(seconds: Self.listLatency)
+      try self.world.withLock { world in
+        try world.checkFailure()
+        try world.change(conversation, change)
+      }
+      self.broadcast(.list(.conversationChanged(conversation, change)))
+    }
+  }
+
+  /// Deletes the conversation and its messages: it leaves the list's pages, and its history, catch-up and
+  /// sends are `CONVERSATION_NOT_FOUND` from now on.
+  func deleteConversation(_ conversation: ConversationID) async throws {
+    try await listWork {
+      try await self.clock.sleep(seconds: Self.listLatency)
+      try self.world.withLock { world in
+        try world.checkFailure()
+        try world.delete(conversation)
+      }
+      self.broadcast(.list(.conversationDeleted(conversation)))
     }
   }
 
@@ -338,7 +376,18 @@ final class SimulatedAgent: ChatBackend {
   // MARK: Plumbing
 
   private func broadcast(_ conversationID: ConversationID, _ event: RealtimeEvent) {
-    for socket in world.withLock({ Array($0.sockets.values) }) { socket.yield(.event(conversationID, event)) }
+    broadcast(.event(conversationID, event))
+  }
+
+  private func broadcast(_ update: RealtimeUpdate) {
+    for socket in world.withLock({ Array($0.sockets.values) }) { socket.yield(update) }
+  }
+
+  /// A list call, counted as the agent's work while it runs (a script waits for it before it draws).
+  private func listWork(_ body: () async throws -> Void) async throws {
+    world.withLock { $0.work += 1 }
+    defer { world.withLock { $0.work -= 1 } }
+    try await body()
   }
 
   /// Words with their following space, so the reply streams as a person would see it typed.

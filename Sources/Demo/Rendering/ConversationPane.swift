@@ -10,10 +10,22 @@ enum ConversationPane {
       return line
     }
     let listed = state.conversationID.flatMap { screen.list.conversations[$0]?.title }
-    let title = state.title ?? listed ?? (state.conversationID == nil ? "New conversation" : "Conversation")
+    let title =
+      userTitle(of: state, in: screen.list) ?? state.title ?? listed
+      ?? (state.conversationID == nil ? "New conversation" : "Conversation")
     line.append(title.isEmpty ? "Conversation" : title, .bold)
     line.append(" · \(words(for: state.status))", state.status.acceptsMessages ? .dim : .yellow)
     return line
+  }
+
+  /// The title the user gave the conversation in their list (`/rename`), which wins over the one it came
+  /// with.
+  static func userTitle(of state: ConversationState, in list: ConversationListState) -> String? {
+    guard let id = state.conversationID else { return nil }
+    // A row being deleted is out of the list until its deletion is done or undone; its title is kept there.
+    let row = list.conversations[id] ?? list.deleting.first { $0.row.id == id }?.row
+    guard let row, row.isTitleSetByUser else { return nil }
+    return row.title
   }
 
   static func words(for status: ConversationStatus) -> String {

@@ -27,6 +27,8 @@ struct DemoScreen: Equatable, Sendable {
   var unread: Int
   /// A one-line notice (a refusal, "connection dropped", "next request will fail"); nil when none.
   var notice: String?
+  /// While a deletion can be taken back: "Deleted “Trip” — /undo within 4 s".
+  var undoNotice: String?
   /// The time on the session's clock, for "reconnecting in 3 s".
   var now: Date
   /// Whether reasoning shows whole rather than collapsed to a line (`/thoughts`, Ctrl-R).
@@ -35,9 +37,10 @@ struct DemoScreen: Equatable, Sendable {
   init(
     list: ConversationListState = ConversationListState(), conversation: ConversationState? = nil,
     selectedRow: Int = 0, selectedMessage: ClientMessageID? = nil, composer: String = "", focus: Focus = .conversation,
-    user: String? = nil, unread: Int = 0, notice: String? = nil, now: Date = Date(timeIntervalSince1970: 0),
-    showsReasoning: Bool = false
+    user: String? = nil, unread: Int = 0, notice: String? = nil, undoNotice: String? = nil,
+    now: Date = Date(timeIntervalSince1970: 0), showsReasoning: Bool = false
   ) {
+    self.undoNotice = undoNotice
     self.showsReasoning = showsReasoning
     self.now = now
     self.list = list

@@ -60,12 +60,14 @@ enum FrameRenderer {
     return (layout, notices, help)
   }
 
-  /// The refusal of what the user last asked for, in red, then the session's own notice.
+  /// The refusal of what the user last asked for, in red (the conversation's, then the list's), the offer
+  /// to undo a deletion, then the session's own notice.
   private static func noticeLines(_ screen: DemoScreen) -> [StyledLine] {
     var lines: [StyledLine] = []
-    if let error = screen.conversation?.userError {
+    for error in [screen.conversation?.userError, screen.list.error].compactMap(\.self) {
       lines.append(StyledLine("✗ \(MessageLines.reason(error))", .red))
     }
+    if let undo = screen.undoNotice { lines.append(StyledLine(undo, .yellow)) }
     // A notice may be several lines (`/search` results), each a row.
     for line in (screen.notice ?? "").split(separator: "\n") { lines.append(StyledLine(String(line), .yellow)) }
     return lines

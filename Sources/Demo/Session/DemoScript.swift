@@ -81,9 +81,9 @@ struct DemoScript: Equatable {
     guard commands.contains(name) else { throw Malformed(line: line, reason: "unknown command /\(name)") }
   }
 
-  static let commands: Set<String> = [
+  static let commands: Set<String> = Set([
     "new", "open", "older", "search", "retry", "discard", "regen", "edit", "prev", "next", "stop", "up", "down",
     "feedback", "ticket", "signin", "signout", "drop", "fail", "quit", "q", "help", "approve", "deny", "answer",
     "thoughts", "cut", "break", "queue", "unqueue", "now", "resume", "editq", "steer", "approvals", "revoke",
-  ]
+  ]).union(ListCommand.names)
 }

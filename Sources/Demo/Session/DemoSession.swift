@@ -17,12 +17,16 @@ final class DemoSession: Sendable {
     var showsReasoning = false
     /// `/search`es still reading the disk.
     var searches = 0
+    /// When each `/delete` was typed, for the seconds its undo notice counts down.
+    var deletedAt: [ConversationID: Date] = [:]
   }
 
   let client: ChatClient
   /// The simulated agent, when the session runs on it (not with `--server`): `/drop` and `/fail` drive it.
   let agent: SimulatedAgent?
   let clock: any ChatClock
+  /// Seconds a `/delete` can be taken back (`ChatPolicy.deleteUndoWindow`).
+  let undoWindow: Double
   private let interface = StateLock(Interface())
   private let redrawSignal: AsyncStream<Void>.Continuation
   /// Yields whenever what the screen shows may have changed (coalesced: one pending redraw at most).
@@ -43,6 +47,7 @@ final class DemoSession: Sendable {
   ) {
     self.agent = agent
     clock = environment.clock
+    undoWindow = policy.deleteUndoWindow
     let clock = environment.clock
     client = ChatClient(
       backend: backend, identity: user.map { UserIdentity(userID: $0) },
@@ -57,7 +62,14 @@ final class DemoSession: Sendable {
     (redraws, redrawSignal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     let snapshots = client.list.snapshots()
     let signal = redrawSignal
-    listWatcher.withLock { $0 = Task { for await _ in snapshots { signal.yield() } } }
+    listWatcher.withLock {
+      $0 = Task { [weak self] in
+        for await snapshot in snapshots {
+          self?.leaveIfDeleted(snapshot.state)
+          signal.yield()
+        }
+      }
+    }
     client.list.send(.load(pageSize: 20))
   }
 
@@ -73,6 +85,8 @@ final class DemoSession: Sendable {
   func submit(_ line: String) -> Bool {
     let trimmed = line.trimmingCharacters(in: .whitespaces)
     interface.withLock { $0.notice = nil }
+    // A new line dismisses the list's last refusal, as it does the notice.
+    if client.list.state.error != nil { client.list.send(.clearError) }
     defer { redrawSignal.yield() }
     guard trimmed.hasPrefix("/") else {
       guard !trimmed.isEmpty else { return true }
@@ -107,7 +121,7 @@ final class DemoSession: Sendable {
 
   /// Moves the list cursor (list focus).
   func moveSelection(by offset: Int) {
-    let count = client.list.state.conversations.count
+    let count = client.list.state.shown.count
     interface.withLock { $0.selectedRow = max(0, min(count - 1, $0.selectedRow + offset)) }
     redrawSignal.yield()
   }
@@ -124,9 +138,15 @@ final class DemoSession: Sendable {
   func screen() -> DemoScreen {
     let list = client.list.state
     let (store, ui) = interface.withLock { ($0.open, $0) }
+    let now = clock.now()
+    let undo = list.deleting.last { !$0.isCommitted }.map { deletion in
+      let started = ui.deletedAt[deletion.row.id] ?? now
+      return ListCommand.undoNotice(
+        title: deletion.row.title, secondsLeft: undoWindow - now.timeIntervalSince(started))
+    }
     return DemoScreen(
       list: list, conversation: store?.state, selectedRow: ui.selectedRow, composer: ui.composer, focus: ui.focus,
-      user: client.identity?.userID, unread: list.unreadTotal, notice: ui.notice, now: clock.now(),
+      user: client.identity?.userID, unread: list.unreadTotal, notice: ui.notice, undoNotice: undo, now: now,
       showsReasoning: ui.showsReasoning)
   }
 
@@ -181,6 +201,31 @@ final class DemoSession: Sendable {
     if store.state.conversationID != nil && !store.state.history.hasLoadedFirstPage {
       store.send(.loadHistory(pageSize: 20))
     }
+    // Opened: the unread mark the user put on it (`/unread`) comes off.
+    if let id = store.state.conversationID, client.list.state.conversations[id]?.isMarkedUnread == true {
+      client.list.send(.markRead(id))
+    }
+  }
+
+  /// Once the conversation on screen is deleted for good (its undo window passed and the server confirmed,
+  /// or another device deleted it), the client closes its store: the first conversation the list shows
+  /// opens instead, or a new one when none is left.
+  private func leaveIfDeleted(_ list: ConversationListState) {
+    guard let id = openStore()?.state.conversationID, list.deleted.contains(id) else { return }
+    if let next = list.shown.first ?? list.conversations.first(where: { _ in true }) {
+      open(client.conversation(next.id))
+      followSelection()
+    } else {
+      _ = openNew()
+    }
+  }
+
+  /// Puts the list's cursor on the conversation open on screen, when the list shows it.
+  private func followSelection() {
+    guard let id = openStore()?.state.conversationID,
+      let row = client.list.state.shown.firstIndex(where: { $0.id == id })
+    else { return }
+    interface.withLock { $0.selectedRow = row }
   }
 
   private func notice(_ text: String) { interface.withLock { $0.notice = text } }
@@ -215,7 +260,7 @@ final class DemoSession: Sendable {
     case "quit", "q": return false
     case "new": _ = openNew()
     case "open":
-      let rows = Array(client.list.state.conversations)
+      let rows = client.list.state.shown
       guard let number = argument.flatMap({ Int($0) }), rows.indices.contains(number - 1) else {
         notice("/open needs a row number from 1 to \(rows.count)")
         return true
@@ -366,6 +411,15 @@ final class DemoSession: Sendable {
       store?.steer(text)
     case "thoughts":
       interface.withLock { $0.showsReasoning.toggle() }
+    case "rename", "pin", "unpin", "archive", "unarchive", "unread", "delete", "undo", "archived":
+      let list = client.list
+      switch ListCommand(name, argument, open: state, in: list.state, now: list.environment.clock.now()) {
+      case .notice(let text): notice(text)
+      case .action(let action):
+        if case .delete(let id) = action { interface.withLock { $0.deletedAt[id] = list.environment.clock.now() } }
+        list.send(action)  // a refusal (a title too long, an undo too late) shows as the list's error
+        followSelection()
+      }
     case "help": notice(DemoSession.help)
     default: notice("Unknown command /\(name).\n\(DemoSession.help)")
     }
@@ -459,6 +513,9 @@ final class DemoSession: Sendable {
     /steer TEXT: guidance sent next, ahead of the queue. /approve [here|always]
     /deny [why] /answer TEXT /approvals /revoke TOOL /up /down /ticket
     /feedback good|bad|dismiss
+    Your list, for the conversation on screen: /rename TEXT /pin /unpin /archive
+    /unarchive /unread /delete (/undo takes it back for 5 s). /archived shows the
+    archived ones instead of the others, and again the others.
     /signin NAME /signout /drop /fail [reply] /cut /break /quit
     """
 }

@@ -1,7 +1,11 @@
 import ConversationStore
+import Foundation
 
 /// The plain-text account of a session (`--plain`): each message once when it appears and again when its
 /// delivery changes, connection and status changes, and notices. Streamed text is shown once committed.
+/// The list (`≡`) is printed in the order a sidebar draws it whenever what the user made of it changes (a
+/// title, a pin, the archive, an unread mark, a deletion, the archived filter); the order by activity alone
+/// is each conversation's news, not the list's.
 struct Transcript {
   private var printed: [ClientMessageID: String] = [:]
   private var connection: String?
@@ -14,6 +18,12 @@ struct Transcript {
   /// The turns as last printed, in their order.
   private var queued: [OutgoingMessage] = []
   private var pause: String?
+  /// What the user had made of the list when it was last printed, and the line printed.
+  private var management = ListManagement()
+  private var listed: String?
+  private var listError: ChatError?
+  /// The deletions that could be taken back when last printed, with their titles.
+  private var undoable: [ConversationID: String] = [:]
 
   /// The lines that are new since the last call.
   mutating func lines(for screen: DemoScreen) -> [String] {
@@ -22,14 +32,17 @@ struct Transcript {
     notice = screen.notice
     if let user, user != screen.user { lines.append(screen.user.map { "· signed in as \($0)" } ?? "· signed out") }
     user = .some(screen.user)
+    lines += listLines(screen)
     guard let state = screen.conversation else {
       if conversation != .some(nil) { lines.append("== no conversation open (\(screen.user ?? "guest")) ==") }
       conversation = .some(nil)
       return lines
     }
     if conversation != .some(state.conversationID) {
-      lines.append(
-        "== \(state.title ?? state.conversationID?.rawValue ?? "new conversation") (\(screen.user ?? "guest")) ==")
+      let title =
+        ConversationPane.userTitle(of: state, in: screen.list) ?? state.title ?? state.conversationID?.rawValue
+        ?? "new conversation"
+      lines.append("== \(title) (\(screen.user ?? "guest")) ==")
       conversation = .some(state.conversationID)
       connection = nil
       // Another conversation's turns did not leave: they are not on screen.
@@ -75,6 +88,41 @@ struct Transcript {
     if let paused, paused != pause { lines.append("· \(paused)") }
     pause = paused
     return lines
+  }
+
+  /// The list's refusal, a deletion offered for undo and one done for good, and the list when what the user
+  /// made of it changed and it reads differently.
+  private mutating func listLines(_ screen: DemoScreen) -> [String] {
+    let list = screen.list
+    var lines: [String] = []
+    if let error = list.error, error != listError { lines.append("! \(error.message)") }
+    listError = list.error
+    let offered = Dictionary(
+      list.deleting.filter { !$0.isCommitted }.map { ($0.row.id, $0.row.title) }, uniquingKeysWith: { $1 })
+    if let undo = screen.undoNotice, offered.keys.contains(where: { undoable[$0] == nil }) {
+      lines.append("! \(undo)")
+    }
+    for (id, title) in undoable.sorted(by: { $0.value < $1.value }) where offered[id] == nil {
+      if list.deleted.contains(id) { lines.append("· “\(title)” deleted") }
+    }
+    undoable = offered
+    let now = ListManagement(list)
+    if now != management {
+      let line = Self.describe(list)
+      if line != listed { lines.append(line) }
+      listed = line
+    }
+    management = now
+    return lines
+  }
+
+  /// The list in one line, as `shown` orders it: "≡ list: 📌 Trip · Welcome".
+  static func describe(_ list: ConversationListState) -> String {
+    let rows = list.shown.map { row in
+      ListPane.title(row) + (row.isMarkedUnread ? " \(ListPane.unreadMark)" : "")
+    }
+    let name = list.showsArchived ? "archived" : "list"
+    return "≡ \(name): " + (rows.isEmpty ? "nothing" : rows.joined(separator: " · "))
   }
 
   static func describe(_ message: Message) -> String {
@@ -141,5 +189,34 @@ struct Transcript {
     case .reconnecting(let attempt, _): return "reconnecting (attempt \(attempt))"
     case .closed: return "offline"
     }
+  }
+}
+
+/// What the user made of their list: titles they gave, pins, the archive, unread marks, deletions and the
+/// filter. The transcript prints the list when this changes.
+private struct ListManagement: Equatable {
+  struct Marks: Equatable {
+    var title: String?
+    var pinnedAt: Date?
+    var isArchived: Bool
+    var isMarkedUnread: Bool
+  }
+
+  var rows: [ConversationID: Marks] = [:]
+  var deleting: Set<ConversationID> = []
+  var deleted: Set<ConversationID> = []
+  var showsArchived = false
+
+  init() {}
+
+  init(_ list: ConversationListState) {
+    for row in list.conversations where row.isTitleSetByUser || row.isPinned || row.isArchived || row.isMarkedUnread {
+      rows[row.id] = Marks(
+        title: row.isTitleSetByUser ? row.title : nil, pinnedAt: row.pinnedAt, isArchived: row.isArchived,
+        isMarkedUnread: row.isMarkedUnread)
+    }
+    deleting = Set(list.deleting.map(\.row.id))
+    deleted = list.deleted
+    showsArchived = list.showsArchived
   }
 }

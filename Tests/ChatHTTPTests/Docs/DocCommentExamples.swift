@@ -55,4 +55,19 @@ struct ChatHTTPDocCommentTests {
     #expect(events.contains(.delta("Hello")), "\(events)")
     _ = httpChatBackendExample
   }
+
+  @Test("a list frame becomes the list's events")
+  func listEvents() throws {
+    let list = ConversationListStore(backend: try ScriptedBackend(clock: TestClock()), environment: .deterministic())
+    defer { list.close() }
+    list.send(.realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Old"))))
+    let event = ServerSentEvent(
+      type: "conversation.updated", data: #"{"conversation_id": "c1", "title": "New"}"#, lastEventID: "")
+    // DOCC-LISTEVENTS-BEGIN
+    if let events = try RealtimeEventMapper.listEvents(event, receivedAt: Date()) {
+      for event in events { list.send(.realtime(event)) }
+    }
+    // DOCC-LISTEVENTS-END
+    #expect(list.state.conversations["c1"]?.title == "New")
+  }
 }
