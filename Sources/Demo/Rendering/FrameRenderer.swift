@@ -64,7 +64,7 @@ enum FrameRenderer {
   /// to undo a deletion, then the session's own notice.
   private static func noticeLines(_ screen: DemoScreen) -> [StyledLine] {
     var lines: [StyledLine] = []
-    for error in [screen.conversation?.userError, screen.list.error].compactMap(\.self) {
+    for error in [screen.conversation?.userError, screen.list.shownError].compactMap(\.self) {
       lines.append(StyledLine("✗ \(MessageLines.reason(error))", .red))
     }
     if let undo = screen.undoNotice { lines.append(StyledLine(undo, .yellow)) }

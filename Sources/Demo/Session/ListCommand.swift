@@ -70,3 +70,9 @@ enum ListCommand: Equatable {
     "Deleted “\(title.isEmpty ? "Untitled" : title)” — /undo within \(max(1, Int(secondsLeft.rounded(.up)))) s"
   }
 }
+
+extension ConversationListState {
+  /// The list's error as the demo shows it: none for a backend that keeps no list (an agent protocol with no
+  /// storage behind it), which is how such a backend is, not something the user did.
+  var shownError: ChatError? { error?.code == .unsupported ? nil : error }
+}

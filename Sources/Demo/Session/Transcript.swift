@@ -95,8 +95,8 @@ struct Transcript {
   private mutating func listLines(_ screen: DemoScreen) -> [String] {
     let list = screen.list
     var lines: [String] = []
-    if let error = list.error, error != listError { lines.append("! \(error.message)") }
-    listError = list.error
+    if let error = list.shownError, error != listError { lines.append("! \(error.message)") }
+    listError = list.shownError
     let offered = Dictionary(
       list.deleting.filter { !$0.isCommitted }.map { ($0.row.id, $0.row.title) }, uniquingKeysWith: { $1 })
     if let undo = screen.undoNotice, offered.keys.contains(where: { undoable[$0] == nil }) {
