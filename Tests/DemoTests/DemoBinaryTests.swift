@@ -36,7 +36,7 @@ struct DemoBinaryTests {
   /// The scripts in `Examples/` that run on the simulated agent, each compared with its transcript.
   static let examples = [
     "tour", "failure-and-retry", "feedback", "reasoning", "approval", "outcomes", "branches", "edit", "queue",
-    "list",
+    "list", "suggestions",
   ]
   /// The scripts that run against an agent server, checked where that server is started (AGUIPydanticAITests).
   static let againstAServer = ["agui"]

@@ -22,6 +22,13 @@ enum AgentReplies {
     text.lowercased().contains("address")
   }
 
+  /// Follow-ups the agent offers with its answer when the user asks what to do next ("suggest"); nil
+  /// otherwise, so the other scripts' answers come without any.
+  static func suggestions(for text: String) -> [String]? {
+    guard text.lowercased().contains("suggest") else { return nil }
+    return ["Track order 1042", "Change the delivery address", "Talk to a person"]
+  }
+
   /// Whether the user asked for a person.
   static func wantsHuman(_ text: String) -> Bool {
     let lowered = text.lowercased()

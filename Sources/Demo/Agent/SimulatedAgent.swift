@@ -253,6 +253,7 @@ final class SimulatedAgent: ChatBackend {
     case nil: break
     }
     try await stream(words.dropFirst(words.count / 2).joined(), on: continuation)
+    if let suggestions = AgentReplies.suggestions(for: text) { continuation.yield(.suggested(suggestions)) }
     let now = clock.now()
     let message = world.withLock { $0.record(answer, from: Self.assistant, in: conversationID, at: now) }
     continuation.yield(.finished(message, userMessageID: question))

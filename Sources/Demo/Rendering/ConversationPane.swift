@@ -78,8 +78,9 @@ enum ConversationPane {
       return [StyledLine("Say hello: type a message and press Enter.", .dim)]
     }
     let selected = screen.selectedMessage.flatMap { state.messages.contains($0) ? $0 : nil }
-    var blocks: [[StyledLine]] = [live]  // newest first
-    var count = live.count
+    let offered = MessageLines.suggestionsLine(state.shownSuggestions).map { [StyledLine($0, .dim)] } ?? []
+    var blocks: [[StyledLine]] = [offered + live]  // newest first
+    var count = offered.count + live.count
     var selectedBlock: (linesBelow: Int, count: Int)?
     var index = state.messages.endIndex
     // Newest first, and only as far back as the pane (and the selection) needs: a long history costs

@@ -94,4 +94,10 @@ enum MessageLines {
     }
     return details
   }
+
+  /// The suggestions under an answer, numbered for `/suggest N`: "↳ 1 Track it · 2 Change it"; nil for none.
+  static func suggestionsLine(_ suggestions: [String]) -> String? {
+    guard !suggestions.isEmpty else { return nil }
+    return "  ↳ " + suggestions.enumerated().map { "\($0.offset + 1) \($0.element)" }.joined(separator: " · ")
+  }
 }

@@ -84,6 +84,6 @@ struct DemoScript: Equatable {
   static let commands: Set<String> = Set([
     "new", "open", "older", "search", "retry", "discard", "regen", "edit", "prev", "next", "stop", "up", "down",
     "feedback", "ticket", "signin", "signout", "drop", "fail", "quit", "q", "help", "approve", "deny", "answer",
-    "thoughts", "cut", "break", "queue", "unqueue", "now", "resume", "editq", "steer", "approvals", "revoke",
+    "thoughts", "cut", "break", "queue", "unqueue", "now", "resume", "editq", "steer", "approvals", "revoke", "suggest",
   ]).union(ListCommand.names)
 }

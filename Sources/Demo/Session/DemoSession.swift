@@ -403,6 +403,16 @@ final class DemoSession: Sendable {
         return true
       }
       store?.send(.revokeApproval(toolName: tool))
+    case "suggest":
+      let shown = state?.shownSuggestions ?? []
+      guard let number = argument.flatMap({ Int($0) }), shown.indices.contains(number - 1) else {
+        notice(
+          shown.isEmpty
+            ? "No suggestions are shown: ask the agent to suggest what to do next."
+            : "/suggest N sends suggestion N of the \(shown.count) under the answer.")
+        return true
+      }
+      store?.sendSuggestion(number - 1)
     case "steer":
       guard let text = argument, !text.isEmpty else {
         notice("/steer TEXT: guidance for the running answer, sent next, ahead of what is queued.")
@@ -510,7 +520,8 @@ final class DemoSession: Sendable {
     A message sent while the agent answers waits its turn: /queue lists them,
     /unqueue N drops one, /editq N TEXT rewrites it, /now N sends it at once, and
     /resume sends the next after an answer that was stopped, failed or cut off.
-    /steer TEXT: guidance sent next, ahead of the queue. /approve [here|always]
+    /steer TEXT: guidance sent next, ahead of the queue. /suggest N sends the
+    answer's suggestion N. /approve [here|always]
     /deny [why] /answer TEXT /approvals /revoke TOOL /up /down /ticket
     /feedback good|bad|dismiss
     Your list, for the conversation on screen: /rename TEXT /pin /unpin /archive

@@ -22,6 +22,8 @@ struct Transcript {
   private var management = ListManagement()
   private var listed: String?
   private var listError: ChatError?
+  /// The suggestions last printed.
+  private var suggestions: [String] = []
   /// The deletions that could be taken back when last printed, with their titles.
   private var undoable: [ConversationID: String] = [:]
 
@@ -60,6 +62,9 @@ struct Transcript {
     // A message that left the screen (a switch to a sibling path) is printed again when it comes back.
     if printed.count > state.messages.count { printed = printed.filter { state.messages.contains($0.key) } }
     lines += queueLines(state.followUps, in: state)
+    let offered = state.shownSuggestions
+    if offered != suggestions, let line = MessageLines.suggestionsLine(offered) { lines.append(line) }
+    suggestions = offered
     if state.status != status, status != nil { lines.append("· \(Self.describe(state.status))") }
     status = state.status
     let moment = state.feedbackMoment.map(Self.describe)
