@@ -32,15 +32,17 @@ extension OpenAILLMockTests {
     let model = Self.model("queue")
     let firstAnswer = "The first answer, in full."
     // The stall acts on the event after the first text delta: Chat's role delta then "The ", or the
-    // Responses API's four opening events then "The ". Its 3 s are the time the user has to write the
-    // follow-up while the answer streams; nothing is timed against them.
+    // Responses API's four opening events then "The ". Its 20 s are the time the user has to write the
+    // follow-up while the answer streams (3 s were not enough in a loaded CI run: the test's task resumed
+    // after the stall had ended); nothing is timed against them, and the stall stays under the 60 s idle
+    // timeout.
     let firstTextEvent = api == .chatCompletions ? 1 : 4
     try await script(
       model,
       [
         ["type": "reply", "text": firstAnswer],
         [
-          "type": "stream_fault", "kind": "stall", "after_chunks": firstTextEvent + 1, "stall_seconds": 3,
+          "type": "stream_fault", "kind": "stall", "after_chunks": firstTextEvent + 1, "stall_seconds": 20,
           "match": ["stream": true],
         ],
       ])
