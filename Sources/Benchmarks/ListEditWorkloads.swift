@@ -36,8 +36,7 @@ enum ListEditWorkloads {
   /// deletion whatever the list's size, so later deletions of a run copy a larger set (the subscriber holds
   /// the one before): a cost of how many were deleted, the same at both sizes, that a run of 2,000 deletions
   /// shows more than a quick one of 200. Deleting and undoing in turn would keep the size too, but would
-  /// time the undo, which puts the row back where its activity belongs: that is `ConversationList.place`,
-  /// O(n) for any row but the newest (`list.undo.c<count>` times it).
+  /// time the undo (`list.undo.c<count>` times it).
   static func delete(conversations count: Int, deletions: Int) -> Workload {
     var listed = (0..<count).map { ConversationID("conv\($0)") }
     let operations = (0..<deletions).map { op -> [ConversationListAction] in
@@ -56,8 +55,7 @@ enum ListEditWorkloads {
 
   /// `list.undo.c<count>`: `.delete(id)` in its undo window (the default 5 s), then `.undoDelete(id)`,
   /// each followed by the wake: what a user's "Undo" costs. The row goes back through
-  /// `ConversationList.place`, at the top only when it was the newest. Run with a tenth of the other list
-  /// workloads' operations: at 10,000 rows one takes milliseconds.
+  /// `ConversationList.place`, into the slot its deletion emptied (O(log n)).
   static func undo(conversations count: Int, undos: Int) -> Workload {
     let operations = (0..<undos).map { op -> [ConversationListAction] in
       let id = row(op, in: count)

@@ -12,6 +12,9 @@ public struct ConversationList: Sendable {
   private var bottom: PersistentVector<ConversationSummary?>
   /// Logical slot of each row: `top[i]` is `i`, `bottom[j]` is `-(j + 1)`.
   private var slots: HashTrie<ConversationID, Int>
+  /// The slot each removed row left empty, so that putting it back (an undone or refused deletion) can
+  /// reuse it in O(log n) instead of rebuilding the list. Forgotten with every rebuild.
+  private var vacated: HashTrie<ConversationID, Int>
   private var lineage: ListLineage
 
   /// An empty list, as before the first page has loaded.
@@ -19,6 +22,7 @@ public struct ConversationList: Sendable {
     top = PersistentVector()
     bottom = PersistentVector()
     slots = HashTrie()
+    vacated = HashTrie()
     lineage = ListLineage()
   }
 
@@ -70,13 +74,15 @@ public struct ConversationList: Sendable {
     slots[conversation.id] = -bottom.count
   }
 
-  /// Edits a row in place; returns false when there is no row with that ID.
   /// Puts `conversation` where its `lastActivityAt` belongs, most recent first: at the top when it is the
-  /// most recent, which is what live events almost always are (O(log n)); in its place among older rows when
-  /// an event arrived out of order (O(n), rare). Subscribers see the moved row, never a reset.
+  /// most recent, which is what live events almost always are (O(log n)); back in the slot it was removed
+  /// from when that still keeps the order, as for an undone deletion (O(log n)); otherwise in its place
+  /// among older rows (O(n), rare: an event that arrived out of order). Subscribers see the moved row, never
+  /// a reset.
   public mutating func place(_ conversation: ConversationSummary) {
     guard let newest = first(where: { $0.id != conversation.id }), conversation.lastActivityAt < newest.lastActivityAt
     else { return moveToTop(conversation) }
+    if restoreInVacatedSlot(conversation) { return }
     var rows = filter { $0.id != conversation.id }
     let index = rows.firstIndex { $0.lastActivityAt < conversation.lastActivityAt } ?? rows.count
     rows.insert(conversation, at: index)
@@ -85,6 +91,33 @@ public struct ConversationList: Sendable {
     self.lineage = lineage
   }
 
+  /// Puts a row that is not listed back in the slot `remove` emptied for it, when that slot is still empty
+  /// and the nearest rows above and below it (past at most 32 empty slots) keep the order by activity.
+  private mutating func restoreInVacatedSlot(_ conversation: ConversationSummary) -> Bool {
+    guard slots[conversation.id] == nil, let slot = vacated[conversation.id], self[slot: slot] == nil,
+      let above = neighbor(of: slot, step: 1), let below = neighbor(of: slot, step: -1),
+      above.map({ $0.lastActivityAt >= conversation.lastActivityAt }) ?? true,
+      below.map({ $0.lastActivityAt <= conversation.lastActivityAt }) ?? true
+    else { return false }
+    self[slot: slot] = conversation
+    slots[conversation.id] = slot
+    vacated[conversation.id] = nil
+    return true
+  }
+
+  /// The nearest row from `slot` towards the top (`step` 1) or the bottom (-1): `.some(nil)` when the list
+  /// ends first, `nil` when more than 32 empty slots lie between (too far to look).
+  private func neighbor(of slot: Int, step: Int) -> ConversationSummary?? {
+    var next = slot + step
+    for _ in 0...32 {
+      guard next < top.count && next >= -bottom.count else { return .some(nil) }
+      if let row = self[slot: next] { return row }
+      next += step
+    }
+    return nil
+  }
+
+  /// Edits a row in place; returns false when there is no row with that ID.
   @discardableResult
   public mutating func update(_ id: ConversationID, _ body: (inout ConversationSummary) -> Void) -> Bool {
     guard let slot = slots[id], var conversation = self[slot: slot] else { return false }
@@ -101,6 +134,7 @@ public struct ConversationList: Sendable {
     guard let slot = slots.removeValue(forKey: id) else { return nil }
     let removed = self[slot: slot]
     self[slot: slot] = nil
+    vacated[id] = slot
     compactIfSparse()
     return removed
   }
@@ -152,13 +186,19 @@ extension ConversationList: Equatable {
   /// Equal when both show the same rows in the same order; how each list was built does not matter.
   ///
   /// Two versions of one list with the same slots compare slot by slot, skipping the subtrees they share, so a
-  /// list and its recent snapshot compare in O(changes), not O(rows); otherwise the rows are walked.
+  /// list and its recent snapshot compare in O(changes), not O(rows): equal when no slot differs, unequal
+  /// when a slot holds one conversation's row on both sides, edited. Otherwise the rows are walked.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     guard lhs.count == rhs.count else { return false }
-    if lhs.lineage === rhs.lineage && lhs.top.count == rhs.top.count && lhs.bottom.count == rhs.bottom.count
-      && lhs.top == rhs.top && lhs.bottom == rhs.bottom
-    {
-      return true
+    if lhs.lineage === rhs.lineage && lhs.top.count == rhs.top.count && lhs.bottom.count == rhs.bottom.count {
+      let differing =
+        lhs.top.differingPositions(from: rhs.top) + lhs.bottom.differingPositions(from: rhs.bottom).map { -$0 - 1 }
+      if differing.isEmpty { return true }
+      let editedInPlace = differing.contains { slot in
+        guard let mine = lhs[slot: slot], let theirs = rhs[slot: slot] else { return false }
+        return mine.id == theirs.id
+      }
+      if editedInPlace { return false }
     }
     return lhs.elementsEqual(rhs)
   }

@@ -21,7 +21,9 @@ public struct ConversationState: Sendable {
     _read { yield cold.value.stored.conversationID }
     _modify { yield &cold.value.stored.conversationID }
   }
-  /// The conversation's title as the server last named it; nil until it does.
+  /// The conversation's title as the server last named it, or as the user renamed it in the list (with a
+  /// `ChatClient`, a rename here or on another device, and a generated title, reach the open conversation);
+  /// nil until one does. A title the list makes up from the first message stays the list's.
   @inlinable public var title: String? {
     _read { yield cold.value.stored.title }
     _modify { yield &cold.value.stored.title }

@@ -225,6 +225,45 @@ struct ConversationListTests {
     #expect(list.state.invariantViolations() == [])
   }
 
+  @Test("an undone delete comes back in the slot it left: a subscriber redraws that row alone")
+  func undoneDeleteRedrawsOneRow() {
+    // Given a long list a subscriber has drawn, and a row deleted from its middle
+    let list = Self.loaded(1...100)
+    list.send(.delete("c60"))
+    let drawn = list.state.conversations
+    // When the user undoes the delete
+    list.send(.undoDelete("c60"))
+    // Then the row is back where it was, and the change set names only it (not every row below it)
+    #expect(list.ids == (1...100).map { ConversationID("c\($0)") })
+    #expect(list.state.conversations.changes(since: drawn) == ChangeSet(inserted: ["c60"]))
+  }
+
+  @Test("a row put back where its neighbours moved on lands in its place by activity, not in its old slot")
+  func putBackAfterNeighboursMoved() {
+    // Given c3 deleted, then c2 and c4 made newer than it (c2 to the top, c4 just behind c1)
+    let list = Self.loaded(1...5, hasMore: false)  // c1 newest … c5 oldest
+    list.send(.delete("c3"))
+    list.send(.realtime(.messageCreated("c2", preview: "new", role: .assistant, at: time(5_000))))
+    list.send(.realtime(.messageCreated("c4", preview: "new", role: .assistant, at: time(998))))
+    // When the delete is undone
+    list.send(.undoDelete("c3"))
+    // Then c3 sits by its activity, below c4 now
+    #expect(list.ids == ["c2", "c1", "c4", "c3", "c5"])
+  }
+
+  @Test("a row edited in place is a different list from the snapshot before it, however the rows are held")
+  func editedRowIsUnequal() {
+    // Given a list and a snapshot that shares its slots
+    let list = Self.loaded(1...100)
+    let snapshot = list.state.conversations
+    // When one row's title changes in place, far down the list
+    list.state.conversations.update("c90") { $0.title = "Renamed" }
+    // Then the two lists differ; put back, they are equal again
+    #expect(list.state.conversations != snapshot)
+    list.state.conversations.update("c90") { $0.title = "Conversation 90" }
+    #expect(list.state.conversations == snapshot)
+  }
+
   @Test("list snapshots name the moved conversation")
   func listChanges() {
     let list = Self.loaded(1...100)
