@@ -56,6 +56,8 @@ public final class ChatClient: Sendable {
   let hostOperations: HostCallbacks<HostOperationOutcome>?
   let diagnostics: ClientDiagnostic.Sink?
   private let listTask: StateLock<Task<Void, Never>?>
+  /// Forwards the list's new titles to the open conversations (`ListBridge.forwardTitles`).
+  private let titleTask: StateLock<Task<Void, Never>?>
 
   /// A client for `identity` (nil: the anonymous user of this installation) talking to `backend`.
   /// `credentials` is called when the server says the credential expired: once per failure, and once at a
@@ -91,6 +93,7 @@ public final class ChatClient: Sendable {
     core = StateLock(ClientCore(state: ClientState(identity: identity)))
     storage = StateLock(ClientStorage())
     listTask = StateLock(nil)
+    titleTask = StateLock(nil)
     let errors = storageErrors
     var opened = ClientStorage(userID: identity?.userID)
     var restoredList: ConversationListState?
@@ -130,6 +133,9 @@ public final class ChatClient: Sendable {
         onStorageError: { errors.deliver($0) }, onWritten: { errors.wrote() })
     }
     forgetting.withLock { $0 = { [weak self] id in self?.send(.forgetConversation(id)) } }
+    titleTask.withLock {
+      $0 = ListBridge.forwardTitles(from: list) { [weak self] titles in self?.retitleOpenStores(titles) }
+    }
     send(.start)
     if let restoredList, !restoredList.edits.isEmpty || !restoredList.deleting.isEmpty { list.send(.resumeEdits) }
   }
@@ -147,6 +153,7 @@ public final class ChatClient: Sendable {
     hub.close()
     list.close()
     listTask.withLock { $0 }?.cancel()
+    titleTask.withLock { $0 }?.cancel()
     diagnostics?.finish()
     finishWatchers()
   }
@@ -280,6 +287,19 @@ public final class ChatClient: Sendable {
     }
     if schedules { schedulePerforming() }
     return store
+  }
+
+  /// Gives the open stores of these conversations their list rows' new titles; a store closed or not open
+  /// is left alone (it reads its title again when opened).
+  private func retitleOpenStores(_ titles: [(ConversationID, String)]) {
+    let open = core.withLock { core in
+      titles.compactMap { id, title in
+        core.state.conversations[id].flatMap { core.stores[$0]?.store }.map { (store: $0, id: id, title: title) }
+      }
+    }
+    for (store, id, title) in open where store.state.title != title {
+      store.send(.realtime(id, .titleChanged(title)))
+    }
   }
 
   /// Without storage: the state kept in memory of `id`, closed for being idle.

@@ -86,6 +86,13 @@ final class ConversationFollower: Sendable {
           list.send(
             .realtime(.conversationCreated(ConversationSummary(id: id, title: state.title, lastActivityAt: now))))
         }
+        // Opened (its file read, or nothing to read): a title the user gave in the list, maybe while the
+        // conversation was closed, wins over the one its file kept.
+        if !state.isRestoring && (isFirst || previous.isRestoring), let id = state.conversationID,
+          let row = list.state.conversations[id], row.isTitleSetByUser, row.title != state.title
+        {
+          store?.send(.realtime(id, .titleChanged(row.title)))
+        }
         // What was stored is not news for the list; what the user did while it was read was reported then.
         if previous.isRestoring == state.isRestoring {
           // The first snapshot is a reset: its change is worked out against the state the store opened with.

@@ -17,6 +17,39 @@ enum ListBridge {
     if let listEvent = ConversationListEvent(event, in: id) { list.send(.realtime(listEvent)) }
   }
 
+  /// Tells open conversations the titles their rows take, so that a conversation's header and its row in the
+  /// sidebar agree: a rename (here or on another device) and a generated title reach the open store as
+  /// `titleChanged`. A title the list made up from the first message of an untitled conversation stays the
+  /// list's. `tell` gets each step's titles at once, from this task, with no lock held.
+  static func forwardTitles(
+    from list: ConversationListStore, to tell: @escaping @Sendable ([(ConversationID, String)]) -> Void
+  ) -> Task<Void, Never> {
+    let snapshots = list.snapshots()
+    return Task {
+      var previous: ConversationList?
+      for await snapshot in snapshots {
+        let rows = snapshot.state.conversations
+        defer { previous = rows }
+        guard let previous else { continue }
+        let titles = renamed(from: previous, to: rows)
+        if !titles.isEmpty { tell(titles) }
+      }
+    }
+  }
+
+  /// The rows of `rows` whose title changed from `previous` to one worth an open conversation's header: a
+  /// user's, or one that replaced a title the row already had.
+  static func renamed(from previous: ConversationList, to rows: ConversationList) -> [(ConversationID, String)] {
+    let changes = rows.changes(since: previous)
+    let candidates = changes.isReset ? Array(rows.lazy.map(\.id)) : Array(changes.updated)
+    return candidates.compactMap { id in
+      guard let row = rows[id], !row.title.isEmpty, let before = previous[id], before.title != row.title,
+        row.isTitleSetByUser || !before.title.isEmpty
+      else { return nil }
+      return (id, row.title)
+    }
+  }
+
   /// Saves each list snapshot to the scope `target` names for its epoch (none while the identity changes,
   /// or after a sign-out until the new list), on the client's worker, after what was handed to it before:
   /// the list file (the first rows, shown at once after a relaunch) and, for every row that changed, the

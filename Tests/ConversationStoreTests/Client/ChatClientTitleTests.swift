@@ -1,0 +1,89 @@
+import ConversationTesting
+import Foundation
+import Persistence
+import Testing
+
+@testable import ConversationStore
+
+/// A conversation's header and its row in the sidebar show one title: a rename in the list (here or on
+/// another device) reaches the open conversation, and a conversation renamed while closed opens with it.
+@Suite("ChatClient keeps a conversation's title and its row's title one", .hangGuard)
+struct ChatClientTitleTests {
+  @Test("a conversation open on screen takes the title the user gives it in the sidebar, and another device's")
+  func openConversationTakesTheRename() async throws {
+    // Given a conversation the server named "Parcel", open on screen and listed
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "ana"))
+    let client = harness.client
+    client.list.send(
+      .realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Parcel", lastActivityAt: .story(1)))))
+    let chat = client.conversation("c1")
+    _ = try #require(await chat.state(where: { $0.connection == .connected }))
+    harness.socket.yield(.event("c1", .titleChanged("Parcel")))
+    _ = try #require(await chat.state(where: { $0.title == "Parcel" }))
+
+    // When the user renames it in the sidebar
+    client.list.send(.change("c1", .title("Lost parcel")))
+
+    // Then the open conversation's header shows the new title
+    #expect(await chat.state(where: { $0.title == "Lost parcel" }) != nil)
+
+    // When the user renames it again on their phone (the backend kept the first rename on the device, so
+    // nothing here waits to be sent)
+    #expect(await waitUntil { client.list.state.edits.isEmpty })
+    client.list.send(.realtime(.conversationChanged("c1", .title("Parcel to Lyon"))))
+
+    // Then the header follows, and the row and the header agree
+    #expect(await chat.state(where: { $0.title == "Parcel to Lyon" }) != nil)
+    #expect(client.list.state.conversations["c1"]?.title == "Parcel to Lyon")
+    await client.close()
+  }
+
+  @Test("a title the list made up from the first message stays the list's: the header keeps none")
+  func madeUpTitleStaysInTheList() async throws {
+    // Given a new conversation the server has not named, open on screen, listed without a title
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "ana"))
+    let client = harness.client
+    client.list.send(.realtime(.conversationCreated(ConversationSummary(id: "c1", lastActivityAt: .story(1)))))
+    let chat = client.conversation("c1")
+    _ = try #require(await chat.state(where: { $0.connection == .connected }))
+
+    // When the user writes, and the list titles the row after the message
+    chat.sendMessage("Where is my parcel?")
+    #expect(await waitUntil { client.list.state.conversations["c1"]?.title == "Where is my parcel?" })
+    await client.settled()
+
+    // Then the conversation still has no title of its own (the server has not named it)
+    #expect(chat.state.title == nil)
+    await client.close()
+  }
+
+  @Test("a conversation renamed while it was closed opens with the user's title, not the one its file kept")
+  func renamedWhileClosed() async throws {
+    let root = TemporaryRoot()
+    // Given a conversation the server named "Parcel", stored on the device, and the app closed
+    do {
+      let harness = try await ClientHarness.start(identity: UserIdentity(userID: "ana"), root: root.path)
+      let client = harness.client
+      client.list.send(
+        .realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Parcel", lastActivityAt: .story(1)))))
+      let chat = client.conversation("c1")
+      _ = try #require(await chat.state(where: { $0.connection == .connected }))
+      harness.socket.yield(.event("c1", .titleChanged("Parcel")))
+      _ = try #require(await chat.state(where: { $0.title == "Parcel" }))
+      await client.close()
+    }
+
+    // When, after a relaunch, the user renames it in the sidebar before opening it
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "ana"), root: root.path)
+    let client = harness.client
+    #expect(client.list.state.conversations["c1"]?.title == "Parcel")
+    client.list.send(.change("c1", .title("Lost parcel")))
+    #expect(await waitUntil { client.list.state.edits.isEmpty })
+    let chat = client.conversation("c1")
+
+    // Then it opens with the user's title
+    let opened = await chat.state(where: { !$0.isRestoring && $0.title == "Lost parcel" })
+    #expect(opened != nil, "the header shows \(String(describing: chat.state.title))")
+    await client.close()
+  }
+}
