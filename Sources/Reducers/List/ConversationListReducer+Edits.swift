@@ -136,7 +136,7 @@ extension ConversationListReducer {
       if error.retryable {
         state.deleting[index].requestID = nil
         state.deleting[index].failedAttempts += 1
-        let delay = policy.outboxBackoff.delay(attempt: state.deleting[index].failedAttempts, jitter: jitter)
+        let delay = retryDelay(attempt: state.deleting[index].failedAttempts, after: error, jitter: jitter)
         return [.startTimer(.retryDelete(id), after: delay)]
       }
       let row = state.deleting.remove(at: index).row
@@ -151,7 +151,7 @@ extension ConversationListReducer {
     if error.retryable {
       state.edits[index].sending = nil
       state.edits[index].failedAttempts += 1
-      let delay = policy.outboxBackoff.delay(attempt: state.edits[index].failedAttempts, jitter: jitter)
+      let delay = retryDelay(attempt: state.edits[index].failedAttempts, after: error, jitter: jitter)
       return [.startTimer(.retryEdit(edit.conversationID, edit.field), after: delay)]
     }
     // Refused: the field goes back to what the server has; a newer change of it, not sent yet, goes too.
@@ -161,6 +161,15 @@ extension ConversationListReducer {
     }
     state.error = error
     return []
+  }
+
+  /// How long a failed edit or deletion waits before it goes again: the outbox's backoff for its `attempt`,
+  /// or the server's `retryAfter` when that is longer (clamped by `ChatPolicy.serverDelay`, so no hint holds
+  /// it longer than the policy allows).
+  func retryDelay(attempt: Int, after error: ChatError, jitter: Double) -> Double {
+    let backoff = policy.outboxBackoff.delay(attempt: attempt, jitter: jitter)
+    guard let hint = error.retryAfter, let server = policy.serverDelay(hint) else { return backoff }
+    return max(backoff, server)
   }
 
   /// The deletion of `id` is done (confirmed, or the backend has no list): nothing lists it again, and

@@ -74,6 +74,31 @@ struct ListEditTests {
     #expect(later > delay, "each retry waits longer, up to the cap")
   }
 
+  @Test(
+    "a server that says when to come back (429, Retry-After) is not asked again sooner, for a change or a delete",
+    arguments: [
+      (hint: 120.0, expected: 120.0),  // longer than the first backoff: the server's wait
+      (hint: 0.01, expected: ChatPolicy().outboxBackoff.delay(attempt: 1, jitter: 0.5)),  // shorter: the backoff
+      (hint: 1e9, expected: ChatPolicy().maximumRetryAfter),  // beyond what the policy allows: cut to it
+    ])
+  func retryAfterIsHonoured(hint: Double, expected: Double) {
+    // Given a rename and a deletion the server turns away for now, naming a wait
+    let list = Self.loaded(policy: ChatPolicy(deleteUndoWindow: 0))
+    let busy = ChatError(.rateLimited, "slow down", status: 429, retryAfter: hint)
+    let rename = list.nextRequestID
+    list.send(.change(Self.c1, .title("Visa papers")))
+    let delete = list.nextRequestID
+    list.send(.delete(Self.c2))
+
+    // When both fail with it, then each is retried no sooner than the server asked (and the policy allows)
+    #expect(
+      list.send(.editFailed(rename, busy, jitter: 0.5)) == [.startTimer(.retryEdit(Self.c1, .title), after: expected)])
+    #expect(
+      list.send(.editFailed(delete, busy, jitter: 0.5)) == [.startTimer(.retryDelete(Self.c2), after: expected)])
+    #expect(list.state.conversations[Self.c1]?.title == "Visa papers", "the rename still shows while it waits")
+    #expect(list.state.conversations[Self.c2] == nil, "the deleted row stays gone")
+  }
+
   @Test("a backend that keeps no list (UNSUPPORTED) leaves the change on this device")
   func unsupportedStaysLocal() {
     let list = Self.loaded()
