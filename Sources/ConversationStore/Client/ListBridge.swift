@@ -65,12 +65,7 @@ enum ListBridge {
       var saved: ConversationListState?
       for await snapshot in snapshots {
         let state = snapshot.state
-        if let saved, saved.conversations == state.conversations, saved.cursor == state.cursor,
-          saved.hasMore == state.hasMore, saved.edits == state.edits, saved.deleting == state.deleting,
-          saved.deleted == state.deleted, saved.showsArchived == state.showsArchived
-        {
-          continue
-        }
+        if let saved, ConversationListFile.keepsSame(saved, state) { continue }
         let previous = saved
         let written = await worker.run { () -> Bool in
           guard let scope = target(state.epoch) else { return false }

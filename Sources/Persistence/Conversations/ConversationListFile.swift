@@ -36,6 +36,16 @@ public struct ConversationListFile: Sendable {
     try file.save(stored)
   }
 
+  /// Whether `save` keeps the same of `lhs` and `rhs`: the fields it writes, compared as cheaply as the
+  /// list allows (two versions of one list in O(changes)). A caller that saves every snapshot skips the
+  /// ones for which this holds; a field `save` starts keeping belongs here too.
+  public static func keepsSame(_ lhs: ConversationListState, _ rhs: ConversationListState) -> Bool {
+    lhs.epoch == rhs.epoch && lhs.hasMore == rhs.hasMore && lhs.cursor == rhs.cursor
+      && lhs.hasLoaded == rhs.hasLoaded && lhs.edits == rhs.edits && lhs.deleting == rhs.deleting
+      && lhs.deleted == rhs.deleted && lhs.showsArchived == rhs.showsArchived
+      && lhs.requestSequence == rhs.requestSequence && lhs.conversations == rhs.conversations
+  }
+
   /// The stored list, nil when there is none. An unreadable file is moved aside and the error thrown (with
   /// `movedAsideTo` set); the next load finds nothing.
   public func load() throws(PersistenceError) -> ConversationListState? { try file.load("the list") }

@@ -58,9 +58,7 @@ extension ConversationListReducer {
     for edit in dropped { row = ConversationChange.restoring(edit.field, from: edit.confirmed, in: row) }
     state.edits.removeAll { $0.conversationID == id }
     state.deleting.append(PendingDelete(row: row))
-    let cancels = dropped.filter { $0.sending == nil }.map {
-      ConversationListEffect.cancelTimer(.retryEdit(id, $0.field))
-    }
+    let cancels = dropped.compactMap(\.runningTimer).map(ConversationListEffect.cancelTimer)
     guard policy.deleteUndoWindow > 0 else { return cancels + commitDelete(id, &state) }
     return cancels + [.startTimer(.undoWindow(id), after: policy.deleteUndoWindow)]
   }
@@ -175,18 +173,15 @@ extension ConversationListReducer {
   /// The deletion of `id` is done (confirmed, or the backend has no list): nothing lists it again, and
   /// what the device stores of it goes.
   func deleted(_ id: ConversationID, _ state: inout ConversationListState) -> [ConversationListEffect] {
-    let pending = state.deleting.first { $0.row.id == id }
-    let waiting = state.edits.filter { $0.conversationID == id && $0.sending == nil }
+    let timers =
+      state.edits.filter { $0.conversationID == id }.compactMap(\.runningTimer)
+      + state.deleting.filter { $0.row.id == id }.compactMap(\.runningTimer)
     state.deleting.removeAll { $0.row.id == id }
     state.conversations.remove(id)
     state.edits.removeAll { $0.conversationID == id }
     state.deleted.insert(id)
     // Nothing of it is waiting any more: its timers stop.
-    var effects = waiting.map { ConversationListEffect.cancelTimer(.retryEdit(id, $0.field)) }
-    if let pending, pending.requestID == nil {
-      effects.append(.cancelTimer(pending.isCommitted ? .retryDelete(id) : .undoWindow(id)))
-    }
-    return effects + [.forgetConversation(id)]
+    return timers.map(ConversationListEffect.cancelTimer) + [.forgetConversation(id)]
   }
 
   func resumeEdits(_ state: inout ConversationListState) -> [ConversationListEffect] {
@@ -211,5 +206,19 @@ extension ConversationListReducer {
     var row = row
     for edit in state.edits where edit.conversationID == row.id { row = edit.change.applied(to: row) }
     return row
+  }
+}
+
+extension PendingListEdit {
+  /// The timer that runs for this edit while it waits to be retried; none while it is on its way.
+  var runningTimer: ListTimer? { sending == nil ? .retryEdit(conversationID, field) : nil }
+}
+
+extension PendingDelete {
+  /// The timer that runs for this deletion: its undo window, or its retry once committed; none while it is
+  /// on its way.
+  var runningTimer: ListTimer? {
+    guard requestID == nil else { return nil }
+    return isCommitted ? .retryDelete(row.id) : .undoWindow(row.id)
   }
 }

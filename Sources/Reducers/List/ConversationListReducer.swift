@@ -95,10 +95,8 @@ public struct ConversationListReducer: Reducer {
     case .clear, .identityChanged:
       // Changes and deletions not confirmed are the old list's: they go with it, their timers stopped.
       var effects = state.loading.map { [ConversationListEffect.cancel($0.requestID)] } ?? []
-      effects += state.edits.filter { $0.sending == nil }.map { .cancelTimer(.retryEdit($0.conversationID, $0.field)) }
-      for deletion in state.deleting where deletion.requestID == nil {
-        effects.append(
-          .cancelTimer(deletion.isCommitted ? .retryDelete(deletion.row.id) : .undoWindow(deletion.row.id)))
+      effects += (state.edits.compactMap(\.runningTimer) + state.deleting.compactMap(\.runningTimer)).map {
+        .cancelTimer($0)
       }
       let sequence = state.requestSequence
       state = ConversationListState(epoch: action == .identityChanged ? state.epoch.next : state.epoch)

@@ -9,17 +9,23 @@ import Testing
 /// another device) reaches the open conversation, and a conversation renamed while closed opens with it.
 @Suite("ChatClient keeps a conversation's title and its row's title one", .hangGuard)
 struct ChatClientTitleTests {
+  /// Conversation c1, listed and open on screen, which the server named "Parcel".
+  static func openParcel(_ harness: ClientHarness) async throws -> ChatStore {
+    harness.client.list.send(
+      .realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Parcel", lastActivityAt: .story(1)))))
+    let chat = harness.client.conversation("c1")
+    _ = try #require(await chat.state(where: { $0.connection == .connected }))
+    harness.socket.yield(.event("c1", .titleChanged("Parcel")))
+    _ = try #require(await chat.state(where: { $0.title == "Parcel" }))
+    return chat
+  }
+
   @Test("a conversation open on screen takes the title the user gives it in the sidebar, and another device's")
   func openConversationTakesTheRename() async throws {
     // Given a conversation the server named "Parcel", open on screen and listed
     let harness = try await ClientHarness.start(identity: UserIdentity(userID: "ana"))
     let client = harness.client
-    client.list.send(
-      .realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Parcel", lastActivityAt: .story(1)))))
-    let chat = client.conversation("c1")
-    _ = try #require(await chat.state(where: { $0.connection == .connected }))
-    harness.socket.yield(.event("c1", .titleChanged("Parcel")))
-    _ = try #require(await chat.state(where: { $0.title == "Parcel" }))
+    let chat = try await Self.openParcel(harness)
 
     // When the user renames it in the sidebar
     client.list.send(.change("c1", .title("Lost parcel")))
@@ -63,14 +69,8 @@ struct ChatClientTitleTests {
     // Given a conversation the server named "Parcel", stored on the device, and the app closed
     do {
       let harness = try await ClientHarness.start(identity: UserIdentity(userID: "ana"), root: root.path)
-      let client = harness.client
-      client.list.send(
-        .realtime(.conversationCreated(ConversationSummary(id: "c1", title: "Parcel", lastActivityAt: .story(1)))))
-      let chat = client.conversation("c1")
-      _ = try #require(await chat.state(where: { $0.connection == .connected }))
-      harness.socket.yield(.event("c1", .titleChanged("Parcel")))
-      _ = try #require(await chat.state(where: { $0.title == "Parcel" }))
-      await client.close()
+      _ = try await Self.openParcel(harness)
+      await harness.client.close()
     }
 
     // When, after a relaunch, the user renames it in the sidebar before opening it
