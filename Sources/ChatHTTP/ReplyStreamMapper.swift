@@ -8,6 +8,10 @@ public import ServerSentEvents
 /// skipped, also a bare `data: heartbeat`) and typed events (`start`, `text-delta`, `tool-call`, `tool-result`,
 /// `source`, `finish`, `error`).
 ///
+/// A data frame names the conversation by `conversation_id`, or by Ago's `thread_id` or `thread` (`{id,
+/// title}`); a new conversation's frames that come before the one naming it wait for it, and a reply that
+/// finishes without naming it throws `INVALID_EVENT` having reported nothing.
+///
 /// Pure and incremental: feed each decoded event to `map(_:)`, then call `finish()` at the end of the
 /// body. Unknown event types are ignored; a frame whose JSON cannot be read throws `INVALID_EVENT`; a body
 /// that ends before the reply finished throws `INCOMPLETE_STREAM`. After a throw the reply is over.
@@ -46,6 +50,11 @@ public struct ReplyStreamMapper: ReplyMapping {
   private var toolCallIDs: [ToolCallID] = []
   /// Names of the parts this stream reported (and of its tool calls, which share their space).
   private var partIDs = UniquePartIDs()
+  /// Data frames of a new conversation's reply that came before any frame named the conversation, held
+  /// until one does (Ago names a new thread late), and their bytes, bounded by `maximumReplyBytes`.
+  private var heldFrames: [ServerSentEvent] = []
+  private var heldBytes = 0
+  private let maximumHeldBytes: Int
 
   /// A mapper for the reply to `payload`; `receivedAt` (the device's clock) stands in for times the server
   /// leaves out, and `policy` bounds the sources a reply may cite (`maximumPartsPerReply`).
@@ -56,6 +65,7 @@ public struct ReplyStreamMapper: ReplyMapping {
     conversationID = payload.conversationID
     self.receivedAt = receivedAt
     maximumSources = policy.maximumSourcesPerMessage
+    maximumHeldBytes = policy.maximumReplyBytes
   }
 
   /// A mapper for a regenerated reply in `conversation`.
@@ -63,6 +73,7 @@ public struct ReplyStreamMapper: ReplyMapping {
     conversationID = conversation
     self.receivedAt = receivedAt
     maximumSources = policy.maximumSourcesPerMessage
+    maximumHeldBytes = policy.maximumReplyBytes
   }
 
   /// A mapper for the rest of `reply` in `conversation`, resumed after its connection dropped
@@ -80,6 +91,7 @@ public struct ReplyStreamMapper: ReplyMapping {
     isResumed = true
     self.receivedAt = receivedAt
     maximumSources = policy.maximumSourcesPerMessage
+    maximumHeldBytes = policy.maximumReplyBytes
   }
 
   /// Whether the reply's last frame (`DONE` or `finish`) has come.
@@ -163,11 +175,42 @@ public struct ReplyStreamMapper: ReplyMapping {
     }
     guard let frame else { return [] }
     if frame.type == "heartbeat" { return [] }
+    if let id = frame.conversationId ?? frame.threadId ?? frame.thread?.id {
+      conversationID = conversationID ?? ConversationID(id)
+    }
+    // A new conversation no frame has named yet: this frame waits for the name, and so do the ones before.
+    if conversationID == nil, userMessage != nil {
+      if frame.status == "ERROR" { throw Self.serverError(frame.error ?? WireError(code: nil, message: nil)) }
+      guard frame.status != "DONE" else {
+        throw ChatError(
+          .invalidEvent,
+          "The server's reply to a new conversation never named the conversation (conversation_id, thread_id or "
+            + "thread.id on a frame).")
+      }
+      heldBytes += event.withDataUTF8 { $0.count }
+      guard heldBytes <= maximumHeldBytes else {
+        throw ChatError(
+          .replyTooLarge, "The reply to a new conversation passed \(maximumHeldBytes) bytes before naming it.")
+      }
+      heldFrames.append(event)
+      return []
+    }
+    var events: [ReplyEvent] = []
+    if !heldFrames.isEmpty {
+      let held = heldFrames
+      heldFrames = []
+      for earlier in held { events += try dataFrame(earlier) }
+    }
+    return try events + named(frame, event)
+  }
+
+  /// A data frame of a conversation that is named.
+  private mutating func named(_ frame: DataFrame, _ event: ServerSentEvent) throws(ChatError) -> [ReplyEvent] {
     // Read before anything of the frame is applied: a bad source fails the frame whole.
     let sources = try counted(frame.sources ?? [])
-    if let id = frame.conversationId { conversationID = conversationID ?? ConversationID(id) }
     if let id = frame.messageId { replyID = replyID ?? ServerMessageID(id) }
     var events = try accept(frame.userMessage) + opening()
+    if let title = frame.thread?.title, !title.isEmpty { events.append(.described(title: title, status: nil)) }
     if let content = frame.content, !content.isEmpty { events.append(delta(content)) }
     events += parts(citing: sources, event)
     switch frame.status {
@@ -306,6 +349,9 @@ public struct ReplyStreamMapper: ReplyMapping {
 private struct DataFrame: Decodable {
   var type: String?
   var conversationId: String?
+  /// Ago's names for the conversation: a thread's ID, or the thread (with its title) as its REST API gives it.
+  var threadId: String?
+  var thread: Thread?
   var userMessage: WireMessage?
   var userMessageId: String?
   var messageId: String?
@@ -319,6 +365,8 @@ private struct DataFrame: Decodable {
     case type
     case sources
     case conversationId = "conversation_id"
+    case threadId = "thread_id"
+    case thread
     case userMessage = "user_message"
     case userMessageId = "user_message_id"
     case messageId = "message_id"
@@ -326,6 +374,11 @@ private struct DataFrame: Decodable {
     case status
     case createdAt = "created_at"
     case error
+  }
+
+  struct Thread: Decodable {
+    var id: String?
+    var title: String?
   }
 }
 

@@ -12,7 +12,7 @@ struct WrongContentTests {
 
   @Test(
     "a reply with keep-alive words, CR or split CRLF line ends, or a BOM finishes with its whole text",
-    arguments: ["heartbeat-word", "sse-cr-line-ends", "sse-crlf-split", "sse-bom", "ok"])
+    arguments: ["heartbeat-word", "sse-cr-line-ends", "sse-crlf-split", "sse-bom", "ago-frames", "ok"])
   func readAsMeant(name: String) async throws {
     let server = try await MisbehavingServer.start()
     let (events, error) = try await collect(server.backend(name).send(Self.payload))

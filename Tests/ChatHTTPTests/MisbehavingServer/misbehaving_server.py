@@ -779,6 +779,24 @@ def heartbeat_word(h):
     stream_frames(h, data_frames_reply(h, DEFAULT_DELTAS, between=b"data: heartbeat\n\n"))
 
 
+def ago_frames(h):
+    """A reply as Ago's mobile SDK documents its frames: `content` and `message_id` only, a bare
+    `data: heartbeat` between them, and a last frame with `status: DONE`; no frame names the conversation
+    until that last one, which carries the thread (`{"id": "th-9", "title": "Order delivery"}`) when the
+    send named no conversation."""
+    body = h.body_json if isinstance(h.body_json, dict) else {}
+    frames = []
+    for index, content in enumerate(DEFAULT_DELTAS):
+        if index > 0:
+            frames.append(b"data: heartbeat\n\n")
+        frames.append(sse_data({"content": content, "message_id": "m-2"}))
+    done = {"status": "DONE"}
+    if not isinstance(body.get("conversation_id"), str):
+        done["thread"] = {"id": "th-9", "title": "Order delivery"}
+    frames.append(sse_data(done))
+    stream_frames(h, frames)
+
+
 def html_portal(h):
     """200 text/html: a captive portal's login page, for every request."""
     h.respond(200, PORTAL_PAGE, HTML_TYPE)
@@ -1018,6 +1036,7 @@ def build_cases():
         "drip-stream": {"send": drip_stream},
         # Wrong content
         "heartbeat-word": {"send": heartbeat_word},
+        "ago-frames": {"send": ago_frames},
         "html-portal": {"any": html_portal},
         "json-error-200": {"json": json_error_200},
         "send-json-error-200": {"send": send_json_error_200},
