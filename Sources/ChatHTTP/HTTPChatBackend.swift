@@ -320,8 +320,14 @@ public final class HTTPChatBackend: ChatBackend {
 
   public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
     let body = OutboxBatchBody(batch)
-    let receipt = try await transport.call(
-      .post("outbox", body: WireJSON.encode(body), key: batch.id), OutboxReceiptBody.self)
+    let answer = try await transport.call(
+      .post("outbox", body: WireJSON.encode(body), key: batch.id), OutboxReceiptBody.self, reading: 409,
+      OutboxOutOfSyncBody.sequencing(in:))
+    let receipt: OutboxReceiptBody
+    switch answer {
+    case .answer(let body): receipt = body
+    case .refusal(let sequencing): return OutboxReceipt(resync: sequencing)
+    }
     return OutboxReceipt(
       isDuplicate: receipt.duplicate ?? false,
       rejections: receipt.rejections?.map { rejection in

@@ -79,6 +79,33 @@ package final class HTTPTransport: Sendable {
   /// A call whose answer is JSON: anything else is `INVALID_RESPONSE`, and an error body wins even on a 200.
   package func call<Answer: Decodable>(_ endpoint: Endpoint, _ answer: Answer.Type) async throws -> Answer {
     let (response, data) = try await body(of: endpoint)
+    return try Self.decode(answer, response, data)
+  }
+
+  /// A JSON call whose refusal with `status` may say more than an error (an outbox batch refused as out of
+  /// sync says where the server numbers): `read` gets that refusal's body (at most `maximumErrorBodyBytes`)
+  /// and returns what it stands for, or nil when it is an error like any other, which is then thrown.
+  package func call<Answer: Decodable, Refusal>(
+    _ endpoint: Endpoint, _ answer: Answer.Type, reading status: Int, _ read: (Data) -> Refusal?
+  ) async throws -> Answered<Answer, Refusal> {
+    let (response, data) = try await body(of: endpoint, keeping: status)
+    guard response.statusCode == status else { return .answer(try Self.decode(answer, response, data)) }
+    if let refusal = read(data) { return .refusal(refusal) }
+    throw HTTPFailure.error(
+      status: status, body: data, retryAfter: response.value(forHTTPHeaderField: "Retry-After"), now: now(),
+      policy: policy, bodyCodeWins: errorCodes == .fromBody)
+  }
+
+  /// What a call that reads one kind of refusal got: the answer, or that refusal.
+  package enum Answered<Answer, Refusal> {
+    case answer(Answer)
+    case refusal(Refusal)
+  }
+
+  /// The answer a successful JSON call's body holds, or the error it holds instead.
+  private static func decode<Answer: Decodable>(_ answer: Answer.Type, _ response: HTTPURLResponse, _ data: Data)
+    throws -> Answer
+  {
     guard Self.isJSON(response) else {
       throw ChatError(
         .invalidResponse, "The server answered \(Self.contentType(response) ?? "no content type"), not JSON.",
@@ -105,14 +132,16 @@ package final class HTTPTransport: Sendable {
   }
 
   /// The whole body of a successful answer, at most `ChatPolicy.maximumAnswerBytes` of it (answers here
-  /// are pages, not files), within `requestTimeout` in all.
-  private func body(of endpoint: Endpoint) async throws -> (HTTPURLResponse, Data) {
+  /// are pages, not files), within `requestTimeout` in all; for a refusal with status `keeping`, its body as
+  /// an error's is read (at most `maximumErrorBodyBytes`).
+  private func body(of endpoint: Endpoint, keeping: Int? = nil) async throws -> (HTTPURLResponse, Data) {
     let exchange = streaming.start(try await request(endpoint), kind: .answer, on: session)
     var response: HTTPURLResponse?
     var data = Data()
     while let event = try await exchange.next() {
       switch event {
       case .response(let head):
+        if head.statusCode == keeping { return (head, await errorBody(rest: exchange)) }
         guard (200..<300).contains(head.statusCode) else { throw await failure(head, rest: exchange) }
         response = head
       case .bytes(let bytes):

@@ -301,6 +301,27 @@ struct TicketReceiptBody: Decodable {
   }
 }
 
+/// A batch the server took nothing of because it numbers the outbox elsewhere: `409` with
+/// `{"error": {"code": "OUTBOX_OUT_OF_SYNC", …}, "epoch": 4, "next_sequence": 1}`.
+struct OutboxOutOfSyncBody: Decodable {
+  var error: WireError?
+  var epoch: UInt64?
+  var nextSequence: Int?
+
+  private enum CodingKeys: String, CodingKey {
+    case error, epoch
+    case nextSequence = "next_sequence"
+  }
+
+  /// Where the server numbers, when `data` is such a refusal; nil for any other 409 (an error like others).
+  static func sequencing(in data: Data) -> OutboxSequencing? {
+    guard let body = try? WireJSON.decoder().decode(Self.self, from: data),
+      body.error?.code == ChatError.Code.outboxOutOfSync.rawValue, let epoch = body.epoch
+    else { return nil }
+    return OutboxSequencing(epoch: epoch, nextSequence: body.nextSequence ?? 1)
+  }
+}
+
 struct OutboxReceiptBody: Decodable {
   var duplicate: Bool?
   var rejections: [Rejection]?

@@ -54,6 +54,9 @@ public enum ClientAction: Equatable, Sendable, Codable {
   case batchUploaded(RequestID, OutboxReceipt)
   /// Preparing or uploading the batch of `request` failed.
   case batchFailed(RequestID, ChatError, at: Date, jitter: Double)
+  /// The server took nothing of the batch: its numbering is not the server's (`OutboxReceipt.resync`).
+  /// `at` is the device's clock and `jitter` in 0...1, for the backoff before it goes again.
+  case batchOutOfSync(RequestID, OutboxSequencing, at: Date, jitter: Double)
   /// The backend took the contact details sent as `request`.
   case contactDetailsSent(RequestID)
   /// Sending the contact details of `request` failed.

@@ -40,6 +40,9 @@ public enum ClientEffect: Equatable, Sendable, Codable {
   case uploadBatch(RequestID, OutboxBatch)
   /// The server has batch `id` (taken or refused whole): its operations leave the outbox.
   case finishBatch(String)
+  /// The server numbers the outbox from `sequencing`: batch `id` is dropped (its operations wait again, in
+  /// their order, to go out numbered anew) and the installation's epoch becomes the server's.
+  case resynchronizeOutbox(String, OutboxSequencing)
   /// The server refused these operations: each goes back to its conversation with its error (a message
   /// fails, a rating rolls back).
   case returnRefused([RefusedOperation])

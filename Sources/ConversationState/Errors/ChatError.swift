@@ -216,10 +216,16 @@ extension ChatError {
     /// A conversation title the user gave that cannot be kept: empty once trimmed, or longer than
     /// `ConversationSummary.maximumUserTitleLength`, or refused by the server.
     public static let invalidTitle: Code = "INVALID_TITLE"
+    /// The server took nothing of an outbox batch because it numbers the outbox elsewhere (a stale epoch, a
+    /// gap in the sequence): the client numbers the batch again from where the server is and sends it
+    /// again after the outbox's backoff. Reported as the client's background error; nothing is lost.
+    public static let outboxOutOfSync: Code = "OUTBOX_OUT_OF_SYNC"
     static let transient: Set<Code> = [
       .rateLimited, .providerError, .incompleteStream, .network, .timeout, .storageFailed, .syncStalled,
       // The operation itself was fine: sent again, it can go.
       .outboxEvicted,
+      // The batch goes again, numbered as the server numbers it.
+      .outboxOutOfSync,
       // A captive portal's page, or a proxy's, goes away once the user has signed in to the network.
       .invalidResponse,
     ]

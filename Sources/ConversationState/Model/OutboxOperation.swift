@@ -85,10 +85,35 @@ public struct OutboxReceipt: Hashable, Sendable, Codable {
   public var isDuplicate: Bool
   /// Operations the server refused, each with why; all others were accepted.
   public var rejections: [OutboxRejection]
+  /// Set when the server took nothing of the batch because its numbering is not the server's: its epoch
+  /// is stale (the server's moved on, as after a sign-out elsewhere) or its sequence numbers leave a gap or
+  /// overlap. The batch is numbered again from here and sent again, after the outbox's backoff.
+  public var resync: OutboxSequencing?
 
-  public init(isDuplicate: Bool = false, rejections: [OutboxRejection] = []) {
+  public init(isDuplicate: Bool = false, rejections: [OutboxRejection] = [], resync: OutboxSequencing? = nil) {
     self.isDuplicate = isDuplicate
     self.rejections = rejections
+    self.resync = resync
+  }
+}
+
+/// Where the server numbers an installation's outbox batches: the epoch it is in (1 or more), and the
+/// sequence number it expects next (1 or more).
+///
+/// ```swift
+/// // The server refused a batch as stale, saying it is in epoch 4 and expects sequence 1:
+/// let receipt = OutboxReceipt(resync: OutboxSequencing(epoch: 4, nextSequence: 1))
+/// ```
+public struct OutboxSequencing: Hashable, Sendable, Codable {
+  /// The server's outbox epoch; never 0.
+  public var epoch: UInt64
+  /// The sequence number the server expects next; never below 1.
+  public var nextSequence: Int
+
+  /// Clamps what a server says into range: an epoch of 0 is 1, a sequence below 1 is 1.
+  public init(epoch: UInt64, nextSequence: Int) {
+    self.epoch = max(epoch, 1)
+    self.nextSequence = max(nextSequence, 1)
   }
 }
 

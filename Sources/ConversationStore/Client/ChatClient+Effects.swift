@@ -65,7 +65,11 @@ extension ChatClient {
       requests.run(request) { [weak self] in
         do {
           let receipt = try await backend.uploadOutbox(batch)
-          self?.send(.batchUploaded(request, receipt))
+          if let sequencing = receipt.resync {
+            self?.send(.batchOutOfSync(request, sequencing, at: clock.now(), jitter: jitter()))
+          } else {
+            self?.send(.batchUploaded(request, receipt))
+          }
         } catch {
           guard let error = chatError(error) else { return }  // cancelled: the next client sends it again
           self?.send(.batchFailed(request, error, at: clock.now(), jitter: jitter()))
@@ -88,6 +92,17 @@ extension ChatClient {
       guard let outbox = currentOutbox() else { return }
       do throws(PersistenceError) {
         try outbox.finishBatch(id)
+        storageErrors.wrote()
+      } catch {
+        storageErrors.deliver(error)
+      }
+    case .resynchronizeOutbox(let batchID, let sequencing):
+      guard let outbox = currentOutbox() else { return }
+      do throws(PersistenceError) {
+        // The installation's epoch first: a scope opened next numbers its outbox from it.
+        try options.storage?.adoptOutboxEpoch(sequencing.epoch)
+        try outbox.resynchronize(
+          epoch: sequencing.epoch, nextSequence: sequencing.nextSequence, droppingBatch: batchID)
         storageErrors.wrote()
       } catch {
         storageErrors.deliver(error)

@@ -119,6 +119,15 @@ public final class Outbox: Sendable {
     try journal.withLock { journal throws(PersistenceError) in try journal.adopt(epoch, nextSequence) }
   }
 
+  /// The server numbers this outbox from `epoch` and `nextSequence` (it refused batch `batchID` as out of
+  /// sync): that batch is dropped, its operations wait again in their order, and the next batch is numbered
+  /// from there. A batch begun since (another ID) is left as it is.
+  public func resynchronize(epoch: UInt64, nextSequence: Int, droppingBatch batchID: String) throws(PersistenceError) {
+    try journal.withLock { journal throws(PersistenceError) in
+      try journal.resynchronize(epoch, nextSequence, droppingBatch: batchID)
+    }
+  }
+
   /// The epoch batches are numbered in, and the sequence number the next new batch starts at.
   public var sequencing: (epoch: UInt64, nextSequence: Int) {
     journal.withLock { ($0.counter.epoch, $0.counter.nextSequence) }

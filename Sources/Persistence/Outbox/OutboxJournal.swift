@@ -196,6 +196,19 @@ struct OutboxJournal {
     try rewrite()
   }
 
+  /// The server numbers the outbox from `epoch` and `nextSequence`: batch `id`, when it is the one in flight,
+  /// is dropped (its operations wait again, where they were) and the counter moves there. Another batch in
+  /// flight is not the one the server refused: nothing changes.
+  mutating func resynchronize(_ epoch: UInt64, _ nextSequence: Int, droppingBatch id: String) throws(PersistenceError) {
+    if let batch = inFlight, batch.id == id {
+      uploading.subtract(batch.operations)
+      inFlight = nil
+    }
+    guard inFlight == nil else { return }
+    counter = Counter(epoch: max(epoch, 1), nextSequence: max(nextSequence, 1))
+    try rewrite()
+  }
+
   mutating func remove(_ ids: Set<OutboxOperationID>) throws(PersistenceError) {
     let present = operations.filter { ids.contains($0.operation.id) }
     guard !present.isEmpty else { return }

@@ -57,6 +57,12 @@ public final class ChatStorage: Sendable {
     try InstallationEpoch.raise("\(root)/epoch", events: events)
   }
 
+  /// Makes `epoch` the installation's outbox epoch, stored before it returns: the server's, when it refused
+  /// a batch as stale (`OutboxReceipt.resync`). 0 is taken as 1.
+  public func adoptOutboxEpoch(_ epoch: UInt64) throws(PersistenceError) {
+    try InstallationEpoch.store(max(epoch, 1), at: "\(root)/epoch")
+  }
+
   /// Forgets this installation: its ID, its outbox epoch and its anonymous scopes. The next
   /// `installationID()` is a new one, whose epoch starts at 1. Signed-in users' scopes are kept (use
   /// `forget(_:)` for those).

@@ -34,12 +34,17 @@ enum InstallationEpoch {
   /// Stores `load + 1` and returns it.
   static func raise(_ path: String, events: StorageEvents) throws(PersistenceError) -> UInt64 {
     let next = try load(path, events: events) + 1
+    try store(next, at: path)
+    return next
+  }
+
+  /// Stores `epoch` (1 or more), durably, replacing what was there.
+  static func store(_ epoch: UInt64, at path: String) throws(PersistenceError) {
     var writer = ByteWriter(capacity: 8)
-    writer.uint64(next)
+    writer.uint64(epoch)
     var bytes = RecordFile.header(kind: kind, version: version)
     RecordFile.frame(writer.bytes, into: &bytes)
     try FileSystem.writeAtomically(bytes, to: path)
     try FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
-    return next
   }
 }

@@ -85,6 +85,26 @@ extension ClientReducer {
       return [.finishBatch(batch.id)] + settle(batch, refused: batch.operations.map { RefusedOperation($0, error) })
         + prepareBatch(&state)
     }
+    return backOff(at: at, jitter: jitter, &state)
+  }
+
+  /// The server took nothing of the batch because it numbers the outbox elsewhere (a stale epoch, a gap):
+  /// the outbox is numbered from where the server is and the same operations go again, renumbered, after
+  /// the backoff, never sooner. A server that keeps answering so is met by a wait that grows as for any
+  /// failure; nothing is lost.
+  func batchOutOfSync(
+    _ request: RequestID, _ sequencing: OutboxSequencing, at: Date, jitter: Double, _ state: inout ClientState
+  ) -> [ClientEffect] {
+    guard case .uploading(request, let batch) = state.outbox else { return [] }
+    state.backgroundError = ChatError(
+      .outboxOutOfSync,
+      "The server numbers the outbox from epoch \(sequencing.epoch), sequence \(sequencing.nextSequence); its "
+        + "operations go again, numbered from there.")
+    return [.resynchronizeOutbox(batch.id, sequencing)] + backOff(at: at, jitter: jitter, &state)
+  }
+
+  /// Waits out the outbox's backoff for one more failed attempt before the next upload.
+  private func backOff(at: Date, jitter: Double, _ state: inout ClientState) -> [ClientEffect] {
     state.outboxFailures += 1
     let failures = state.outboxFailures
     let delay = policy.outboxBackoff.delay(attempt: failures, jitter: jitter)

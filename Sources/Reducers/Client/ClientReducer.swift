@@ -111,6 +111,8 @@ public struct ClientReducer: Reducer {
       return batchUploaded(request, receipt, &state)
     case .batchFailed(let request, let error, let at, let jitter):
       return batchFailed(request, error, at: at, jitter: jitter, &state)
+    case .batchOutOfSync(let request, let sequencing, let at, let jitter):
+      return batchOutOfSync(request, sequencing, at: at, jitter: jitter, &state)
     case .timerFired(let timer):
       return timerFired(timer, &state)
     }

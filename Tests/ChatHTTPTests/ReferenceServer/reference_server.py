@@ -142,12 +142,14 @@ def json_bytes(value):
 class ApiError(Exception):
     """A non-2xx answer with the protocol's error body."""
 
-    def __init__(self, status, code, message, headers=None, conversation_status=None):
+    def __init__(self, status, code, message, headers=None, conversation_status=None, extra=None):
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers or {}
+        # Fields beside "error" in the body (an outbox batch out of sync says where the server numbers).
+        self.extra = extra or {}
         # Where the conversation stands, for CONVERSATION_NOT_ONGOING: it is said both when the conversation
         # ended and when a person took it over, and the client follows only what it is told.
         self.conversation_status = conversation_status
@@ -180,6 +182,8 @@ class Faults:
         self.expire_token_after_requests = None
         self.token_expired = False
         self.lose_next_batch_response = False
+        # The outbox epoch the server numbers in; None: any epoch is taken (see README, `outbox_epoch`).
+        self.outbox_epoch = None
         # Off by default so message counts stay predictable; see README.
         self.outbox_replies = False
         self.realtime_reply_events = False
@@ -848,7 +852,7 @@ class Handler(BaseHTTPRequestHandler):
         body = {"code": error.code, "message": error.message}
         if error.conversation_status is not None:
             body["conversation_status"] = error.conversation_status
-        return Response(error.status, {"error": body}, error.headers)
+        return Response(error.status, dict(error.extra, error=body), error.headers)
 
     def start_stream(self):
         """200 text/event-stream; chunked on HTTP/1.1, or close-delimited for an HTTP/1.0 client."""
@@ -1450,7 +1454,14 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "INVALID_REQUEST", "batch_id must be a non-empty string.")
         if not isinstance(operations, list) or not isinstance(first_sequence, int):
             raise ApiError(400, "INVALID_REQUEST", "operations must be a list, first_sequence an integer.")
+        epoch = body.get("epoch")
         with state.lock:
+            server_epoch = state.faults.outbox_epoch
+            if server_epoch is not None and epoch != server_epoch:
+                # Nothing of a stale batch is taken; the answer says where the server numbers.
+                raise ApiError(409, "OUTBOX_OUT_OF_SYNC",
+                               "The batch is in epoch %r; the server numbers in %d." % (epoch, server_epoch),
+                               extra={"epoch": server_epoch, "next_sequence": 1})
             if batch_id in state.batches:
                 answer = {"duplicate": True, "rejections": []}
             else:
@@ -1681,7 +1692,8 @@ class Handler(BaseHTTPRequestHandler):
         known = {"delay_ms", "drop_reply_after_frames", "detach_reply_after_frames", "drop_resume_after_frames",
                  "rate_limit_next", "expire_token_after_requests",
                  "accepted_token", "lose_next_batch_response", "drop_realtime", "malformed_next_reply_frame",
-                 "style", "keepalive_s", "tool_timeout_s", "outbox_replies", "realtime_reply_events"}
+                 "style", "keepalive_s", "tool_timeout_s", "outbox_replies", "realtime_reply_events",
+                 "outbox_epoch"}
         unknown = sorted(set(body) - known)
         if unknown:
             raise ApiError(400, "INVALID_REQUEST", "Unknown fault(s): %s." % ", ".join(unknown))
@@ -1712,6 +1724,8 @@ class Handler(BaseHTTPRequestHandler):
                     "realtime_reply_events", "drop_realtime"):
             if key in body:
                 updates[key] = flag(key)
+        if "outbox_epoch" in body:
+            updates["outbox_epoch"] = None if body["outbox_epoch"] is None else int(number("outbox_epoch", 1))
         if "style" in body:
             if body["style"] not in STYLES:
                 raise ApiError(400, "INVALID_REQUEST", "style must be typed or frames.")

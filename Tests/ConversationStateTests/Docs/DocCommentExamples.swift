@@ -192,6 +192,16 @@ struct ConversationStateDocCommentTests {
     #expect(reducer.policy.maximumAttachments == 1)
   }
 
+  @Test("a server's refusal of a stale batch says where it numbers, clamped into range")
+  func outboxSequencing() {
+    // DOCC-OUTBOXSEQUENCING-BEGIN
+    // The server refused a batch as stale, saying it is in epoch 4 and expects sequence 1:
+    let receipt = OutboxReceipt(resync: OutboxSequencing(epoch: 4, nextSequence: 1))
+    // DOCC-OUTBOXSEQUENCING-END
+    #expect(receipt.resync?.epoch == 4 && receipt.resync?.nextSequence == 1)
+    #expect(OutboxSequencing(epoch: 0, nextSequence: -3) == OutboxSequencing(epoch: 1, nextSequence: 1))
+  }
+
   @Test("a server's delay is clamped into 0…600 seconds")
   func serverDelay() {
     // DOCC-SERVERDELAY-BEGIN

@@ -69,4 +69,43 @@ struct InstallationEpochTests {
     #expect(next.operations.map(\.id.rawValue) == ["op-1", "op-2"])
     #expect(try root.scope().outbox().sequencing.epoch == 4)
   }
+
+  @Test(
+    "the server's word renumbers the outbox: the refused batch is dropped, its operations go again in order, from where the server numbers; kept across a relaunch",
+    arguments: [(epoch: UInt64(7), next: 1), (epoch: UInt64(1), next: 42)])
+  func resynchronized(epoch: UInt64, next: Int) throws {
+    // Given an installation in epoch 1 whose outbox has a batch in flight and an operation behind it
+    let root = ScratchRoot()
+    let storage = try root.storage()
+    let outbox = try root.scope().outbox()
+    try outbox.adopt(epoch: try storage.outboxEpoch())
+    try outbox.enqueue(OutboxTests.markRead("op-1", at: 1), at: .story(1))
+    let refused = try #require(try outbox.beginBatch(limit: 1, makeID: { "batch-A" }))
+    try outbox.enqueue(OutboxTests.markRead("op-2", at: 2), at: .story(2))
+
+    // When the server refuses it, numbering elsewhere (a stale epoch, or a gap in the sequence), and the
+    // client adopts its word
+    try storage.adoptOutboxEpoch(epoch)
+    try outbox.resynchronize(epoch: epoch, nextSequence: next, droppingBatch: refused.id)
+
+    // Then the next batch is new, numbered from there, with both operations in their order
+    let again = try #require(try outbox.beginBatch(makeID: { "batch-B" }))
+    #expect(again.id == "batch-B" && again.epoch == epoch && again.firstSequence == next)
+    #expect(again.operations.map(\.id.rawValue) == ["op-1", "op-2"])
+    // And after a relaunch the installation and the outbox still number there
+    #expect(try root.storage().outboxEpoch() == epoch)
+    #expect(try root.scope().outbox().sequencing.epoch == epoch)
+  }
+
+  @Test("a refusal that names another batch than the one in flight changes nothing: that batch keeps its numbers")
+  func resynchronizeOtherBatch() throws {
+    let root = ScratchRoot()
+    let outbox = try root.scope().outbox()
+    try outbox.enqueue(OutboxTests.markRead("op-1", at: 1), at: .story(1))
+    let inFlight = try #require(try outbox.beginBatch(makeID: { "batch-A" }))
+    try outbox.resynchronize(epoch: 9, nextSequence: 1, droppingBatch: "batch-old")
+    let again = try #require(try outbox.beginBatch(makeID: { "unused" }))
+    #expect(again == inFlight)
+    #expect(outbox.sequencing.epoch == inFlight.epoch)
+  }
 }

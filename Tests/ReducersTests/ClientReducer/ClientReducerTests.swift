@@ -396,6 +396,38 @@ struct ClientReducerTests {
     }
   }
 
+  @Test(
+    "a batch the server numbers elsewhere (a stale epoch) is renumbered from the server's word and goes again after the backoff, never sooner"
+  )
+  func batchOutOfSync() {
+    // Given a batch on its way, numbered in epoch 0
+    let store = Self.started()
+    store.exhaustivity = .off
+    store.send(.outboxChanged)
+    store.send(.batchPrepared(Self.request(3), Self.batch))
+
+    // When the server takes nothing of it: it numbers in epoch 4, from sequence 1
+    let server = OutboxSequencing(epoch: 4, nextSequence: 1)
+    let effects = store.send(.batchOutOfSync(Self.request(3), server, at: Self.now, jitter: 0.5))
+
+    // Then the outbox is renumbered from there (the batch dropped, its operations kept) and the upload waits
+    // the backoff, as after any failure
+    #expect(effects == [.resynchronizeOutbox("b1", server), .startTimer(.outboxRetry, seconds: 15)])
+    #expect(store.state.outbox == .waiting(attempt: 1, retryAt: Self.now.addingTimeInterval(15)))
+    #expect(store.state.backgroundError?.code == .outboxOutOfSync)
+    #expect(store.state.backgroundError?.retryable == true)
+
+    // And a server that answers so again is met by a longer wait, not a loop
+    store.send(.timerFired(.outboxRetry))
+    store.send(.batchPrepared(Self.request(4), Self.batch))
+    #expect(
+      store.send(.batchOutOfSync(Self.request(4), server, at: Self.now, jitter: 0.5)) == [
+        .resynchronizeOutbox("b1", server), .startTimer(.outboxRetry, seconds: 30),
+      ])
+    // And an answer for a request no longer uploading changes nothing
+    #expect(store.send(.batchOutOfSync(Self.request(3), server, at: Self.now, jitter: 0.5)) == [])
+  }
+
   @Test("a batch refused whole fails each of its operations where it was made, and the next batch goes")
   func batchRefusedWhole() {
     let store = Self.started()
