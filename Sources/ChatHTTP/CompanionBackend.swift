@@ -83,6 +83,8 @@ extension CompanionBackend {
     return try await companion.uploadOutbox(batch)
   }
 
+  public func outboxEpochChanged(_ epoch: UInt64) { companion?.outboxEpochChanged(epoch) }
+
   public func updateContactDetails(_ details: ContactDetails) async throws {
     guard let companion else { throw ChatError.unsupported("contact details") }
     try await companion.updateContactDetails(details)

@@ -318,6 +318,10 @@ public final class HTTPChatBackend: ChatBackend {
     try await transport.call(.post("conversations/\(conversation.rawValue)/tool-results", body: WireJSON.encode(body)))
   }
 
+  /// From now on every request carries `Outbox-Epoch: epoch`, so the server can fence a device whose
+  /// person signed out (see `Docs/HTTP-PROTOCOL.md`, "Outbox batch").
+  public func outboxEpochChanged(_ epoch: UInt64) { transport.setOutboxEpoch(epoch) }
+
   public func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt {
     let body = OutboxBatchBody(batch)
     let answer = try await transport.call(

@@ -2,6 +2,7 @@ package import ConversationState
 import ConversationStore
 package import Foundation
 package import ServerSentEvents
+import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -32,6 +33,8 @@ package final class HTTPTransport: Sendable {
   private let errorCodes: ErrorCodes
   private let streaming: HTTPStreaming
   private let session: URLSession
+  /// The installation's outbox epoch, sent on every request once known (`Outbox-Epoch`).
+  private let outboxEpoch = Mutex<UInt64?>(nil)
 
   /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work (`ChatPolicy.validate()`).
   package init(
@@ -288,6 +291,9 @@ package final class HTTPTransport: Sendable {
     return type == "application/json" || type.hasSuffix("+json")
   }
 
+  /// Sends `epoch` as `Outbox-Epoch` on every request from now on.
+  package func setOutboxEpoch(_ epoch: UInt64) { outboxEpoch.withLock { $0 = epoch } }
+
   /// The request for `endpoint`: on `baseURL` (itself when the endpoint has no path), with the credential
   /// for `baseURL`'s origin only.
   private func request(_ endpoint: Endpoint) async throws -> URLRequest {
@@ -311,6 +317,7 @@ package final class HTTPTransport: Sendable {
     request.setValue(
       endpoint.key ?? (endpoint.method == "POST" ? UUID().uuidString : nil), forHTTPHeaderField: "Idempotency-Key")
     if !endpoint.lastEventID.isEmpty { request.setValue(endpoint.lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+    if let epoch = outboxEpoch.withLock({ $0 }) { request.setValue(String(epoch), forHTTPHeaderField: "Outbox-Epoch") }
     let token: String?
     do {
       token = try await uncancelledHostCall(self.token)

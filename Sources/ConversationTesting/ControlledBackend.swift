@@ -57,6 +57,12 @@ public final class ControlledBackend: ChatBackend {
   private let typingSignals = StateLock<[Bool]>([])
   private let uploads = StateLock(0)
   private let realtimeTally = StateLock((opened: 0, released: 0))
+  private let epochs = StateLock<[UInt64]>([])
+
+  /// The outbox epochs the client told this backend (`outboxEpochChanged`), in order.
+  public var toldOutboxEpochs: [UInt64] { epochs.withLock { $0 } }
+
+  public func outboxEpochChanged(_ epoch: UInt64) { epochs.withLock { $0.append(epoch) } }
 
   /// A backend with no calls yet; every call the runtime makes is then listed on `calls`.
   public init() { (calls, log) = AsyncStream.makeStream() }

@@ -62,6 +62,11 @@ struct OutboxResyncTests {
     let applied = try await server.state()["host_operations"] as? [[String: Any]] ?? []
     #expect(applied.map { $0["id"] as? String } == [id.rawValue])
     #expect(try storage.outboxEpoch() == 5)
+    // And every request carried the epoch the outbox numbered in: 1 until the server's word, 5 after
+    let log = try await server.state()["log"] as? [[String: Any]] ?? []
+    let epochs = log.map { $0["outbox_epoch"] as? String ?? "none" }
+    #expect(epochs.first == "1" && epochs.last == "5", "\(epochs)")
+    #expect(Set(epochs) == ["1", "5"], "no request went without it")
     await client.close()
   }
 }

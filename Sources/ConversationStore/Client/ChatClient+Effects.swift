@@ -101,6 +101,7 @@ extension ChatClient {
       do throws(PersistenceError) {
         // The installation's epoch first: a scope opened next numbers its outbox from it.
         try options.storage?.adoptOutboxEpoch(sequencing.epoch)
+        backend.outboxEpochChanged(sequencing.epoch)
         try outbox.resynchronize(
           epoch: sequencing.epoch, nextSequence: sequencing.nextSequence, droppingBatch: batchID)
         storageErrors.wrote()

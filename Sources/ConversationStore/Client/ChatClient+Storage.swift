@@ -206,7 +206,7 @@ extension ChatClient {
     let carried = previous.outbox?.sequencing
     do throws(PersistenceError) {
       try previous.outbox?.clear()
-      if endsEpoch { try options.storage?.raiseOutboxEpoch() }
+      if endsEpoch, let epoch = try options.storage?.raiseOutboxEpoch() { backend.outboxEpochChanged(epoch) }
       if previous.userID == nil, userID != nil, let root = options.storage {
         // A guest who signed in without their conversations leaves nothing behind to reappear after a
         // sign-out: their scope goes (its files are closed above).

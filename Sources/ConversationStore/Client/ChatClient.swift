@@ -98,6 +98,8 @@ public final class ChatClient: Sendable {
     var opened = ClientStorage(userID: identity?.userID)
     var restoredList: ConversationListState?
     Self.openScope(&opened, options) { errors.deliver($0) }
+    // Every request of a protocol that carries it names the epoch its outbox numbers in.
+    if let outbox = opened.outbox { backend.outboxEpochChanged(outbox.sequencing.epoch) }
     if let scope = opened.scope {
       do throws(PersistenceError) {
         restoredList = try scope.conversationList.load()

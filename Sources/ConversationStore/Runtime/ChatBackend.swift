@@ -146,6 +146,11 @@ public protocol ChatBackend: Sendable {
   /// list the ones refused. Throw for a failure of the whole batch; it is retried unchanged with backoff
   /// (never after an authorization failure). The default throws `unsupported`.
   func uploadOutbox(_ batch: OutboxBatch) async throws -> OutboxReceipt
+  /// The installation's outbox epoch (1 or more), for a protocol that carries it on every request (the
+  /// HTTP protocol's `Outbox-Epoch` header). `ChatClient` with storage tells it once its storage is open and
+  /// each time it changes (a sign-out raises it; a server's `OUTBOX_OUT_OF_SYNC` answer sets it), from no
+  /// lock; it must return at once. The default does nothing.
+  func outboxEpochChanged(_ epoch: UInt64)
 }
 
 /// What a send or regeneration stream carries.
@@ -313,6 +318,8 @@ extension ChatBackend {
   }
   /// By default, nothing: the read position stays on this device.
   public func markRead(upTo message: ServerMessageID, in conversation: ConversationID) async throws {}
+
+  public func outboxEpochChanged(_ epoch: UInt64) {}
 
   /// By default, throws an `unsupported` error.
   public func updateContactDetails(_ details: ContactDetails) async throws {

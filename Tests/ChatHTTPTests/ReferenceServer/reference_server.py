@@ -884,7 +884,8 @@ class Handler(BaseHTTPRequestHandler):
         path = split.path.rstrip("/") or "/"
         self._query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
         self._log_entry = {"method": method, "path": path, "query": split.query,
-                           "idempotency_key": self.headers.get("Idempotency-Key"), "status": None}
+                           "idempotency_key": self.headers.get("Idempotency-Key"),
+                           "outbox_epoch": self.headers.get("Outbox-Epoch"), "status": None}
         try:
             try:
                 self._body = self._read_body()

@@ -45,4 +45,25 @@ struct ChatClientIdentityTests {
     #expect(client.conversation("c1") !== chat)
     await client.close()
   }
+
+  @Test(
+    "the backend is told the outbox epoch when storage opens and when a sign-out raises it, not on a change of person")
+  func backendToldTheEpoch() async throws {
+    // Given Alice signed in, with storage
+    let root = TemporaryRoot()
+    let harness = try await ClientHarness.start(identity: UserIdentity(userID: "alice"), root: root.path)
+    let client = harness.client
+    #expect(harness.backend.toldOutboxEpochs == [1])
+
+    // When Bob takes over without a sign-out, then signs out
+    client.identify(UserIdentity(userID: "bob"))
+    await client.settled()
+    #expect(harness.backend.toldOutboxEpochs == [1], "a change of person keeps the epoch (MyBot's rule)")
+    client.signOut()
+    await client.settled()
+
+    // Then only the sign-out raised it, and the backend was told
+    #expect(harness.backend.toldOutboxEpochs == [1, 2])
+    await client.close()
+  }
 }
