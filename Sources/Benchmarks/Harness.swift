@@ -80,12 +80,16 @@ enum Harness {
   }
 
   /// Times `body` in nanoseconds on the monotonic clock.
+  // Never inlined: `.ci/instructions.sh` counts instructions only inside these two (callgrind's
+  // `--toggle-collect`), so what a workload sets up is left out of its count.
+  @inline(never)
   static func time(_ body: () -> Void) -> UInt64 {
     let start = DispatchTime.now().uptimeNanoseconds
     body()
     return DispatchTime.now().uptimeNanoseconds - start
   }
 
+  @inline(never)
   static func timeAsync(_ body: () async -> Void) async -> UInt64 {
     let start = DispatchTime.now().uptimeNanoseconds
     await body()
