@@ -12,6 +12,11 @@ enum FrameRenderer {
     styledLines(screen, width: width, height: height, replyLayout: replyLayout).map { $0.rendered(color: color) }
   }
 
+  /// The frame's lines with their styles, as `render` draws them (for a picture of the frame: `FrameSVG`).
+  static func styled(_ screen: DemoScreen, width: Int, height: Int) -> [StyledLine] {
+    styledLines(screen, width: width, height: height, replyLayout: nil)
+  }
+
   /// Where the terminal's cursor goes: just after the composer's text. Nil when the terminal has no room.
   static func cursor(_ screen: DemoScreen, width: Int, height: Int) -> CursorPosition? {
     let (layout, _, _) = layout(screen, width: width, height: height)
