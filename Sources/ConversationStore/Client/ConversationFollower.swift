@@ -83,8 +83,7 @@ final class ConversationFollower: Sendable {
         // conversation while its file is read): the client adopts the store and the list gets its row.
         if previous.conversationID == nil, let id = state.conversationID {
           onCreated(id)
-          list.send(
-            .realtime(.conversationCreated(ConversationSummary(id: id, title: state.title, lastActivityAt: now))))
+          list.send(.realtime(.conversationCreated(Self.createdRow(id, state, at: now))))
         }
         // Opened (its file read, or nothing to read): a title the user gave in the list, maybe while the
         // conversation was closed, wins over the one its file kept.
@@ -120,6 +119,16 @@ final class ConversationFollower: Sendable {
       progress.withLock { $0.isFinished = true }
     }
     self.task.withLock { $0 = task }
+  }
+
+  /// The row of a conversation the server just named: its title, or else (as the list titles any row) its
+  /// first message's, and its newest message's preview. Its messages were written before it had an ID, so the
+  /// list hears of them here or never (they are not news in a later step).
+  static func createdRow(_ id: ConversationID, _ state: ConversationState, at now: Date) -> ConversationSummary {
+    let firstUserMessage = state.messages.first { $0.role == .user }
+    return ConversationSummary(
+      id: id, title: state.title ?? firstUserMessage.map { ConversationSummary.title(fromFirstMessage: $0.text) },
+      lastActivityAt: now, lastMessagePreview: state.messages.last?.text)
   }
 
   /// Whether the state `store` has now was written and reported to the list (or the store closed and its

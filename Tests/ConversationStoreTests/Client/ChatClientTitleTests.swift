@@ -86,4 +86,26 @@ struct ChatClientTitleTests {
     #expect(opened != nil, "the header shows \(String(describing: chat.state.title))")
     await client.close()
   }
+
+  @Test("a conversation the server creates on the first message is listed with that message as its title")
+  func newConversationTitledByFirstMessage() async throws {
+    // Given a client on an agent that answers at once
+    let backend = try ScriptedBackend(
+      clock: SystemChatClock(), replies: ["It ships today.|<finish>", "Yes.|<finish>"], interval: 0)
+    let client = ChatClient(backend: backend)
+
+    // When the user starts a conversation and writes twice
+    let chat = client.newConversation()
+    chat.sendMessage("Where is my order 1042?")
+    let first = try #require(await chat.state(where: { $0.messages.last?.reply == .completed }))
+    let id = try #require(first.conversationID)
+    chat.sendMessage("Can it come sooner?")
+    _ = await chat.state(where: { $0.messages.count == 4 && $0.messages.last?.reply == .completed })
+    await client.settled()
+
+    // Then its row is titled after the first message, not the second, and previews the newest
+    #expect(await waitUntil { client.list.state.conversations[id]?.lastMessagePreview == "Yes." })
+    #expect(client.list.state.conversations[id]?.title == "Where is my order 1042?")
+    await client.close()
+  }
 }
