@@ -40,7 +40,8 @@ ended by `data: [DONE]\\n\\n`, one chunk written (and flushed) at a time. The `s
                 started); default all three in that order. Then text-end, finish-step, finish, [DONE]
   not-stream    200 with Content-Type application/json (a UIMessage), no stream
   reject        HTTP 422 with a JSON error body
-  slow          forty text deltas 0.2 s apart; a client that hangs up is recorded (`"closed": true`)
+  slow          300 text deltas 0.2 s apart (a minute: a stop has time to come, however loaded the machine);
+                a client that hangs up is recorded (`"closed": true`)
   resumable     text in five deltas, dropped after `?drop_after=N` chunks (default 4; `none` sends it
                 all): the stream stays active for the request's chat `id`
   by-message    the scenario the latest user message's text names (one endpoint for a conversation)
@@ -305,7 +306,7 @@ def scenario(name, body, query):
                 *bad, {"type": "text-end", "id": "text-1"}, {"type": "finish-step"},
                 {"type": "finish", "finishReason": "stop"}, DONE], False
     if name == "slow":
-        return reply(mid, *text("text-1", *["word%d " % index for index in range(40)])), False
+        return reply(mid, *text("text-1", *["word%d " % index for index in range(300)])), False
     if name == "resumable":
         return reply(mid, *text("text-1", "one ", "two ", "three ", "four ", "five.")), False
     return None, False

@@ -19,7 +19,8 @@ GET /requests answers every request body received so far, as a JSON array. Scena
   reject      HTTP 422 with a JSON body, no stream
   not-sse     a 200 with the events but Content-Type application/json
   by-message  the scenario the latest user message names (one endpoint for a conversation of several runs)
-  slow        forty deltas, 0.2 s apart; a client that hangs up is recorded (`"closed": true` in /requests)
+  slow        300 deltas, 0.2 s apart (a minute: a stop has time to come, however loaded the machine); a client
+              that hangs up is recorded (`"closed": true` in /requests)
 
 The rules every local test server keeps are in ../ChatHTTPTests/ServerSupport/local_server.py.
 """
@@ -79,7 +80,7 @@ def scenario(name, thread, run, tools=()):
     started = RunStartedEvent(thread_id=thread, run_id=run)
     finished = RunFinishedEvent(thread_id=thread, run_id=run)
     if name == "slow":
-        return [started] + text("m1", *["word%d " % index for index in range(40)]) + [finished], False
+        return [started] + text("m1", *["word%d " % index for index in range(300)]) + [finished], False
     if name in ("text", "not-sse"):
         return [started] + text("m1", "Hello", ", from the ", "scripted agent.") + [finished], False
     if name == "chunks":
