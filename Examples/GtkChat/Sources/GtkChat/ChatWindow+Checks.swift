@@ -11,10 +11,15 @@ extension ChatWindow {
       throw SelfTest.Failure(
         description: "the message list has \(messageRows.count) rows, the store \(state.rows.count) messages")
     }
-    for position in 0..<state.rows.count where messageRows.text(at: position) != Self.text(of: state.rows[position]) {
-      throw SelfTest.Failure(
-        description: "row \(position) shows \"\(messageRows.text(at: position) ?? "nothing")\", "
-          + "the store has \"\(Self.text(of: state.rows[position]))\"")
+    for position in 0..<state.rows.count {
+      let row = state.rows[position]
+      guard let shown = messageRows.text(at: position).flatMap(RowString.decode), shown.0 == row.id,
+        shown.1 == Self.text(of: row)
+      else {
+        throw SelfTest.Failure(
+          description: "row \(position) shows \"\(messageRows.text(at: position) ?? "nothing")\", "
+            + "the store has \"\(Self.text(of: row))\"")
+      }
     }
     return messageRows.count
   }

@@ -12,9 +12,16 @@ extension ChatWindow {
   /// indicator and the buttons.
   func render(_ state: ConversationState, previous: ConversationState?, changes: ChangeSet<ClientMessageID>) {
     let rows = state.rows
+    // Set first: GTK may bind a row while the splices below run.
+    rowFactory.state = state
     messageRows.apply(
       changes, oldPosition: { previous?.rowIndex(of: $0) }, newPosition: { state.rowIndex(of: $0) },
-      newCount: rows.count, text: { Self.text(of: rows[$0]) })
+      newCount: rows.count, text: { RowString.encode(rows[$0].id, Self.text(of: rows[$0])) })
+    if !changes.isEmpty { follower?.follow() }
+    // Rows whose message did not change are not bound again: their arrows follow here.
+    if state.canChangeBranch != previous?.canChangeBranch {
+      for row in rowFactory.boundRows { row.enableSiblingButtons(state.canChangeBranch) }
+    }
     setText(of: banner, to: Self.bannerText(state))
     setText(of: indicator, to: Self.indicatorText(state))
     let answer = Self.lastAnswer(in: state)
@@ -27,22 +34,34 @@ extension ChatWindow {
     didShow(state)
   }
 
-  /// Shows the conversation list: the same positional updates, positions found by one pass over each list
-  /// (the list holds tens of rows, not the message list's thousands).
+  /// Shows the conversation list in the order a sidebar draws (`state.shown`: pinned first). The list holds
+  /// tens of rows, and a pin or new activity moves a row, which a change set of IDs does not describe as
+  /// positions: while the order stays, changed rows are replaced in place; when it changes, the rows are
+  /// reloaded.
   func render(_ state: ConversationListState, previous: ConversationListState?, changes: ChangeSet<ConversationID>) {
-    let rows = Array(state.conversations)
-    let newPositions = Dictionary(uniqueKeysWithValues: rows.enumerated().map { ($1.id, $0) })
-    let oldPositions = Dictionary(
-      uniqueKeysWithValues: (previous.map { Array($0.conversations) } ?? []).enumerated().map { ($1.id, $0) })
-    conversationRows.apply(
-      changes, oldPosition: { oldPositions[$0] }, newPosition: { newPositions[$0] }, newCount: rows.count,
-      text: { position in
-        let summary = rows[position]
-        let unread = summary.unreadCount > 0 ? "  (\(summary.unreadCount))" : ""
-        let preview = summary.lastMessagePreview.map { "\n" + String($0.prefix(60)) } ?? ""
-        return (summary.title.isEmpty ? "New conversation" : summary.title) + unread + preview
-      })
+    let rows = state.shown
+    let text = { (position: Int) in Self.text(of: rows[position]) }
+    if let previous, previous.shown.map(\.id) == rows.map(\.id), !changes.isReset {
+      let positions = Dictionary(uniqueKeysWithValues: rows.enumerated().map { ($1.id, $0) })
+      conversationRows.apply(
+        changes, oldPosition: { positions[$0] }, newPosition: { positions[$0] }, newCount: rows.count, text: text)
+    } else {
+      conversationRows.reload(count: rows.count, text: text)
+    }
     shownList = state
+    setLabel(ofButton: pinButton, to: isPinned(in: state) ? "📌 Unpin this conversation" : "📌 Pin this conversation")
+  }
+
+  /// A row of the conversation list: a pin mark, the title, the unread count, then the last message.
+  static func text(of summary: ConversationSummary) -> String {
+    let pin = summary.isPinned ? "📌 " : ""
+    let unread = summary.unreadCount > 0 ? "  (\(summary.unreadCount))" : ""
+    let preview = summary.lastMessagePreview.map { "\n" + String($0.prefix(60)) } ?? ""
+    return pin + (summary.title.isEmpty ? "New conversation" : summary.title) + unread + preview
+  }
+
+  private func isPinned(in list: ConversationListState) -> Bool {
+    chat.state.conversationID.flatMap { list.conversations[$0] }?.isPinned ?? false
   }
 
   /// The text of one message row: who, how it is doing, then (the tail of) what it says.
@@ -92,8 +111,29 @@ extension ChatWindow {
       case .reconnecting(let attempt, _): "Connection lost — reconnecting (attempt \(attempt))…"
       case .closed: "Closed"
       }
-    guard let error = state.userError ?? state.backgroundError else { return connection }
-    return connection + " — " + error.message
+    let outbox = outboxText(state)
+    guard let error = state.userError ?? state.backgroundError else { return connection + outbox }
+    return connection + outbox + " — " + error.message
+  }
+
+  /// What waits to go out, and whether it waits for the connection: " · offline · 2 waiting to send".
+  static func outboxText(_ state: ConversationState) -> String {
+    let offline = state.connection.isOffline ? " · offline" : ""
+    let waiting = waitingCount(state)
+    return offline + (waiting > 0 ? " · \(waiting) waiting to send" : " · nothing waiting")
+  }
+
+  /// The user's messages not taken by the server yet (written offline, in flight, or held by the server for
+  /// later), plus the follow-ups queued behind the running answer. The client's durable outbox count is not
+  /// public, and this window runs without storage, so these are what wait.
+  static func waitingCount(_ state: ConversationState) -> Int {
+    let waiting = state.messages.outgoing.count { message in
+      switch message.delivery {
+      case .pending, .sending, .queued: true
+      case .sent, .failed: false
+      }
+    }
+    return waiting + state.followUps.turns.count
   }
 
   static func indicatorText(_ state: ConversationState) -> String {

@@ -2,8 +2,10 @@ import CGtk
 import CGtkShims
 import ConversationStore
 
-/// The chat window: the conversation list on the left; on the right the connection banner, the messages,
-/// the typing indicator, Retry and rating buttons for the last answer, and the composer.
+/// The chat window: the conversation list on the left (pinned first, with Pin for the conversation on
+/// screen); on the right the connection and outbox banner, the messages (each with its reasoning, tool calls,
+/// approval, sources and sibling picker), the typing indicator, Retry and rating buttons for the last
+/// answer, and the composer.
 ///
 /// Everything here runs on the main thread: GTK's objects belong to it, and the class is `@MainActor` to say
 /// so. The stores are fed from here (`send` is safe from any thread) and read through `MainLoopBinding`s.
@@ -15,8 +17,10 @@ final class ChatWindow {
   let agent: ScriptedAgent
   /// The conversation on screen.
   private(set) var chat: ChatStore
-  /// The message rows, as the message list view shows them.
+  /// The message rows, as the message list view shows them (`RowString`: each row's ID and text).
   let messageRows = StringListRows<ClientMessageID>()
+  /// Makes and fills the message list's row widgets.
+  let rowFactory = MessageRowFactory()
   /// The conversation rows of the left column.
   let conversationRows = StringListRows<ConversationID>()
   /// How long the bindings' main-loop callbacks take, and how often the window draws.
@@ -34,10 +38,13 @@ final class ChatWindow {
   let retryButton = gtk_button_new_with_label("Retry")!
   let upButton = gtk_button_new_with_label("👍")!
   let downButton = gtk_button_new_with_label("👎")!
+  let pinButton = gtk_button_new_with_label("📌 Pin")!
   /// What the window's content looks like, kept up to date by GTK as it redraws: the screenshot's source.
   private(set) var contentPaintable: OpaquePointer!
   private var chatBinding: MainLoopBinding<ConversationState>?
   private var listBinding: MainLoopBinding<ConversationListState>?
+  /// Keeps the newest message in view while the list changes.
+  private(set) var follower: ScrollFollower?
   /// Texts last set on labels, so an unchanged label is not laid out again on every snapshot.
   var shownTexts: [UInt: String] = [:]
 
@@ -47,7 +54,10 @@ final class ChatWindow {
     chat = client.newConversation()
     window = gtk_window_new()
     gtk_window_set_title(gtkCast(window), "ConversationStore — GTK chat")
-    gtk_window_set_default_size(gtkCast(window), 900, 600)
+    gtk_window_set_default_size(gtkCast(window), 1000, 720)
+    rowFactory.actions = RowActions(
+      answer: { [weak self] request, answer in self?.chat.send(.answerInput(request, answer)) },
+      showSibling: { [weak self] message, choice in self?.chat.send(.showSibling(of: message, choice)) })
     layOut()
     contentPaintable = gtk_widget_paintable_new(gtk_window_get_child(gtkCast(window)))
     connectSignals()
@@ -63,6 +73,13 @@ final class ChatWindow {
     guard !trimmed.isEmpty else { return }
     agent.queueAnswer(to: trimmed)
     chat.sendMessage(trimmed)
+  }
+
+  /// Sends `text`, with the agent told first how to answer it (`queue`): the self-test's way to script an
+  /// answer with reasoning, tool calls, sources or an approval.
+  func send(_ text: String, answeredBy queue: (ScriptedAgent) -> Void) {
+    queue(agent)
+    chat.sendMessage(text)
   }
 
   /// Sends `text` and has the agent answer it with a long reply (see `ScriptedAgent.queueLongAnswer`).
@@ -83,6 +100,10 @@ final class ChatWindow {
     gtk_widget_set_margin_top(heading, 8)
     gtk_box_append(gtkCast(left), heading)
     gtk_box_append(gtkCast(left), makeStringListView(conversationRows.model, selectable: true).scroller)
+    for side in [gtk_widget_set_margin_start, gtk_widget_set_margin_end, gtk_widget_set_margin_bottom] {
+      side(pinButton, 8)
+    }
+    gtk_box_append(gtkCast(left), pinButton)
     gtk_box_append(gtkCast(columns), left)
     gtk_box_append(gtkCast(columns), gtk_separator_new(GTK_ORIENTATION_VERTICAL))
 
@@ -90,8 +111,8 @@ final class ChatWindow {
     gtk_widget_set_hexpand(right, 1)
     for side in [GTK_POS_TOP, GTK_POS_BOTTOM, GTK_POS_LEFT, GTK_POS_RIGHT] { setMargin(right, side, 8) }
     gtk_box_append(gtkCast(right), banner)
-    let messages = makeStringListView(messageRows.model, selectable: false)
-    followNewRows(in: messages.scroller)
+    let messages = makeMessageListView(messageRows.model, factory: rowFactory)
+    follower = ScrollFollower(messages.list) { [weak self] in self?.messageRows.count ?? 0 }
     gtk_box_append(gtkCast(right), messages.scroller)
     gtk_box_append(gtkCast(right), indicator)
     let actions = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
@@ -116,16 +137,6 @@ final class ChatWindow {
     }
   }
 
-  /// Keeps the newest message in view: whenever the list grows or a row gets taller, scroll to the end.
-  private func followNewRows(in scroller: UnsafeMutablePointer<GtkWidget>) {
-    let adjustment = gtk_scrolled_window_get_vadjustment(OpaquePointer(scroller))!
-    connect(UnsafeMutableRawPointer(adjustment), "changed", to: self) { adjustment, _ in
-      let adjustment = adjustment!.assumingMemoryBound(to: GtkAdjustment.self)
-      gtk_adjustment_set_value(
-        adjustment, gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment))
-    }
-  }
-
   private func connectSignals() {
     connect(UnsafeMutableRawPointer(sendButton), "clicked", to: self) { _, data in
       MainActor.assumeIsolated { owner(data, as: ChatWindow.self).sendDraft() }
@@ -141,6 +152,9 @@ final class ChatWindow {
     }
     connect(UnsafeMutableRawPointer(downButton), "clicked", to: self) { _, data in
       MainActor.assumeIsolated { owner(data, as: ChatWindow.self).rateLastAnswer(.down) }
+    }
+    connect(UnsafeMutableRawPointer(pinButton), "clicked", to: self) { _, data in
+      MainActor.assumeIsolated { owner(data, as: ChatWindow.self).togglePin() }
     }
     meter.observe(messageRows.model)
     meter.countFrames(of: window)
@@ -173,9 +187,20 @@ final class ChatWindow {
     if let failed = state.messages.last(where: { if case .failed = $0.delivery { true } else { false } }) {
       chat.send(.retry(failed.clientID))
     } else if let answer = Self.lastAnswer(in: state) {
-      agent.queueAnswer(to: "Please answer again")
+      // The scripted agent answers again in kind: an answer that worked with tools is researched again.
+      if answer.toolCalls.isEmpty {
+        agent.queueAnswer(to: "Please answer again")
+      } else {
+        agent.queueResearchedAnswer(variant: 2)
+      }
       chat.send(.regenerate(answer.clientID))
     }
+  }
+
+  /// Pins the conversation on screen, or unpins it: it moves to the top of the list, or back among the others.
+  private func togglePin() {
+    guard let id = chat.state.conversationID, let row = client.list.state.conversations[id] else { return }
+    client.list.send(.change(id, .pinned(!row.isPinned, at: client.list.environment.clock.now())))
   }
 
   private func rateLastAnswer(_ rating: Rating) {

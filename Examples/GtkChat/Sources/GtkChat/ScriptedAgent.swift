@@ -2,18 +2,20 @@ import ConversationStore
 import ConversationTesting
 
 /// The in-process agent the window talks to: the testing kit's `ScriptedBackend`, given one scripted reply
-/// per message just before it is sent.
+/// per message (or regeneration) just before it is sent, behind `AgentFeatureBackend`, which adds what the
+/// reply notation has no word for (reasoning, sources, a failed call, an approval).
 ///
 /// The backend waits `interval` before every piece; it is zero here and each reply paces itself with
 /// `<wait …>` pieces, so a conversational reply streams word by word while the self-test's long reply can
 /// stream as fast as it likes.
 struct ScriptedAgent: Sendable {
   /// The backend the `ChatClient` runs against.
-  let backend: ScriptedBackend
+  let backend: AgentFeatureBackend
+  private var scripted: ScriptedBackend { backend.scripted }
 
   init() {
     // The scripted backend only throws for a malformed reply notation, and it is given none here.
-    backend = try! ScriptedBackend(clock: SystemChatClock(), interval: 0)
+    backend = AgentFeatureBackend(try! ScriptedBackend(clock: SystemChatClock(), interval: 0), wordInterval: 0.04)
   }
 
   /// Queues a short answer to `question`, streamed a word every `wordInterval` seconds.
@@ -33,11 +35,38 @@ struct ScriptedAgent: Sendable {
     queue(pieces, wait: chunkInterval)
   }
 
-  private func queue(_ pieces: [String], wait: Double) {
-    // `|` and `<` are the notation's syntax; the generated text avoids them.
-    let clean = pieces.map { $0.replacingOccurrences(of: "|", with: "/").replacingOccurrences(of: "<", with: "‹") }
+  /// Queues an answer that shows the agent at work: it thinks, looks the order up (which succeeds), checks
+  /// the stock (which fails), answers citing two sources. `variant` changes its words, for a regeneration.
+  func queueResearchedAnswer(variant: Int = 1) {
+    let pieces = [
+      "⟦think The user asks about order 1042. Look it up first, then check the stock of what is missing, and "
+        + "cite the shipping policy.⟧",
+      "<tool lookupOrder>", "<result lookupOrder {\"status\":\"shipped\"}>", "<tool checkStock>",
+      "⟦fail checkStock The stock service did not answer.⟧",
+    ]
+    let words =
+      variant == 1
+      ? "Order 1042 has shipped; it should arrive on Thursday. I could not check the stock of the rest."
+      : "Take two: order 1042 left the warehouse and arrives on Thursday; the stock check did not answer."
+    let sources = [
+      "⟦source Shipping policy @ https://example.com/help/shipping⟧",
+      "⟦source Tracking an order @ https://example.com/help/tracking⟧",
+    ]
+    queue(pieces + words.split(separator: " ").map { "\($0) " } + sources, wait: 0.02, raw: true)
+  }
+
+  /// Queues an answer that asks the user to approve a call of `tool` (`⟦approve …⟧`); the run ends there.
+  func queueApproval(of tool: String, question: String) {
+    let words = "I can do that with \(tool), once you approve it."
+    queue(words.split(separator: " ").map { "\($0) " } + ["⟦approve \(tool) \(question)⟧"], wait: 0.02, raw: true)
+  }
+
+  private func queue(_ pieces: [String], wait: Double, raw: Bool = false) {
+    // `|` and `<` are the notation's syntax; generated text avoids them, written directives keep them.
+    let clean =
+      raw ? pieces : pieces.map { $0.replacingOccurrences(of: "|", with: "/").replacingOccurrences(of: "<", with: "‹") }
     let notation = clean.map { "\($0)|<wait \(wait)>" }.joined(separator: "|") + "|<finish>"
-    try! backend.enqueue(notation)
+    try! scripted.enqueue(notation)
   }
 }
 

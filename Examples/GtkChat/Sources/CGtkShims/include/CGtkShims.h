@@ -18,6 +18,15 @@ gulong gtk_chat_connect_simple(gpointer instance, const char *signal, GtkChatSim
 /// Connects "items-changed" of a list model.
 gulong gtk_chat_connect_items_changed(GListModel *model, GtkChatItemsChangedHandler handler, gpointer user_data);
 
+/// A signal handler that takes the emitting instance, one pointer argument and the user data: a
+/// GtkSignalListItemFactory's "setup", "bind", "unbind" and "teardown" (the list item), "notify::…" (the
+/// GParamSpec).
+typedef void (*GtkChatArgumentHandler)(gpointer instance, gpointer argument, gpointer user_data);
+
+/// Connects a signal whose handler takes one pointer argument.
+gulong gtk_chat_connect_argument(gpointer instance, const char *signal, GtkChatArgumentHandler handler,
+                                 gpointer user_data);
+
 /// G_LIST_MODEL() is a macro with a runtime type check; this does the same checked cast.
 GListModel *gtk_chat_list_model(gpointer instance);
 
