@@ -2,7 +2,6 @@ package import ConversationState
 import ConversationStore
 package import Foundation
 package import ServerSentEvents
-import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -34,7 +33,7 @@ package final class HTTPTransport: Sendable {
   private let streaming: HTTPStreaming
   private let session: URLSession
   /// The installation's outbox epoch, sent on every request once known (`Outbox-Epoch`).
-  private let outboxEpoch = Mutex<UInt64?>(nil)
+  private let outboxEpoch = StateLock<UInt64?>(nil)
 
   /// - Throws: `INVALID_CONFIGURATION` for a policy that cannot work (`ChatPolicy.validate()`).
   package init(

@@ -3,7 +3,6 @@ import ConversationState
 import ConversationStore
 import ConversationTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// A server that numbers the outbox elsewhere than the device (MyBot's rule: a wrong epoch rejects the whole
@@ -44,7 +43,7 @@ struct OutboxResyncTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-resync-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: root) }
     let storage = try ChatStorage(root: root.path)
-    let outcomes = Mutex<[HostOperationOutcome]>([])
+    let outcomes = StateLock<[HostOperationOutcome]>([])
     var policy = ChatPolicy()
     policy.outboxBackoff = Backoff(base: 0.05, cap: 0.1)
     let client = ChatClient(
