@@ -51,8 +51,9 @@ public struct ReplyStreamMapper: ReplyMapping {
   /// Names of the parts this stream reported (and of its tool calls, which share their space).
   private var partIDs = UniquePartIDs()
   /// Data frames of a new conversation's reply that came before any frame named the conversation, held
-  /// until one does (Ago names a new thread late), and their bytes, bounded by `maximumReplyBytes`.
-  private var heldFrames: [ServerSentEvent] = []
+  /// until one does (Ago names a new thread late), as decoded, and their bytes, bounded by
+  /// `maximumReplyBytes`.
+  private var heldFrames: [(frame: DataFrame, event: ServerSentEvent)] = []
   private var heldBytes = 0
   private let maximumHeldBytes: Int
 
@@ -192,14 +193,14 @@ public struct ReplyStreamMapper: ReplyMapping {
         throw ChatError(
           .replyTooLarge, "The reply to a new conversation passed \(maximumHeldBytes) bytes before naming it.")
       }
-      heldFrames.append(event)
+      heldFrames.append((frame, event))
       return []
     }
     var events: [ReplyEvent] = []
     if !heldFrames.isEmpty {
       let held = heldFrames
       heldFrames = []
-      for earlier in held { events += try dataFrame(earlier) }
+      for earlier in held { events += try named(earlier.frame, earlier.event) }
     }
     return try events + named(frame, event)
   }
