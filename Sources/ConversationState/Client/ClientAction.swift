@@ -48,6 +48,8 @@ public enum ClientAction: Equatable, Sendable, Codable {
   case credentialsAnswered(RequestID, ChatError?)
   /// Something was queued in the outbox (or may be uploadable now).
   case outboxChanged
+  /// The runtime counted the operations in the outbox after a change of it (nil: there is no outbox).
+  case outboxCounted(Int?)
   /// The outbox read the batch to upload for `request`; nil when nothing waits.
   case batchPrepared(RequestID, OutboxBatch?)
   /// The server took the batch of `request`.

@@ -47,6 +47,11 @@ public struct ClientState: Equatable, Sendable, Codable {
   public var outbox: OutboxUploadState = .idle
   /// Uploads that failed since the last one that succeeded; drives the outbox's backoff.
   public var outboxFailures = 0
+  /// How many operations wait in the outbox (sends, edits, feedback, host operations; a batch on its way
+  /// counts until the server takes it), as the runtime counted them after the outbox last changed: for a
+  /// banner ("3 changes waiting to be sent"). Nil when there is no outbox: the client keeps no storage, or
+  /// its scope is not open yet.
+  public var outboxCount: Int?
   /// Something was queued while a batch was being prepared or uploaded: look again when it is done.
   public var outboxHasMore = false
   /// The anonymous user's contact details, as the host last gave them (`ChatClient.setContactDetails`); nil

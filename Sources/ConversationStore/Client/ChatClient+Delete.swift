@@ -26,6 +26,7 @@ extension ChatClient {
       for outcome in queued.compactMap({ HostOperationOutcome($0, .refused(dropped)) }) {
         hostOperations?.deliver(outcome)
       }
+      if !queued.isEmpty { countOutbox() }
     }
     do throws(PersistenceError) {
       try current.scope?.removeConversation(id)

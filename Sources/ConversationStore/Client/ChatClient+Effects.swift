@@ -96,6 +96,7 @@ extension ChatClient {
       } catch {
         storageErrors.deliver(error)
       }
+      countOutbox()
     case .resynchronizeOutbox(let batchID, let sequencing):
       guard let outbox = currentOutbox() else { return }
       do throws(PersistenceError) {

@@ -4,13 +4,16 @@ public import ConversationState
 /// shared connection, the outbox uploader) on a screen with no conversation open.
 extension ChatClient {
   /// The client's state now and after each change (`ClientState`: who is signed in, whether the app must
-  /// sign in again (`awaitsHostCredentials`), the shared connection, the outbox uploader). The first element
-  /// is the state as it is; then each change, newest first: a slow reader skips states, never gets a stale
-  /// one last. It ends when the client closes, or when the reading task is cancelled.
+  /// sign in again (`awaitsHostCredentials`), the shared connection, the outbox uploader and how many changes
+  /// wait in the outbox (`outboxCount`)). The first element is the state as it is; then each change, newest
+  /// first: a slow reader skips states, never gets a stale one last. It ends when the client closes, or when
+  /// the reading task is cancelled.
   ///
   /// ```swift
   /// for await state in client.snapshots() {
-  ///   banner.isHidden = !state.awaitsHostCredentials && !state.connection.isOffline
+  ///   let waiting = state.outboxCount ?? 0
+  ///   banner.isHidden = !state.awaitsHostCredentials && !state.connection.isOffline && waiting == 0
+  ///   banner.text = waiting == 0 ? "Offline" : "\(waiting) changes waiting to be sent"
   /// }
   /// ```
   public func snapshots() -> AsyncStream<ClientState> {

@@ -69,6 +69,7 @@ extension ChatClient {
         done(nil)
         self.returnEvicted(evicted, from: waiting)
         self.send(.outboxChanged)
+        self.countOutbox()
       } catch {
         self.storageErrors.deliver(error)
         done(ChatError(.storageFailed, "This could not be kept: \(error)"))
@@ -102,7 +103,9 @@ extension ChatClient {
     guard let outbox = currentOutbox() else { return send(.batchPrepared(request, nil)) }
     do throws(PersistenceError) {
       let waiting = Self.waiting(in: outbox)
-      returnEvicted(try outbox.expire(at: environment.clock.now()), from: waiting)
+      let expired = try outbox.expire(at: environment.clock.now())
+      returnEvicted(expired, from: waiting)
+      if !expired.isEmpty { countOutbox() }
       let batch = try outbox.beginBatch(limit: 100, makeID: environment.makeID)
       send(.batchPrepared(request, batch))
     } catch {
@@ -242,6 +245,13 @@ extension ChatClient {
   func use(_ next: ClientStorage) {
     storage.withLock { $0 = next }
     handOutStandingApprovals()
+    countOutbox()
+  }
+
+  /// Tells the reducer how many operations the outbox in use holds, after anything changed it. Called on
+  /// the worker, which makes every change of the outbox, so the counts arrive in the order of the changes.
+  func countOutbox() {
+    send(.outboxCounted(storage.withLock { $0.outbox }?.count))
   }
 
   /// The messages of `operations` in conversations that are not open fail with `error` in their files in

@@ -138,6 +138,7 @@ public final class ChatClient: Sendable {
     titleTask.withLock {
       $0 = ListBridge.forwardTitles(from: list) { [weak self] titles in self?.retitleOpenStores(titles) }
     }
+    send(.outboxCounted(opened.outbox?.count))
     send(.start)
     if let restoredList, !restoredList.edits.isEmpty || !restoredList.deleting.isEmpty { list.send(.resumeEdits) }
   }
@@ -171,9 +172,6 @@ public final class ChatClient: Sendable {
 
   /// How many times the backend's realtime connection was opened (one per client, again after it dropped).
   var realtimeConnectionsOpened: Int { hub.connectionsOpened }
-
-  /// How many operations wait in the outbox of the scope in use.
-  var outboxOperationCount: Int { storage.withLock { $0.outbox }?.operations.count ?? 0 }
 
   /// The outbox's epoch and next sequence number.
   var outboxSequencing: (epoch: UInt64, nextSequence: Int)? { storage.withLock { $0.outbox }?.sequencing }

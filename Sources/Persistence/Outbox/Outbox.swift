@@ -48,6 +48,9 @@ public final class Outbox: Sendable {
   /// What is waiting, oldest first.
   public var operations: [OutboxOperation] { journal.withLock { $0.operations.map(\.operation) } }
 
+  /// How many are waiting, without copying them.
+  public var count: Int { journal.withLock { $0.operations.count } }
+
   /// Which of them are being uploaded.
   public var uploading: Set<OutboxOperationID> { journal.withLock { $0.uploading } }
 

@@ -105,6 +105,9 @@ public struct ClientReducer: Reducer {
       return state.needsCredentials ? holdStores(error, state) : []
     case .outboxChanged:
       return outboxChanged(&state)
+    case .outboxCounted(let count):
+      state.outboxCount = count
+      return []
     case .batchPrepared(let request, let batch):
       return batchPrepared(request, batch, &state)
     case .batchUploaded(let request, let receipt):

@@ -64,7 +64,7 @@ struct ChatClientHostOperationTests {
 
     // And the outbox is empty again; no conversation was opened for them
     await harness.client.close()
-    #expect(harness.client.outboxOperationCount == 0)
+    #expect(harness.client.state.outboxCount == 0)
     #expect(harness.client.openConversationIDs.isEmpty)
     #expect(heard.all.count == 2, "each heard once")
   }

@@ -28,12 +28,12 @@ struct ChatClientListDeleteTests {
     chat.sendMessage("Where is it now?")
     _ = try #require(await chat.state(where: { $0.messages.outgoing.first?.delivery == .queued }))
     await client.settled()
-    #expect(client.outboxOperationCount == 1)
+    #expect(client.state.outboxCount == 1)
     // A second, still waiting: the first went into a batch as soon as it was stored
     chat.sendMessage("Hello?")
     _ = try #require(await chat.state(where: { $0.messages.outgoing.count == 2 }))
     await client.settled()
-    #expect(client.outboxOperationCount == 2)
+    #expect(client.state.outboxCount == 2)
     return (harness, chat)
   }
 
@@ -64,13 +64,13 @@ struct ChatClientListDeleteTests {
     #expect(try Self.scope(root).search("parcel", limit: 10).results.isEmpty)
     // And of its queued work only the batch already begun is left (it goes out unchanged, so its sequence
     // numbers hold); once the server has it, nothing is
-    #expect(client.outboxOperationCount == 1)
+    #expect(client.state.outboxCount == 1)
     while let call = await harness.calls.next() {
       guard case .uploadOutbox(_, let answer) = call else { continue }
       answer.resume(returning: OutboxReceipt())
       break
     }
-    #expect(await waitUntil { client.outboxOperationCount == 0 })
+    #expect(await waitUntil { client.state.outboxCount == 0 })
     let files = try FileManager.default.subpathsOfDirectory(atPath: root.path)
     #expect(!files.contains { $0.hasSuffix("c1.conv") }, "\(files)")
     // And asking for it again gives a fresh, empty conversation
@@ -97,7 +97,7 @@ struct ChatClientListDeleteTests {
     #expect(client.list.state.conversations.map(\.id) == ["c1", "c2"])
     #expect(!chat.isClosed)
     #expect(try Self.scope(root).search("parcel", limit: 10).results.count == 1)
-    #expect(client.outboxOperationCount == 2)
+    #expect(client.state.outboxCount == 2)
     await client.close()
   }
 

@@ -66,7 +66,7 @@ struct ChatClientOutboxTests {
     let queued = await chat.state(where: { $0.messages.outgoing.first?.delivery == .queued })
     #expect(queued != nil, "queued, not sent into a connection that is not there")
     await harness.client.settled()
-    #expect(harness.client.outboxOperationCount == 1)
+    #expect(harness.client.state.outboxCount == 1)
     await harness.client.close()
   }
 
@@ -132,7 +132,7 @@ struct ChatClientOutboxTests {
     #expect(harness.clock.now().timeIntervalSince(lostAt) >= 15)
     answer.resume(returning: OutboxReceipt(isDuplicate: true))
     let client = harness.client
-    #expect(await waitUntil { client.outboxOperationCount == 0 })
+    #expect(await waitUntil { client.state.outboxCount == 0 })
     await harness.client.close()
   }
 
@@ -176,7 +176,7 @@ struct ChatClientOutboxTests {
     let ratedAt = harness.clock.now()
     chat.send(.rateAnswer("srv-s2", .down))
     let client = harness.client
-    #expect(await waitUntil { client.outboxOperationCount == 1 })
+    #expect(await waitUntil { client.state.outboxCount == 1 })
     #expect(chat.state.messages[serverID: "s2"]?.rating == .down)
 
     // Then back online the rating is uploaded, stamped with the client's clock (`nextBatch` fails on any
@@ -275,7 +275,7 @@ struct ChatClientOutboxTests {
     harness.client.identify(UserIdentity(userID: "bob"))
     await harness.client.settled()
 
-    #expect(harness.client.outboxOperationCount == 0)
+    #expect(harness.client.state.outboxCount == 0)
     #expect(harness.client.outboxSequencing?.nextSequence == 1)
     #expect(harness.client.outboxSequencing?.epoch == 2, "the sign-out ended epoch 1")
     let alice = try ChatStorage(root: root.path).scope(StorageScope(workspace: "acme", userID: "u-1")).outbox()
@@ -345,7 +345,7 @@ struct ChatClientOutboxTests {
     }
     _ = await chat.state(where: { $0.messages.outgoing.filter { $0.delivery == .queued }.count == 2 })
     await harness.client.settled()
-    #expect(harness.client.outboxOperationCount == 2)
+    #expect(harness.client.state.outboxCount == 2)
     await harness.client.close()
 
     // And after a relaunch it still shows failed (not queued), and the other two still wait

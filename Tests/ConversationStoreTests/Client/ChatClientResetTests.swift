@@ -31,7 +31,7 @@ struct ChatClientResetTests {
     _ = try #require(await chat.state(where: { $0.messages.outgoing.first?.delivery == .queued }))
     await client.settled()
     let numbering = try #require(client.outboxSequencing)
-    #expect(client.outboxOperationCount == 1)
+    #expect(client.state.outboxCount == 1)
 
     // When the person ends the chat
     client.resetSession()
@@ -46,7 +46,7 @@ struct ChatClientResetTests {
     // And nothing of it is on disk: no search finds it, the outbox is empty
     let scope = try ChatStorage(root: root.path).scope(StorageScope(workspace: "acme", userID: "ana"))
     #expect(try scope.search("parcel", limit: 10).results.isEmpty)
-    #expect(client.outboxOperationCount == 0)
+    #expect(client.state.outboxCount == 0)
     // And they are still signed in, with their approvals, and the outbox numbers on in the same epoch
     #expect(client.identity?.userID == "ana")
     #expect(client.standingApprovals.map(\.toolName) == ["refund"])

@@ -481,12 +481,17 @@ private func askExample(_ chat: ChatStore) async {
 }
 
 /// A banner a host shows over every screen.
-private final class Banner { var isHidden = true }
+private final class Banner {
+  var isHidden = true
+  var text = ""
+}
 
 private func clientBanner(_ client: ChatClient, _ banner: Banner) async {
   // DOCC-CLIENT-SNAPSHOTS-BEGIN
   for await state in client.snapshots() {
-    banner.isHidden = !state.awaitsHostCredentials && !state.connection.isOffline
+    let waiting = state.outboxCount ?? 0
+    banner.isHidden = !state.awaitsHostCredentials && !state.connection.isOffline && waiting == 0
+    banner.text = waiting == 0 ? "Offline" : "\(waiting) changes waiting to be sent"
   }
   // DOCC-CLIENT-SNAPSHOTS-END
 }
