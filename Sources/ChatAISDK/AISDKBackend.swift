@@ -24,7 +24,10 @@ public import Foundation
 ///   continues in the same row.
 /// - Each request's `messages` are built from the conversation the store shows and stores (`AgentContext`,
 ///   cut by `contextPolicy`; `AISDKChat(context:)` says how): this object keeps no chat, so a relaunched
-///   app, or a second client on the same storage, sends what the user sees.
+///   app, or a second client on the same storage, sends what the user sees. What a tool part held that
+///   `ToolCall` does not (the provider's metadata about the call and its result, AI SDK 7's `toolMetadata`,
+///   a title, a provider-run or dynamic tool) is kept with the answer (`Message.providerMetadata["ai-sdk"]`)
+///   and goes back with the call, so a model that signs its own calls gets its signatures back.
 /// - What the protocol does not carry (history pages, the conversation list, ratings, feedback, typing,
 ///   read state, tickets, uploads, the outbox, realtime events) goes to `companion` (`CompanionBackend`).
 public final class AISDKBackend: CompanionBackend, AgentBackend {

@@ -251,16 +251,19 @@ public struct AISDKReplyMapper: ReplyMapping {
           InputRequest(
             id: InputRequestID(rawValue: approvalID), kind: .toolApproval(ToolCallID(rawValue: callID)),
             answer: answer, answeredByAgent: true)))
-    case .toolOutputAvailable(let callID, let output, let preliminary):
-      try updateTool(
-        callID, state: "output-available", preliminary ? ["output": output, "preliminary": true] : ["output": output])
+    case .toolOutputAvailable(let callID, let output, let preliminary, let metadata):
+      var fields: [String: JSONValue] = preliminary ? ["output": output, "preliminary": true] : ["output": output]
+      if let metadata { fields["resultProviderMetadata"] = metadata }
+      try updateTool(callID, state: "output-available", fields)
       if preliminary {
         sideEvents.append(.warning("A preliminary output of tool call \(callID) is shown only when final."))
       } else {
         events.append(.toolResult(ToolCallID(rawValue: callID), .succeeded(output)))
       }
-    case .toolOutputError(let callID, let errorText):
-      try updateTool(callID, state: "output-error", ["errorText": .string(errorText)])
+    case .toolOutputError(let callID, let errorText, let metadata):
+      var fields: [String: JSONValue] = ["errorText": .string(errorText)]
+      if let metadata { fields["resultProviderMetadata"] = metadata }
+      try updateTool(callID, state: "output-error", fields)
       events.append(.toolResult(ToolCallID(rawValue: callID), .failed(ChatError(.toolFailed, errorText))))
     case .toolOutputDenied(let callID):
       try updateTool(callID, state: "output-denied", [:])
@@ -343,7 +346,7 @@ public struct AISDKReplyMapper: ReplyMapping {
         Message(
           clientID: ClientMessageID(rawValue: "aisdk-\(messageID ?? key)"),
           serverID: messageID.map { ServerMessageID(rawValue: $0) }, role: .assistant, text: "", createdAt: receivedAt,
-          finishReason: reason.map(Self.finishReason))))
+          finishReason: reason.map(Self.finishReason), providerMetadata: AISDKChat.metadata(ofToolParts: parts))))
     return events
   }
 
@@ -424,6 +427,11 @@ public struct AISDKReplyMapper: ReplyMapping {
     if input.dynamic { part["toolName"] = .string(input.toolName) }
     if input.providerExecuted { part["providerExecuted"] = true }
     if let title = input.title { part["title"] = .string(title) }
+    if let toolMetadata = input.toolMetadata { part["toolMetadata"] = toolMetadata }
+    if let metadata = input.providerMetadata {
+      // As `useChat` keeps it: about the call until the call has a result, then about the result.
+      part[state.hasPrefix("output-") ? "resultProviderMetadata" : "callProviderMetadata"] = metadata
+    }
     if let index = toolParts[input.toolCallID], case .object(let earlier) = parts[index] {
       part.merge(earlier) { new, _ in new }
       part.merge(fields) { _, given in given }

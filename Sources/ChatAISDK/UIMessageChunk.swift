@@ -36,9 +36,10 @@ public enum UIMessageChunk: Hashable, Sendable {
   case toolApprovalRequest(approvalID: String, toolCallID: String, isAutomatic: Bool = false, signature: String? = nil)
   /// The server's own answer to an approval request (AI SDK 7: an automatic approval or denial).
   case toolApprovalResponse(approvalID: String, approved: Bool, reason: String?)
-  /// A tool's result; a `preliminary` one is replaced by the next.
-  case toolOutputAvailable(toolCallID: String, output: JSONValue, preliminary: Bool)
-  case toolOutputError(toolCallID: String, errorText: String)
+  /// A tool's result; a `preliminary` one is replaced by the next. `providerMetadata` is the provider's
+  /// about the result (the part's `resultProviderMetadata`, sent back with it).
+  case toolOutputAvailable(toolCallID: String, output: JSONValue, preliminary: Bool, providerMetadata: JSONValue? = nil)
+  case toolOutputError(toolCallID: String, errorText: String, providerMetadata: JSONValue? = nil)
   /// The user denied the call (AI SDK 6).
   case toolOutputDenied(toolCallID: String)
   case sourceURL(sourceID: String, url: String, title: String?)
@@ -69,16 +70,24 @@ public enum UIMessageChunk: Hashable, Sendable {
     /// A tool the server's agent did not declare statically (`dynamic-tool` parts).
     public var dynamic: Bool
     public var title: String?
+    /// The provider's about the call (AI SDK 7 keeps it as the part's `callProviderMetadata`; a provider
+    /// may need it back with the call, such as a model's signature over its own call).
+    public var providerMetadata: JSONValue?
+    /// The tool's own metadata as the server's tool definition declares it (AI SDK 7 `toolMetadata`, a
+    /// JSON object), kept on the call's part.
+    public var toolMetadata: JSONValue?
 
     public init(
       toolCallID: String, toolName: String, providerExecuted: Bool = false, dynamic: Bool = false,
-      title: String? = nil
+      title: String? = nil, providerMetadata: JSONValue? = nil, toolMetadata: JSONValue? = nil
     ) {
       self.toolCallID = toolCallID
       self.toolName = toolName
       self.providerExecuted = providerExecuted
       self.dynamic = dynamic
       self.title = title
+      self.providerMetadata = providerMetadata
+      self.toolMetadata = toolMetadata
     }
   }
 }

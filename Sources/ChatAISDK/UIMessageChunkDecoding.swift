@@ -66,9 +66,12 @@ extension UIMessageChunk {
     case "tool-output-available":
       self = .toolOutputAvailable(
         toolCallID: try fields.string("toolCallId"), output: try fields.required("output"),
-        preliminary: try fields.optionalBool("preliminary") ?? false)
+        preliminary: try fields.optionalBool("preliminary") ?? false,
+        providerMetadata: fields.optionalValue("providerMetadata"))
     case "tool-output-error":
-      self = .toolOutputError(toolCallID: try fields.string("toolCallId"), errorText: try fields.string("errorText"))
+      self = .toolOutputError(
+        toolCallID: try fields.string("toolCallId"), errorText: try fields.string("errorText"),
+        providerMetadata: fields.optionalValue("providerMetadata"))
     case "tool-output-denied": self = .toolOutputDenied(toolCallID: try fields.string("toolCallId"))
     case "source-url":
       self = .sourceURL(
@@ -105,6 +108,14 @@ extension JSONFields<ChatError> {
     UIMessageChunk.ToolInput(
       toolCallID: try string("toolCallId"), toolName: try string("toolName"),
       providerExecuted: try optionalBool("providerExecuted") ?? false, dynamic: try optionalBool("dynamic") ?? false,
-      title: try optionalString("title"))
+      title: try optionalString("title"), providerMetadata: optionalValue("providerMetadata"),
+      toolMetadata: try toolMetadata())
+  }
+
+  /// `toolMetadata`, which the AI SDK's schema requires to be an object when present.
+  private func toolMetadata() throws(ChatError) -> JSONValue? {
+    guard let value = optionalValue("toolMetadata") else { return nil }
+    guard case .object = value else { throw wrongType("toolMetadata", "an object") }
+    return value
   }
 }

@@ -117,6 +117,10 @@ class Refused(Exception):
         self.status, self.code, self.message = status, code, message
 
 
+# The provider metadata the tool-metadata scenario streams with its lookup_order calls, and wants back.
+CALL_METADATA = {"scripted": {"thoughtSignature": "c2lnLW9yZGVy"}}
+
+
 def scenario(name, body, query):
     """The chunks of a scenario (dicts, raw strings for lines that are not JSON, DONE), and whether the
     connection drops after the last of them."""
@@ -162,6 +166,36 @@ def scenario(name, body, query):
                      {"type": "tool-output-available", "toolCallId": call, "output": {"hits": 2},
                       "dynamic": True, "providerExecuted": True},
                      *text("text-1", "Found two pages.")), False
+    if name == "tool-metadata":
+        # AI SDK 7's metadata on tool parts. Like a model that signs its own calls (Gemini's thought
+        # signatures), it refuses a chat whose earlier lookup_order call comes back without the provider
+        # metadata it was streamed with.
+        for message in messages:
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            for part in message.get("parts") or []:
+                if isinstance(part, dict) and part.get("type") == "tool-lookup_order" \
+                        and part.get("callProviderMetadata") != CALL_METADATA:
+                    raise Refused(400, "SIGNATURE_MISSING",
+                                  "%s came back without its callProviderMetadata" % part.get("toolCallId"))
+        turn = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+        order, search = "call-order-%d" % turn, "call-search-%d" % turn
+        tool_metadata = {"clientName": "orders-mcp"}
+        return reply("msg-tool-metadata-%d" % turn,
+                     {"type": "tool-input-start", "toolCallId": order, "toolName": "lookup_order",
+                      "providerMetadata": CALL_METADATA, "toolMetadata": tool_metadata},
+                     {"type": "tool-input-available", "toolCallId": order, "toolName": "lookup_order",
+                      "input": {"id": 42}, "providerMetadata": CALL_METADATA, "toolMetadata": tool_metadata},
+                     {"type": "tool-output-available", "toolCallId": order, "output": {"status": "shipped"},
+                      "providerMetadata": {"scripted": {"resultId": "r-%d" % turn}}},
+                     {"type": "tool-input-start", "toolCallId": search, "toolName": "web_search", "dynamic": True,
+                      "providerExecuted": True, "title": "Web search"},
+                     {"type": "tool-input-available", "toolCallId": search, "toolName": "web_search",
+                      "input": {"query": "parcel"}, "dynamic": True, "providerExecuted": True,
+                      "title": "Web search"},
+                     {"type": "tool-output-available", "toolCallId": search, "output": {"hits": 1},
+                      "dynamic": True, "providerExecuted": True},
+                     *text("text-1", "Order 42 has shipped.")), False
     if name == "tool-error":
         return [
             {"type": "start", "messageId": mid}, {"type": "start-step"},

@@ -55,6 +55,21 @@ struct UIMessageChunkTests {
       ),
       (#"{"type":"tool-output-denied","toolCallId":"c1"}"#, .toolOutputDenied(toolCallID: "c1")),
       (
+        #"{"type":"tool-input-start","toolCallId":"c1","toolName":"f","providerMetadata":{"g":{"sig":"s"}},"toolMetadata":{"clientName":"mcp"}}"#,
+        .toolInputStart(
+          .init(
+            toolCallID: "c1", toolName: "f", providerMetadata: ["g": ["sig": "s"]], toolMetadata: ["clientName": "mcp"])
+        )
+      ),
+      (
+        #"{"type":"tool-output-available","toolCallId":"c1","output":2,"providerMetadata":{"g":{"r":1}},"toolMetadata":{"x":1}}"#,
+        .toolOutputAvailable(toolCallID: "c1", output: 2, preliminary: false, providerMetadata: ["g": ["r": 1]])
+      ),
+      (
+        #"{"type":"tool-output-error","toolCallId":"c1","errorText":"boom","providerMetadata":{"g":{"r":2}}}"#,
+        .toolOutputError(toolCallID: "c1", errorText: "boom", providerMetadata: ["g": ["r": 2]])
+      ),
+      (
         #"{"type":"source-url","sourceId":"s1","url":"https://e.com","title":"E"}"#,
         .sourceURL(sourceID: "s1", url: "https://e.com", title: "E")
       ),
@@ -102,6 +117,10 @@ struct UIMessageChunkTests {
         "preliminary is not true or false"
       ),
       (#"{"type":"data-x"}"#, "data-x has no \"data\""),
+      (
+        #"{"type":"tool-input-start","toolCallId":"c","toolName":"f","toolMetadata":[1]}"#,
+        "toolMetadata is not an object"
+      ),
       (#"{"type":"error"}"#, "error has no \"errorText\""),
     ])
   func rejects(_ json: String, _ why: String) {
