@@ -5,7 +5,9 @@
 # not a subscriber on a thread of its own, as `send.confirm`'s). Unlike a time, the count is the same on a
 # busy machine and a quiet one.
 #
-#   .ci/instructions.sh [WORKLOAD ...]     # default: send.confirm.h1k frame.delta.h10k delta.store.h10k
+#   .ci/instructions.sh [WORKLOAD ...]     # default: send.confirm.h1k frame.delta.h10k frame.append.h10k
+#                                          #          delta.store.h10k
+#   SCRATCH_PATH=/tmp/bench-build .ci/instructions.sh   # build beside, not in, a shared `.build`
 #
 # Each workload runs twice, `--quick` and full; the count per operation is the difference of the two counts
 # over the difference of their operations, so what happens once (the dynamic linker binding symbols on
@@ -18,10 +20,12 @@ cd "$(dirname "$0")/.."
 if ! command -v valgrind > /dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind > /dev/null
 fi
-swift build -c release --product benchmarks > /dev/null
+scratch_path=${SCRATCH_PATH:-.build}
+swift build -c release --product benchmarks --scratch-path "$scratch_path" > /dev/null
+benchmarks="$scratch_path/release/benchmarks"
 
 workloads=("$@")
-if [ ${#workloads[@]} -eq 0 ]; then workloads=(send.confirm.h1k frame.delta.h10k delta.store.h10k); fi
+if [ ${#workloads[@]} -eq 0 ]; then workloads=(send.confirm.h1k frame.delta.h10k frame.append.h10k delta.store.h10k); fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -29,7 +33,7 @@ for name in "${workloads[@]}"; do
   for size in quick full; do
     flag=$([ "$size" = quick ] && echo --quick || true)
     valgrind --tool=callgrind --callgrind-out-file="$scratch/$name.$size.out" \
-      .build/release/benchmarks $flag --filter "$name" > "$scratch/$name.$size.json" 2> /dev/null
+      "$benchmarks" $flag --filter "$name" > "$scratch/$name.$size.json" 2> /dev/null
     callgrind_annotate --inclusive=yes --threshold=100 "$scratch/$name.$size.out" > "$scratch/$name.$size.txt" \
       2> /dev/null
   done

@@ -8,7 +8,8 @@ import ServerSentEvents
 
 /// An AG-UI reply as a producer streams it (Pydantic AI's shape: one `TEXT_MESSAGE_CONTENT` per word, a
 /// message ID on each), through the SSE decoder, `AGUIReplyMapper` and the transport's coalescing into a
-/// store, per byte: against `sse.decode.1mb`, what reading AG-UI costs over reading the events alone.
+/// store, per byte: against `sse.decode.agui-body.1mb` (the same bytes through the SSE decoder alone), what
+/// reading AG-UI costs over reading its events.
 enum AGUIWorkloads {
   static let runID = "run-0b7f2c1e-5d3a-4e7b-9c1d-2f6a8e4b3c5d"
 

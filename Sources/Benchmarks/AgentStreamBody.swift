@@ -6,12 +6,15 @@ import ServerSentEvents
 
 /// A reply as an agent protocol streams it, about 1 MiB in socket-sized chunks: one text event per word
 /// (a producer's shape), in messages of 400 words, decoded and mapped by the protocol's mapper, each
-/// chunk's events coalesced as the transport does, and applied to a store. Against `sse.decode.1mb`: what
-/// reading the protocol costs over reading the events alone.
+/// chunk's events coalesced as the transport does, and applied to a store. Against the SSE decode of the
+/// same body (`sseDecode`, `sse.decode.<protocol>-body.1mb`): what reading the protocol costs over reading
+/// its events alone.
 struct AgentStreamBody: Sendable {
   let chunks: [[UInt8]]
   let bytes: Int
   let words: Int
+  /// The body's SSE events (`data:` lines, one event each).
+  let events: Int
 
   /// A body of `first`, then messages (`message(id)` gives a message's opening events, its event for a
   /// word, its closing events), then `last`.
@@ -42,7 +45,23 @@ struct AgentStreamBody: Sendable {
     let chunks = stride(from: 0, to: stream.count, by: ServerSentEventsWorkloads.chunkSize).map {
       Array(stream[$0..<min($0 + ServerSentEventsWorkloads.chunkSize, stream.count)])
     }
-    return AgentStreamBody(chunks: chunks, bytes: stream.count, words: count)
+    return AgentStreamBody(chunks: chunks, bytes: stream.count, words: count, events: events.count)
+  }
+
+  /// The workload `name` (`sse.decode.<protocol>-body.1mb`): the same chunks through the SSE decoder alone,
+  /// per byte, as `sse.decode.1mb` decodes its own body. The protocol's `decode` workload over this one is
+  /// what its mapping and the store cost on the very same bytes.
+  static func sseDecode(_ name: String, _ body: AgentStreamBody) -> Workload {
+    Workload(name: name) {
+      var decoder = ServerSentEventDecoder()
+      var items = 0
+      let nanoseconds = Harness.time {
+        // An unlimited decoder never throws; a limited one would fail the precondition below.
+        for chunk in body.chunks { items += (try? decoder.feed(chunk))?.count ?? 0 }
+      }
+      precondition(items == body.events, "decoded \(items) of \(body.events) events")
+      return (body.bytes, nanoseconds)
+    }
   }
 
   /// The workload `name`: `body` through the SSE decoder and `map`, into a store, per byte; `finish` must

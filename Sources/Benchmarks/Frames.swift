@@ -28,6 +28,39 @@ enum FrameWorkloads {
     }
   }
 
+  /// `frame.append.h<history>`: `delta`'s frame, and then what a UI does with it: the subscriber reads the
+  /// reply's new text with `appended(since:)` (the text it drew last time as `since`), as it appends to its
+  /// text view instead of setting the whole reply. The first frame of each reply sets the whole text.
+  static func append(history: Int, deltas: Int) -> Workload {
+    let base = Conversations.history(history)
+    return Workload(name: "frame.append.h\(DeltaWorkloads.label(history))") {
+      let store = Store(initialState: base, reducer: ConversationReducer())
+      var subscriber = FrameSubscriber(store)
+      var shown: StreamedText?
+      var shownBytes = 0
+      let nanoseconds = Harness.time {
+        stream(deltas: deltas, inParts: false, on: store) {
+          subscriber.wake(store)
+          guard let text = subscriber.drawn.streamingReply?.text else { return }
+          if let shown, let tail = text.appended(since: shown) {
+            shownBytes += tail.utf8.count
+          } else {
+            shownBytes += text.string.utf8.count
+          }
+          shown = text
+        } between: {
+          subscriber.skip(to: store)
+          shown = nil
+        }
+      }
+      let frames = subscriber.frames
+      precondition(frames == deltas, "every delta is a frame with a change (\(frames) of \(deltas))")
+      let streamed = deltas * DeltaWorkloads.delta.utf8.count
+      precondition(shownBytes == streamed, "the view took \(shownBytes) bytes of \(streamed)")
+      return WorkloadResult(ops: deltas, nanoseconds: nanoseconds, snapshots: frames)
+    }
+  }
+
   /// `hold.delta.h10k`: a snapshot (a copy of the state) taken after every delta and held while the next
   /// delta is applied, as a UI holding its last frame does; `hold.parts.h10k` (`inParts`) with a reply in
   /// parts, as `delta` has it.

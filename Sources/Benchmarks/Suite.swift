@@ -54,6 +54,7 @@ enum Suite {
         ("frame.delta.h100", { FrameWorkloads.delta(history: 100, deltas: 20_000 / scale) }),
         ("frame.delta.h10k", { FrameWorkloads.delta(history: 10_000, deltas: 20_000 / scale) }),
         ("frame.delta.h100k", { FrameWorkloads.delta(history: 100_000, deltas: 20_000 / scale) }),
+        ("frame.append.h10k", { FrameWorkloads.append(history: 10_000, deltas: 20_000 / scale) }),
         ("hold.delta.h10k", { FrameWorkloads.hold(history: 10_000, deltas: 20_000 / scale) }),
         ("frame.parts.h10k", { FrameWorkloads.delta(history: 10_000, deltas: 20_000 / scale, inParts: true) }),
         ("hold.parts.h10k", { FrameWorkloads.hold(history: 10_000, deltas: 20_000 / scale, inParts: true) }),
@@ -85,6 +86,13 @@ enum Suite {
         ("agui.decode.1mb", { AGUIWorkloads.decode() }),
         ("aisdk.decode.1mb", { AISDKWorkloads.decode() }),
         ("openai.decode.1mb", { OpenAIWorkloads.decode() }),
+        // The protocols' own bodies through the SSE decoder alone: each protocol's denominator (#56).
+        ("sse.decode.agui-body.1mb", { AgentStreamBody.sseDecode("sse.decode.agui-body.1mb", AGUIWorkloads.body) }),
+        ("sse.decode.aisdk-body.1mb", { AgentStreamBody.sseDecode("sse.decode.aisdk-body.1mb", AISDKWorkloads.body) }),
+        (
+          "sse.decode.openai-body.1mb",
+          { AgentStreamBody.sseDecode("sse.decode.openai-body.1mb", OpenAIWorkloads.body) }
+        ),
       ] + Components.all() + ServerSentEventsWorkloads.all()
     let prefixes = filter?.split(separator: ",").map(String.init)
     return all.filter { entry in prefixes?.contains { entry.name.hasPrefix($0) } ?? true }.map { entry in
@@ -112,9 +120,9 @@ enum Suite {
   /// The table for people, with the ratio targets.
   static func table(_ measurements: [Measurement], quick: Bool) -> String {
     var table = "\n\(quick ? "quick run" : "full run"), \(ProcessInfo.processInfo.activeProcessorCount) cores\n"
-    table += "workload".padding(toLength: 24, withPad: " ", startingAt: 0) + "      ns/op        ops  runs\n"
+    table += "workload".padding(toLength: 28, withPad: " ", startingAt: 0) + "      ns/op        ops  runs\n"
     for result in measurements {
-      table += result.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+      table += result.name.padding(toLength: 28, withPad: " ", startingAt: 0)
       table += String(format: "%11.1f %10d %5d\n", result.nsPerOp, result.ops, result.runs)
     }
     let byName = Dictionary(measurements.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

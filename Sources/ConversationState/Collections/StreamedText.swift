@@ -89,7 +89,10 @@ public struct StreamedText: Sendable {
     if earlier.storage !== storage && earlier.string != substring(fromUTF8: 0, toUTF8: earlier.utf8Count) {
       return nil
     }
-    return substring(fromUTF8: earlier.utf8Count)
+    // No rounding, unlike `substring`: every length a text has had ends a character's bytes (it grows by
+    // whole strings), and so does `earlier`'s, the length of a prefix equal to this text's. A UI calls this
+    // once a frame, so the tail is read in place, not through `substring`'s byte-by-byte search and copy.
+    return storage.string(from: earlier.utf8Count, length: utf8Count - earlier.utf8Count)
   }
 
   /// The largest offset at or before `offset` where a character's bytes start (or the end of the text).
@@ -231,6 +234,22 @@ private final class TextStorage: @unchecked Sendable {
       remaining -= run
       position += run
     }
+  }
+
+  /// The `length` bytes at `start`, which begin and end a character's bytes, as a `String`: made from the
+  /// bytes in place when one block holds them (a frame's new text almost always is), else copied.
+  func string(from start: Int, length: Int) -> String {
+    guard length > 0 else { return "" }
+    let block = Self.block(containing: start)
+    let within = start - block.start
+    guard within + length <= block.size else {
+      return String(unsafeUninitializedCapacity: length) { buffer in
+        copy(from: start, length: length, into: buffer.baseAddress!)
+        return length
+      }
+    }
+    let base = address(ofBlock: block.index, size: block.size, creating: false)
+    return String(decoding: UnsafeBufferPointer(start: base + within, count: length), as: UTF8.self)
   }
 
   func copy(length: Int, into destination: UnsafeMutablePointer<UInt8>) {

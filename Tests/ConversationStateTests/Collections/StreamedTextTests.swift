@@ -91,6 +91,31 @@ struct StreamedTextTests {
     }
   }
 
+  @Test(
+    "a UI drawing every frame's new text gets each byte once, in order, whether a frame's text sits in one block or spans several",
+    arguments: [1, 7, 1_000, 1_500, 4_097])
+  func appendedEveryFrameAcrossBlocks(deltaBytes: Int) {
+    // Given a reply streaming deltas of mixed-width characters, about `deltaBytes` bytes each
+    let pieces = ["a", "é", "👋🏽", "日本"]
+    var reply = StreamedText()
+    var shown = reply
+    var drawn = ""
+    var reference = ""
+    for index in 0..<300 {
+      var delta = ""
+      while delta.utf8.count < deltaBytes { delta += pieces[(index + delta.utf8.count) % pieces.count] }
+      reply.append(delta)
+      reference += delta
+      // When the view takes what arrived since the frame it drew last
+      let new = reply.appended(since: shown)
+      // Then it is exactly this frame's delta
+      #expect(new == delta)
+      drawn += new ?? ""
+      shown = reply
+    }
+    #expect(drawn == reference)
+  }
+
   @Test("a UI appends what arrived since its previous snapshot; another reply, or a fork, asks for a full reset")
   func appendedSinceSnapshot() {
     // Given a reply the UI rendered at "It ships"
