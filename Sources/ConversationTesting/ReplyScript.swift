@@ -1,9 +1,10 @@
 public import ConversationState
-import Foundation
+public import Foundation
 
 /// An agent reply written as timed chunks: `"Hel|lo |wor|ld.|<finish>"`.
 ///
-/// Pieces are separated by `|`. Plain pieces are text deltas. Bracketed pieces are directives:
+/// Pieces are separated by `|`. Plain pieces are text deltas. Bracketed pieces are directives; each maps to
+/// the `ReplyEvent`s the agent protocols' mappers emit for the same thing:
 ///
 /// | piece | meaning |
 /// |---|---|
@@ -11,11 +12,20 @@ import Foundation
 /// | `<end>` | the stream closes without finishing (the reply is left `truncated`) |
 /// | `<drop>` | the connection drops mid-reply (a retryable `NETWORK` error) |
 /// | `<wait 1.5>` | 1.5 more seconds pass before the next piece |
-/// | `<tool NAME>` / `<tool NAME client>` | the agent calls a tool (server-executed unless `client`) |
+/// | `<reasoning TEXT>` | the model's reasoning: a reasoning part (`partStarted`, `partDelta`); the pieces that follow it directly, `<wait …>` aside, stream into the same part, which ends (`partEnded`) at the first other piece |
+/// | `<source URL>` / `<source URL TITLE>` | the reply cites a source: a whole source part, titled `TITLE` (the URL when none), `external` |
+/// | `<tool NAME>` / `<tool NAME client>` | the agent calls a tool (server-executed unless `client`); the call's ID is `NAME` |
 /// | `<result NAME JSON>` | that tool's result, e.g. `<result lookup {"status":"shipped"}>` |
+/// | `<fail NAME MESSAGE>` | that tool failed: the call ends `failed` with a `TOOL_FAILED` error saying `MESSAGE` |
+/// | `<approve NAME>` / `<approve NAME QUESTION>` | the agent asks the user to approve the call `NAME` before it runs (`inputRequested`, a `toolApproval` with `QUESTION` as its message); the answer waits (`awaitingInput`) and the user's answer starts the continuation (see `ScriptedBackend.continueRun`) |
 /// | `<ask NAME JSON>` | the agent asks the app to run tool `NAME` with these arguments, and waits for the result |
 /// | `<realtime>` | first piece only: the reply streams over the realtime connection, not on the send |
 /// | `<error STATUS CODE>` / `<error 429 RATE_LIMITED retry-after=2>` | the send itself fails; first piece only |
+///
+/// `<result>`, `<fail>` and `<approve>` name a call by the `NAME` of its `<tool NAME>`, earlier in the same
+/// reply or in the run it continues. Text that ends a directive (the reasoning, a failure's message, an
+/// approval's question, a source's title) is taken as written after its one separating space, spaces
+/// included; it cannot hold `|`, which separates pieces.
 ///
 /// Every piece arrives one `interval` after the one before it (see `ScriptedBackend`). A reply without
 /// `<finish>`, `<end>` or `<drop>` finishes after its last piece.
@@ -30,6 +40,17 @@ public struct ReplyScript: Equatable, Sendable {
     case toolCall(name: String, execution: ToolCall.Execution)
     /// The tool `name` returned this JSON.
     case toolResult(name: String, JSONValue)
+    /// The tool `name` failed with `message` (the AI SDK's `tool-output-error`): a `TOOL_FAILED` error.
+    case toolFailed(name: String, message: String)
+    /// The agent asks the user to approve the call `name` before it runs (the AI SDK's
+    /// `tool-approval-request`), saying `question` when given. The call waits `awaitingApproval`; once the
+    /// reply ends the answer waits `awaitingInput`, and the user's answer continues it.
+    case approval(name: String, question: String?)
+    /// A piece of the model's reasoning. Consecutive pieces (`wait`s between them aside) stream into one
+    /// reasoning part, which ends at the next other piece.
+    case reasoning(String)
+    /// The reply cites the page at `url`, titled `title` (the URL when nil).
+    case source(url: URL, title: String?)
     /// The agent asks the app to run tool `name` with `arguments`; the reply goes on once the app's result
     /// arrives (`ChatBackend.submitToolResult`).
     case ask(name: String, arguments: JSONValue)
@@ -85,6 +106,12 @@ public struct ReplyScript: Equatable, Sendable {
     guard piece.hasPrefix("<") && piece.hasSuffix(">") else { return .delta(piece) }
     let words = piece.dropFirst().dropLast().split(separator: " ", maxSplits: 2).map(String.init)
     func fail(_ reason: String) -> SyntaxError { SyntaxError(piece: piece, reason: reason) }
+    // What follows `directive` and one space, as written (`words` drops a space that leads the text).
+    func argument(after directive: String) -> String? {
+      let inner = piece.dropFirst().dropLast()
+      guard inner.hasPrefix(directive + " ") else { return nil }
+      return String(inner.dropFirst(directive.count + 1))
+    }
     switch words.first {
     case "finish": return .finish
     case "end": return .end
@@ -97,6 +124,20 @@ public struct ReplyScript: Equatable, Sendable {
     case "tool":
       guard words.count >= 2 else { throw fail("expected <tool NAME> or <tool NAME client>") }
       return .toolCall(name: words[1], execution: words.count == 3 && words[2] == "client" ? .client : .server)
+    case "reasoning":
+      guard let text = argument(after: "reasoning"), !text.isEmpty else { throw fail("expected <reasoning TEXT>") }
+      return .reasoning(text)
+    case "source":
+      guard words.count >= 2, let url = URL(string: words[1]), url.scheme != nil, url.host != nil else {
+        throw fail("expected <source URL> or <source URL TITLE>, the URL absolute, such as https://example.com/help")
+      }
+      return .source(url: url, title: words.count == 3 ? words[2] : nil)
+    case "fail":
+      guard words.count == 3 else { throw fail("expected <fail NAME MESSAGE>, the message saying why the tool failed") }
+      return .toolFailed(name: words[1], message: words[2])
+    case "approve":
+      guard words.count >= 2 else { throw fail("expected <approve NAME> or <approve NAME QUESTION>") }
+      return .approval(name: words[1], question: words.count == 3 ? words[2] : nil)
     case "realtime":
       guard isFirst else { throw fail("<realtime> says where the whole reply streams, so it must come first") }
       return .viaRealtime
@@ -130,6 +171,11 @@ extension ReplyScript.Step {
     if case .fail = self { return true }
     return false
   }
+}
+
+extension ReplyScript {
+  /// Whether the request itself fails (`<error …>`), before anything is accepted.
+  var failsTheSend: Bool { steps.first?.isFailure == true }
 }
 
 extension JSONValue {

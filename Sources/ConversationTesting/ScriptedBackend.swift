@@ -5,6 +5,15 @@ import Foundation
 /// A `ChatBackend` that plays scripted agent replies on a clock: for demos, and for tests that want a
 /// whole conversation to happen without answering every call by hand.
 ///
+/// Every request that streams a reply (a send, a regeneration, a continuation) plays the next queued reply
+/// (see `ReplyScript`), "OK." when none is left; the `N`th reply played names the user's message `s-N-q`
+/// and the answer `s-N-a`. A send that creates a conversation (no `conversationID`) names it
+/// `conv-scripted-K`, `K` counting the conversations created so far from 1, so two new conversations are
+/// two list rows; a send whose reply fails (`<error …>`) creates none. Once the user answered the approval
+/// a reply asked for (`<approve …>`), or the app's tools their calls (`<tool NAME client>` under
+/// `ToolResultDelivery.nextRun`), the answer's continuation (`continueRun`) plays the next queued reply,
+/// which continues the same answer.
+///
 /// ```swift
 /// let clock = TestClock()
 /// let backend = try ScriptedBackend(
@@ -18,7 +27,12 @@ public final class ScriptedBackend: ChatBackend {
     var replies: [ReplyScript]
     var historyPages: [HistoryPage]
     var conversationPages: [ConversationPage]
+    /// Replies played so far: sends, regenerations and continuations.
     var sends = 0
+    /// Conversations created by a send so far.
+    var conversations = 0
+    /// The continuations asked for so far, in order.
+    var continuations: [RunContinuation] = []
     var tickets = 0
     /// Results the app submitted for `<ask …>` calls, by call.
     var toolResults: [ToolCallID: ToolCall.Outcome] = [:]
@@ -33,6 +47,13 @@ public final class ScriptedBackend: ChatBackend {
     var listChanges: [ListChange] = []
     /// When set, every list change and deletion is refused with it.
     var listRefusal: ChatError?
+
+    /// Takes the next queued reply ("OK." when none is left) with its number among the replies played.
+    mutating func nextReply() -> (Int, ReplyScript) {
+      sends += 1
+      // "OK." is plain text, which always reads.
+      return (sends, replies.isEmpty ? try! ReplyScript("OK.") : replies.removeFirst())
+    }
   }
 
   /// A change of the user's list the backend received (`updateConversation`, `deleteConversation`).
@@ -50,7 +71,8 @@ public final class ScriptedBackend: ChatBackend {
 
   /// - Parameters:
   ///   - clock: the clock its pieces wait on: a `TestClock` in a test, `SystemChatClock()` in a demo.
-  ///   - replies: one notation per send, in order (see `ReplyScript`); sends past the last get "OK."
+  ///   - replies: one notation per reply, in order (see `ReplyScript`): a send's, a regeneration's or a
+  ///     continuation's; replies past the last are "OK."
   ///   - interval: seconds between pieces of a reply.
   ///   - historyPages: pages served in order by `history`; an empty last page after them.
   ///   - historyDelay: how long each history page takes (a slow page).
@@ -79,30 +101,55 @@ public final class ScriptedBackend: ChatBackend {
   }
 
   /// Confirms the message and plays the next queued reply ("OK." when none is left) on the backend's clock.
+  /// A send with no `conversationID` creates the conversation `conv-scripted-K`, the `K`th created (from 1),
+  /// unless its reply fails the send.
   public func send(_ payload: SendPayload) -> AsyncThrowingStream<ReplyEvent, any Error> {
-    let (number, reply) = script.withLock { script in
-      script.sends += 1
-      return (script.sends, script.replies.isEmpty ? try! ReplyScript("OK.") : script.replies.removeFirst())
+    let (number, reply, conversationID) = script.withLock { script in
+      let (number, reply) = script.nextReply()
+      if let conversationID = payload.conversationID { return (number, reply, conversationID) }
+      // A failed send creates nothing, and the next conversation takes the number; the stream fails before
+      // anything names this placeholder.
+      guard !reply.failsTheSend else { return (number, reply, ConversationID("conv-scripted-unsent")) }
+      script.conversations += 1
+      return (number, reply, ConversationID("conv-scripted-\(script.conversations)"))
     }
-    let conversationID = payload.conversationID ?? "conv-scripted"
     let confirmed = Message(
       clientID: payload.clientID, serverID: ServerMessageID("s-\(number)-q"), role: .user, text: payload.text,
       createdAt: clock.now(), attachments: payload.attachments)
     return play(
       reply, number: number, accepted: .accepted(confirmed, conversationID: conversationID),
-      conversationID: conversationID)
+      conversationID: conversationID, answerID: ServerMessageID("s-\(number)-a"))
   }
 
   /// Plays the next queued reply ("OK." when none is left), the same as for a send but with no confirmation.
   public func regenerate(in conversation: ConversationID, replyTo prompt: ServerMessageID, answer: ServerMessageID?)
     -> AsyncThrowingStream<ReplyEvent, any Error>
   {
-    let (number, reply) = script.withLock { script in
-      script.sends += 1
-      return (script.sends, script.replies.isEmpty ? try! ReplyScript("OK.") : script.replies.removeFirst())
-    }
-    return play(reply, number: number, accepted: nil, conversationID: conversation)
+    let (number, reply) = script.withLock { $0.nextReply() }
+    return play(
+      reply, number: number, accepted: nil, conversationID: conversation, answerID: ServerMessageID("s-\(number)-a"))
   }
+
+  /// Continues the answer that waited (an approval answered, the app's tool results in): plays the next
+  /// queued reply ("OK." when none is left) as the rest of that answer, with no confirmation. Its finish
+  /// names the answer it continues (`continuation.answer`), so the answer keeps its server ID. A `<result>`
+  /// for a call the user denied changes nothing (the store keeps it denied), so one script serves either
+  /// answer; script the text for the answer a test gives. `continuations` lists what each one carried.
+  public func continueRun(_ continuation: RunContinuation, in conversation: ConversationID)
+    -> AsyncThrowingStream<ReplyEvent, any Error>
+  {
+    let (number, reply) = script.withLock { script in
+      script.continuations.append(continuation)
+      return script.nextReply()
+    }
+    return play(
+      reply, number: number, accepted: nil, conversationID: conversation,
+      answerID: continuation.answer ?? ServerMessageID("s-\(number)-a"))
+  }
+
+  /// The continuations the store asked for so far (`continueRun`), in order: the answer each continued,
+  /// with the user's answers and the app's tool results it carried.
+  public var continuations: [RunContinuation] { script.withLock { $0.continuations } }
 
   /// Sends `event` on every open realtime connection.
   private func broadcast(_ event: RealtimeEvent, in conversationID: ConversationID) {
@@ -110,9 +157,12 @@ public final class ScriptedBackend: ChatBackend {
     for socket in sockets { socket.yield(.event(conversationID, event)) }
   }
 
-  private func play(_ reply: ReplyScript, number: Int, accepted: ReplyEvent?, conversationID: ConversationID)
-    -> AsyncThrowingStream<ReplyEvent, any Error>
-  {
+  /// Streams `reply`: `accepted` first when set, then its steps one `interval` apart. `answerID` is the
+  /// server ID of the answer it streams (a continuation's is the answer it continues).
+  private func play(
+    _ reply: ReplyScript, number: Int, accepted: ReplyEvent?, conversationID: ConversationID,
+    answerID replyID: ServerMessageID
+  ) -> AsyncThrowingStream<ReplyEvent, any Error> {
     let clock = clock
     let interval = interval
     let agent = agent
@@ -121,14 +171,15 @@ public final class ScriptedBackend: ChatBackend {
         do {
           if case .fail(let error) = reply.steps.first { throw error }
           if let accepted { continuation.yield(accepted) }
-          let replyID = ServerMessageID("s-\(number)-a")
           let viaRealtime = reply.steps.first == .viaRealtime
           continuation.yield(.started(agent: agent, replyID: viaRealtime ? replyID : nil))
           var text = ""
+          var run = ScriptedRun(number: number)
           for step in reply.steps {
             try await clock.sleep(seconds: interval)
+            for event in run.events(for: step) { continuation.yield(event) }
             switch step {
-            case .viaRealtime:
+            case .viaRealtime, .toolCall, .toolResult, .toolFailed, .approval, .reasoning, .source:
               break
             case .delta(let delta) where viaRealtime:
               text += delta
@@ -138,10 +189,6 @@ public final class ScriptedBackend: ChatBackend {
               continuation.yield(.delta(delta))
             case .wait(let seconds):
               try await clock.sleep(seconds: seconds)
-            case .toolCall(let name, let execution):
-              continuation.yield(.toolCall(ToolCall(id: ToolCallID(name), name: name, execution: execution)))
-            case .toolResult(let name, let json):
-              continuation.yield(.toolResult(ToolCallID(name), .succeeded(json)))
             case .ask(let name, let arguments):
               let callID = ToolCallID("\(name)-\(number)")
               continuation.yield(

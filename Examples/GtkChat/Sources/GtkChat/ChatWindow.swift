@@ -56,7 +56,7 @@ final class ChatWindow {
     gtk_window_set_title(gtkCast(window), "ConversationStore — GTK chat")
     gtk_window_set_default_size(gtkCast(window), 1000, 720)
     rowFactory.actions = RowActions(
-      answer: { [weak self] request, answer in self?.chat.send(.answerInput(request, answer)) },
+      answer: { [weak self] request, answer in self?.answer(request, answer) },
       showSibling: { [weak self] message, choice in self?.chat.send(.showSibling(of: message, choice)) })
     layOut()
     contentPaintable = gtk_widget_paintable_new(gtk_window_get_child(gtkCast(window)))
@@ -86,6 +86,18 @@ final class ChatWindow {
   func sendForLongAnswer(_ text: String, chunks: Int, wordsPerChunk: Int, chunkInterval: Double) {
     agent.queueLongAnswer(chunks: chunks, wordsPerChunk: wordsPerChunk, chunkInterval: chunkInterval)
     chat.sendMessage(text)
+  }
+
+  /// Answers the agent's approval `request`, with the agent told first how to go on (the run that
+  /// continues the answer plays the next scripted reply).
+  func answer(_ request: InputRequestID, _ answer: InputAnswer) {
+    if case .awaitingInput(let requests)? = Self.lastAnswer(in: chat.state)?.reply,
+      let asked = requests.first(where: { $0.id == request && $0.answer == nil }),
+      case .toolApproval(let call) = asked.kind
+    {
+      agent.queueContinuation(of: call, approved: answer == .approved)
+    }
+    chat.send(.answerInput(request, answer))
   }
 
   /// Whether the message list shows exactly the store's current state.
