@@ -231,6 +231,21 @@ public struct ChatPolicy: Hashable, Sendable, Codable {
     return min(max(seconds, 0), max(0, maximumRetryAfter.isNaN ? 0 : maximumRetryAfter))
   }
 
+  /// How long work that failed waits before it goes again (an outbox batch, a list edit or deletion): the
+  /// outbox's backoff for its `attempt` (`jitter` in 0…1), or the server's `retryAfter` when that is longer,
+  /// clamped by `serverDelay(_:)` so that no hint holds the work longer than the policy allows. Never sooner
+  /// than either.
+  ///
+  /// ```swift
+  /// let busy = ChatError(.rateLimited, "Slow down.", status: 429, retryAfter: 120)
+  /// let wait = ChatPolicy().outboxRetryDelay(attempt: 1, after: busy, jitter: 1)  // 120, not the backoff's 30
+  /// ```
+  public func outboxRetryDelay(attempt: Int, after error: ChatError?, jitter: Double) -> Double {
+    let backoff = outboxBackoff.delay(attempt: attempt, jitter: jitter)
+    guard let hint = error?.retryAfter, let server = serverDelay(hint) else { return backoff }
+    return max(backoff, server)
+  }
+
   /// The longest wait any timer is given, in seconds (30 days). `Duration` traps on waits of about
   /// 2^63 nanoseconds (292 years) and more; nothing in a chat needs a timer longer than this.
   public static let longestTimer: Double = 30 * 24 * 3600

@@ -3,7 +3,7 @@ import Foundation
 
 /// The outbox uploader: ordered batches of 1 to 100 operations, one at a time, whenever the backend is
 /// reachable (not only while the realtime connection is open). A retryable failure sends the same batch
-/// again after 30 s doubling to 240 s with full jitter; an authorization failure waits for a fresh
+/// again after 30 s doubling to 240 s with full jitter, or after the server's `Retry-After` when longer; an authorization failure waits for a fresh
 /// credential; a batch refused whole ends each of its operations as failed with the server's error.
 extension ClientReducer {
   /// Something was queued, or the backend proved reachable (`reachable`: the connection opened), which
@@ -85,7 +85,7 @@ extension ClientReducer {
       return [.finishBatch(batch.id)] + settle(batch, refused: batch.operations.map { RefusedOperation($0, error) })
         + prepareBatch(&state)
     }
-    return backOff(at: at, jitter: jitter, &state)
+    return backOff(at: at, jitter: jitter, after: error, &state)
   }
 
   /// The server took nothing of the batch because it numbers the outbox elsewhere (a stale epoch, a gap):
@@ -103,11 +103,14 @@ extension ClientReducer {
     return [.resynchronizeOutbox(batch.id, sequencing)] + backOff(at: at, jitter: jitter, &state)
   }
 
-  /// Waits out the outbox's backoff for one more failed attempt before the next upload.
-  private func backOff(at: Date, jitter: Double, _ state: inout ClientState) -> [ClientEffect] {
+  /// Waits out the outbox's backoff for one more failed attempt before the next upload, or the server's
+  /// `Retry-After` when `error` carries a longer one (`ChatPolicy.outboxRetryDelay`).
+  private func backOff(at: Date, jitter: Double, after error: ChatError? = nil, _ state: inout ClientState)
+    -> [ClientEffect]
+  {
     state.outboxFailures += 1
     let failures = state.outboxFailures
-    let delay = policy.outboxBackoff.delay(attempt: failures, jitter: jitter)
+    let delay = policy.outboxRetryDelay(attempt: failures, after: error, jitter: jitter)
     state.outbox = .waiting(attempt: failures, retryAt: finite(at).addingTimeInterval(delay))
     return [.startTimer(.outboxRetry, seconds: delay)]
   }

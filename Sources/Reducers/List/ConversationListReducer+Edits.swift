@@ -161,13 +161,10 @@ extension ConversationListReducer {
     return []
   }
 
-  /// How long a failed edit or deletion waits before it goes again: the outbox's backoff for its `attempt`,
-  /// or the server's `retryAfter` when that is longer (clamped by `ChatPolicy.serverDelay`, so no hint holds
-  /// it longer than the policy allows).
+  /// How long a failed edit or deletion waits before it goes again: as an outbox batch does
+  /// (`ChatPolicy.outboxRetryDelay`).
   func retryDelay(attempt: Int, after error: ChatError, jitter: Double) -> Double {
-    let backoff = policy.outboxBackoff.delay(attempt: attempt, jitter: jitter)
-    guard let hint = error.retryAfter, let server = policy.serverDelay(hint) else { return backoff }
-    return max(backoff, server)
+    policy.outboxRetryDelay(attempt: attempt, after: error, jitter: jitter)
   }
 
   /// The deletion of `id` is done (confirmed, or the backend has no list): nothing lists it again, and

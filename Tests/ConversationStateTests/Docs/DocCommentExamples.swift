@@ -212,6 +212,19 @@ struct ConversationStateDocCommentTests {
     #expect(none == 0)
   }
 
+  @Test("a server's Retry-After longer than the backoff is waited out, never less than either")
+  func outboxRetryDelay() {
+    // DOCC-OUTBOXRETRYDELAY-BEGIN
+    let busy = ChatError(.rateLimited, "Slow down.", status: 429, retryAfter: 120)
+    let wait = ChatPolicy().outboxRetryDelay(attempt: 1, after: busy, jitter: 1)  // 120, not the backoff's 30
+    // DOCC-OUTBOXRETRYDELAY-END
+    #expect(wait == 120)
+    #expect(
+      ChatPolicy().outboxRetryDelay(attempt: 1, after: ChatError(.rateLimited, "", retryAfter: 5), jitter: 1) == 30)
+    #expect(
+      ChatPolicy().outboxRetryDelay(attempt: 1, after: ChatError(.rateLimited, "", retryAfter: 1e19), jitter: 0) == 600)
+  }
+
   @Test("a backend without realtime polls")
   func connectionMode() {
     // DOCC-CONNECTIONMODE-BEGIN

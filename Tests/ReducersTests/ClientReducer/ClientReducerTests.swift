@@ -361,6 +361,25 @@ struct ClientReducerTests {
     #expect(waits == [4.0, 8.0, 8.0].map { [ClientEffect.startTimer(.outboxRetry, seconds: $0)] })
   }
 
+  @Test(
+    "a server that answers an upload 429 with Retry-After is not asked again sooner; a shorter hint leaves the backoff",
+    arguments: [(120.0, 120.0), (5, 15), (1e19, 600)])
+  func outboxHonoursRetryAfter(retryAfter: Double, wait: Double) {
+    // Given a batch on its way
+    let store = Self.started()
+    store.exhaustivity = .off
+    store.send(.outboxChanged)
+    store.send(.batchPrepared(Self.request(3), Self.batch))
+
+    // When the server answers 429 with Retry-After (the backoff's first wait is 15 s at this jitter)
+    let busy = ChatError(.rateLimited, "Slow down.", status: 429, retryAfter: retryAfter)
+    let effects = store.send(.batchFailed(Self.request(3), busy, at: Self.now, jitter: 0.5))
+
+    // Then the batch waits the longer of the two, the hint clamped by the policy (600 s at most)
+    #expect(effects == [.startTimer(.outboxRetry, seconds: wait)])
+    #expect(store.state.outbox == .waiting(attempt: 1, retryAt: Self.now.addingTimeInterval(wait)))
+  }
+
   @Test("a queued operation uploads at once; a retryable failure waits out the backoff, then the same batch goes")
   func outboxBackoff() {
     let store = Self.started()
