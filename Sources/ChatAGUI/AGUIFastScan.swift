@@ -26,6 +26,16 @@ enum AGUIFastScan {
   }
 }
 
+extension AGUIFastScan {
+  /// The template of a `TEXT_MESSAGE_CONTENT` for the message `id` in the layout producers write (`type`,
+  /// `messageId`, `delta`, in that order, no white space, no other field), through the delta's opening quote
+  /// (`JSONByteScanner.templateString(after:)`); nil for an ID no template can hold. An event it matches is
+  /// one `textDelta(_:ofMessage:)` reads as a delta of `id`, with the same text.
+  static func hotTemplate(id: String) -> [UInt8]? {
+    JSONByteScanner.template(#"{"type":"TEXT_MESSAGE_CONTENT","messageId":""#, id: id, #"","delta":""#)
+  }
+}
+
 /// The fields and types the fast path reads.
 private enum AGUIKey { case type, messageID, toolCallID, delta, subagentRunID, role, name, other }
 

@@ -74,7 +74,13 @@ public struct AGUIReplyMapper: ReplyMapping {
   private var isHot = false
   private var hotID = ""
   private var hotPart = PartID(rawValue: "")
-  private var hotText = ""
+  /// The hot message's text not yet in its draft, as UTF-8: a delta's bytes are appended as they came when
+  /// they are ASCII (no `String` grows per delta), and it becomes a `String` once, at the flush.
+  private var hotBytes: [UInt8] = []
+  /// The bytes of the hot message's deltas up to their text, as producers lay them out
+  /// (`AGUIFastScan.hotTemplate`): its next deltas are matched against them in one comparison. Empty when
+  /// none applies.
+  private var hotTemplate: [UInt8] = []
   /// The requested run's failure, thrown by the next `map` or `finish`.
   private var pendingFailure: ChatError?
   private var encryptedForOpen: [String: String] = [:]
@@ -118,6 +124,10 @@ public struct AGUIReplyMapper: ReplyMapping {
     // repair bytes that are not UTF-8 as `data` would); the hottest, more text for the message streaming now,
     // without making a frame at all.
     if isHot, unendedReasoning == nil, verifier.continuesOpenMessage(hotID) {
+      // As producers lay it out, it is matched against its template and taken from its bytes in place.
+      var taken = false
+      event.withSentDataBytes { bytes in taken = appendHotDelta(from: bytes, into: &events) }
+      if taken { return }
       var delta: String?
       let id = hotID
       event.withSentDataBytes { delta = AGUIFastScan.textDelta($0, ofMessage: id) }
@@ -170,16 +180,43 @@ public struct AGUIReplyMapper: ReplyMapping {
   /// More text for the message streaming now (the verifier has nothing to check). Text that follows text of
   /// the same part in `events` joins it in place: one delta per batch, not per event.
   private mutating func appendHot(_ delta: String, into events: inout [ReplyEvent]) {
-    hotText.append(delta)
+    hotBytes.append(contentsOf: delta.utf8)
     events.appendDelta(delta, to: hotPart)
+  }
+
+  /// Takes `bytes` when they are more text for the hot message in producers' layout (`hotTemplate`), as
+  /// `appendHot` would; false for any other event.
+  private mutating func appendHotDelta(from bytes: UnsafeBufferPointer<UInt8>, into events: inout [ReplyEvent]) -> Bool
+  {
+    var scanner = JSONByteScanner(bytes: bytes)
+    let read = hotTemplate.withUnsafeBufferPointer { scanner.templateString(after: $0) }
+    let delta: String
+    switch read {
+    case .raw(let raw)?:
+      // `String(decoding:as:)` repairs bytes that are not UTF-8, as the scanner's strings do; ASCII bytes
+      // are the string's own.
+      delta = String(decoding: raw, as: UTF8.self)
+      if JSONByteScanner.isASCII(raw) {
+        hotBytes.append(contentsOf: raw)
+      } else {
+        hotBytes.append(contentsOf: delta.utf8)
+      }
+    case .decoded(let text)?:
+      delta = text
+      hotBytes.append(contentsOf: text.utf8)
+    case nil:
+      return false
+    }
+    events.appendDelta(delta, to: hotPart)
+    return true
   }
 
   /// Writes the hot message's text into its draft.
   private mutating func flushHot() {
     guard isHot else { return }
-    drafts[hotID]?.content += hotText
+    drafts[hotID]?.content += String(decoding: hotBytes, as: UTF8.self)
     isHot = false
-    hotText = ""
+    hotBytes.removeAll()
   }
 
   /// The error a `RUN_ERROR` ends the reply with: when it fails the requested run (also after its
@@ -266,6 +303,7 @@ public struct AGUIReplyMapper: ReplyMapping {
       if role == "assistant", shown { openPart(for: id) }
     case .textMessageContent(let id, let delta):
       guard let part = stream(delta, of: id, as: .text, into: &events) else { return }
+      if !isHot || hotID != id { hotTemplate = AGUIFastScan.hotTemplate(id: id) ?? [] }
       isHot = true
       hotID = id
       hotPart = part

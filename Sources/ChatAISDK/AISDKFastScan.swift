@@ -40,3 +40,15 @@ extension JSONByteScanner {
     return (isText, id, delta)
   }
 }
+
+extension AISDKReplyMapper {
+  /// The template of a delta for the part `id` in the layout producers write (`streamText`'s: `type`, `id`,
+  /// `delta`, in that order, no white space), through the delta's opening quote
+  /// (`JSONByteScanner.templateString(after:)`); nil for an ID no template can hold. An event it matches is
+  /// one `uiMessageDelta` reads as a delta of `id` of that type, with the same text.
+  static func hotTemplate(id: String, isText: Bool) -> [UInt8]? {
+    isText
+      ? JSONByteScanner.template(#"{"type":"text-delta","id":""#, id: id, #"","delta":""#)
+      : JSONByteScanner.template(#"{"type":"reasoning-delta","id":""#, id: id, #"","delta":""#)
+  }
+}

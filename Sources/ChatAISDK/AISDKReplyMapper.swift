@@ -55,7 +55,13 @@ public struct AISDKReplyMapper: ReplyMapping {
   private var hotID = ""
   private var hotIndex = 0
   private var hotPart = PartID(rawValue: "")
-  private var hotText = ""
+  /// The hot part's text not yet in `partTexts`, as UTF-8: a delta's bytes are appended as they came when
+  /// they are ASCII (no `String` grows per delta), and it becomes a `String` once, at the part's flush.
+  private var hotBytes: [UInt8] = []
+  /// The bytes of the hot part's deltas up to their text, as producers lay them out (`hotTemplate`): its
+  /// next deltas are matched against them in one comparison. Empty when none applies.
+  private var hotTemplate: [UInt8] = []
+  private var hotIsText = true
   private var partIDs = UniquePartIDs()
   private var toolParts: [String: Int] = [:]
   /// How each call of the message runs.
@@ -114,6 +120,13 @@ public struct AISDKReplyMapper: ReplyMapping {
   /// Appends the store events one Server-Sent Event stands for to `events` (its `event:` and `id:` are not
   /// part of the protocol).
   public mutating func map(_ event: ServerSentEvent, into events: inout [ReplyEvent]) throws(ChatError) {
+    if isHot, !done {
+      // The hottest chunk of all, more text for the part streaming now as producers lay it out, is matched
+      // against its template and taken from its bytes in place.
+      var taken = false
+      event.withSentDataBytes { bytes in taken = appendHotDelta(from: bytes, into: &events) }
+      if taken { return }
+    }
     // The hottest chunk, a text delta, is read from the event's bytes without a String of its data or a
     // JSON tree (the scanner repairs bytes that are not UTF-8 as `data` would).
     var fast: (isText: Bool, id: String?, delta: String)?
@@ -125,7 +138,7 @@ public struct AISDKReplyMapper: ReplyMapping {
     if let fast {
       // More text for the part streaming now (the scanner found its ID): no lookup at all.
       if fast.id == nil, !done {
-        hotText += fast.delta
+        hotBytes.append(contentsOf: fast.delta.utf8)
         events.appendDelta(fast.delta, to: hotPart)
         return
       }
@@ -182,8 +195,13 @@ public struct AISDKReplyMapper: ReplyMapping {
       }
       // This part streams now: its next deltas take the hot path, and its text gathers apart until its end.
       if isHot, hotID != id { flushHot() }
+      let isText = if case .textDelta = chunk { true } else { false }
+      if !isHot || hotIsText != isText {
+        hotTemplate = Self.hotTemplate(id: id, isText: isText) ?? []
+        hotIsText = isText
+      }
       (isHot, hotID, hotIndex, hotPart) = (true, id, index, part)
-      hotText += delta
+      hotBytes.append(contentsOf: delta.utf8)
       events.appendDelta(delta, to: part)
     case .textEnd(let id, let metadata), .reasoningEnd(let id, let metadata):
       guard let (index, part) = open.removeValue(forKey: id) else {
@@ -479,8 +497,36 @@ public struct AISDKReplyMapper: ReplyMapping {
   private mutating func flushHot() {
     guard isHot else { return }
     isHot = false
-    partTexts[hotIndex, default: ""] += hotText
-    hotText = ""
+    partTexts[hotIndex, default: ""] += String(decoding: hotBytes, as: UTF8.self)
+    hotBytes.removeAll()
+  }
+
+  /// Takes `bytes` when they are more text for the hot part in producers' layout (`hotTemplate`): the delta
+  /// goes to `events` and its bytes to `hotBytes`, as `map(_:into:)`'s general fast path would put them.
+  /// False for any other event, which `map` then reads.
+  private mutating func appendHotDelta(from bytes: UnsafeBufferPointer<UInt8>, into events: inout [ReplyEvent]) -> Bool
+  {
+    var scanner = JSONByteScanner(bytes: bytes)
+    let read = hotTemplate.withUnsafeBufferPointer { scanner.templateString(after: $0) }
+    let delta: String
+    switch read {
+    case .raw(let raw)?:
+      // `String(decoding:as:)` repairs bytes that are not UTF-8, as the scanner's strings do; ASCII bytes
+      // are the string's own.
+      delta = String(decoding: raw, as: UTF8.self)
+      if JSONByteScanner.isASCII(raw) {
+        hotBytes.append(contentsOf: raw)
+      } else {
+        hotBytes.append(contentsOf: delta.utf8)
+      }
+    case .decoded(let text)?:
+      delta = text
+      hotBytes.append(contentsOf: text.utf8)
+    case nil:
+      return false
+    }
+    events.appendDelta(delta, to: hotPart)
+    return true
   }
 
   private mutating func writeText(of index: Int) {

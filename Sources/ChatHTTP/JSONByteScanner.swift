@@ -26,6 +26,74 @@ package struct JSONByteScanner {
     return true
   }
 
+  /// A string's raw bytes, from past its opening quote (already taken) to its closing quote, which it moves
+  /// past; nil for a string with an escape or a control character (the general scan reads those).
+  @inlinable package mutating func rawStringBody() -> UnsafeBufferPointer<UInt8>? {
+    let start = index
+    let end = firstStringSpecial(from: start)
+    guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+    index = end + 1
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+  }
+
+  /// A string that closes an event matched against a template (`templateString(after:)`).
+  package enum TemplateString {
+    /// Its bytes as sent, without escapes (not checked to be UTF-8).
+    case raw(UnsafeBufferPointer<UInt8>)
+    /// A string with escapes, decoded.
+    case decoded(String)
+  }
+
+  /// The event's last string when its bytes are `template` (through that string's opening quote), then the
+  /// string, then `}` and nothing more; nil for any other bytes, and for an empty template. A template is a
+  /// producer's hottest event up to its text (`{"type":"text-delta","id":"…","delta":"`), with the ID of the
+  /// part streaming now: matching it is one comparison of bytes where a scan reads member by member.
+  @inlinable package mutating func templateString(after template: UnsafeBufferPointer<UInt8>) -> TemplateString? {
+    guard !template.isEmpty, bytes.count > template.count, let base = bytes.baseAddress,
+      let known = template.baseAddress, memcmp(base, known, template.count) == 0
+    else { return nil }
+    index = template.count
+    if let raw = rawStringBody() {
+      guard take(UInt8(ascii: "}")), index == bytes.count else { return nil }
+      return .raw(raw)
+    }
+    index = template.count - 1
+    guard let text = string(), take(UInt8(ascii: "}")), index == bytes.count else { return nil }
+    return .decoded(text)
+  }
+
+  /// The template of an event whose bytes are `head`, `id` as a JSON string's body, then `tail` (which
+  /// ends with a string's opening quote); nil when `id` is not its own JSON string body (it holds a quote,
+  /// a backslash or a control character), for which no template is made.
+  package static func template(_ head: StaticString, id: String, _ tail: StaticString) -> [UInt8]? {
+    guard !id.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+      return nil
+    }
+    var template: [UInt8] = []
+    template.reserveCapacity(head.utf8CodeUnitCount + id.utf8.count + tail.utf8CodeUnitCount)
+    template.append(contentsOf: UnsafeBufferPointer(start: head.utf8Start, count: head.utf8CodeUnitCount))
+    template.append(contentsOf: id.utf8)
+    template.append(contentsOf: UnsafeBufferPointer(start: tail.utf8Start, count: tail.utf8CodeUnitCount))
+    return template
+  }
+
+  /// Whether every byte of `bytes` is ASCII (below 0x80): such bytes are valid UTF-8 as they are, so
+  /// appending them to a byte buffer equals appending the `String` made from them.
+  @inlinable package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    var index = 0
+    var high: UInt64 = 0
+    while index &+ 8 <= bytes.count {
+      high |= UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+      index &+= 8
+    }
+    while index < bytes.count {
+      high |= UInt64(bytes[index])
+      index &+= 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0
+  }
+
   /// Moves past any JSON value, nested at most `depth` deep; false for one that is not well formed.
   @inlinable package mutating func skipValue(depth: Int = 8) -> Bool {
     skipSpace()
@@ -181,45 +249,58 @@ package struct JSONByteScanner {
   /// A JSON string with escapes, from its opening quote's next byte: the plain runs are copied whole and each
   /// escape decoded into the same UTF-8 bytes, which become a `String` once (invalid UTF-8 repaired as
   /// `String(decoding:as:)` repairs it). Nil for one that is not well formed.
+  ///
+  /// The bytes are decoded into one buffer as large as the bytes left (an escape never decodes to more bytes
+  /// than it takes, nor a run), on the stack when that is small: no array grows per run.
   @inlinable package mutating func escapedString() -> String? {
-    var utf8: [UInt8] = []
-    while true {
-      let runEnd = firstStringSpecial(from: index)
-      guard runEnd < bytes.count else { return nil }
-      utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
-      index = runEnd + 1
-      switch bytes[runEnd] {
-      case UInt8(ascii: "\""):
-        return String(decoding: utf8, as: UTF8.self)
-      case UInt8(ascii: "\\"):
-        guard index < bytes.count else { return nil }
-        let escape = bytes[index]
-        index += 1
-        switch escape {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-        case UInt8(ascii: "b"): utf8.append(0x08)
-        case UInt8(ascii: "f"): utf8.append(0x0C)
-        case UInt8(ascii: "n"): utf8.append(0x0A)
-        case UInt8(ascii: "r"): utf8.append(0x0D)
-        case UInt8(ascii: "t"): utf8.append(0x09)
-        case UInt8(ascii: "u"):
-          guard let unit = hex4() else { return nil }
-          let scalar: Unicode.Scalar
-          if (0xD800..<0xDC00).contains(unit) {
-            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(),
-              (0xDC00..<0xE000).contains(low),
-              let pair = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
-            else { return nil }
-            scalar = pair
-          } else {
-            guard let single = Unicode.Scalar(unit) else { return nil }  // a lone low surrogate
-            scalar = single
+    let capacity = bytes.count - index
+    guard capacity > 0 else { return nil }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> String? in
+      guard let out = buffer.baseAddress, let base = bytes.baseAddress else { return nil }
+      var count = 0
+      func append(_ byte: UInt8) {
+        (out + count).initialize(to: byte)
+        count += 1
+      }
+      while true {
+        let runEnd = firstStringSpecial(from: index)
+        guard runEnd < bytes.count else { return nil }
+        (out + count).initialize(from: base + index, count: runEnd - index)
+        count += runEnd - index
+        index = runEnd + 1
+        switch bytes[runEnd] {
+        case UInt8(ascii: "\""):
+          return String(decoding: UnsafeBufferPointer(start: out, count: count), as: UTF8.self)
+        case UInt8(ascii: "\\"):
+          guard index < bytes.count else { return nil }
+          let escape = bytes[index]
+          index += 1
+          switch escape {
+          case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): append(escape)
+          case UInt8(ascii: "b"): append(0x08)
+          case UInt8(ascii: "f"): append(0x0C)
+          case UInt8(ascii: "n"): append(0x0A)
+          case UInt8(ascii: "r"): append(0x0D)
+          case UInt8(ascii: "t"): append(0x09)
+          case UInt8(ascii: "u"):
+            guard let unit = hex4() else { return nil }
+            let scalar: Unicode.Scalar
+            if (0xD800..<0xDC00).contains(unit) {
+              guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(),
+                (0xDC00..<0xE000).contains(low),
+                let pair = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+              else { return nil }
+              scalar = pair
+            } else {
+              guard let single = Unicode.Scalar(unit) else { return nil }  // a lone low surrogate
+              scalar = single
+            }
+            UTF8.encode(scalar) { append($0) }
+          default: return nil
           }
-          UTF8.encode(scalar) { utf8.append($0) }
-        default: return nil
+        default:
+          return nil  // a control character
         }
-      default:
-        return nil  // a control character
       }
     }
   }

@@ -25,6 +25,11 @@ public struct ChatCompletionsMapper: OpenAIStreamMapper {
   private var done = false
   /// Call IDs by the API's `index`.
   private var callsByIndex: [Int: String] = [:]
+  /// The last content chunk the scanner took, less its content string's bytes, and how many of its bytes
+  /// come before them: the template the next content chunks are matched against
+  /// (`JSONByteScanner.completionHotContent`).
+  private var hotFrame: [UInt8] = []
+  private var hotPrefix = 0
 
   /// A mapper for one request of `conversationID`; `userMessage` is the user's message a send carries
   /// (reported accepted with the first chunk). `key` names the answer when the server names no completion;
@@ -45,10 +50,18 @@ public struct ChatCompletionsMapper: OpenAIStreamMapper {
     if reply.begun {
       // The hottest chunk, answer text, is read from the event's bytes without a JSON tree; the first chunk
       // (which names the answer) and anything else take the general path.
+      // A chunk with the same bytes as the last one around its text is matched against it first.
+      var taken = false
+      if !hotFrame.isEmpty {
+        event.withSentDataBytes { bytes in taken = streamHotContent(from: bytes, into: &events) }
+        if taken { return }
+      }
       var fast: String?
       event.withSentDataBytes { bytes in
         var scanner = JSONByteScanner(bytes: bytes)
-        fast = scanner.completionContent()
+        var contentAt = (open: 0, close: 0)
+        fast = scanner.completionContent(contentAt: &contentAt)
+        if fast != nil { keepTemplate(bytes, contentAt) }
       }
       if let fast {
         streamText(fast, into: &events)
@@ -108,6 +121,45 @@ public struct ChatCompletionsMapper: OpenAIStreamMapper {
         reply.appendArguments(arguments, toCall: id, into: &events)
       }
     }
+  }
+
+  /// Keeps the bytes of a content chunk the scanner took around its content, unless they are the template
+  /// already (a stream's chunks mostly are): the template for the next chunks.
+  private mutating func keepTemplate(_ bytes: UnsafeBufferPointer<UInt8>, _ contentAt: (open: Int, close: Int)) {
+    let prefix = UnsafeBufferPointer(rebasing: bytes[...contentAt.open])
+    let suffix = UnsafeBufferPointer(rebasing: bytes[(contentAt.close + 1)...])
+    let same =
+      hotPrefix == prefix.count && hotFrame.count == prefix.count + suffix.count
+      && hotFrame.withUnsafeBufferPointer { frame in
+        frame.prefix(prefix.count).elementsEqual(prefix) && frame.suffix(suffix.count).elementsEqual(suffix)
+      }
+    guard !same else { return }
+    hotFrame = Array(prefix) + Array(suffix)
+    hotPrefix = prefix.count
+  }
+
+  /// Takes `bytes` when they are a content chunk with the template's bytes around its text, as the scanner's
+  /// path would take them (`streamText`); false for any other chunk.
+  private mutating func streamHotContent(from bytes: UnsafeBufferPointer<UInt8>, into events: inout [ReplyEvent])
+    -> Bool
+  {
+    var scanner = JSONByteScanner(bytes: bytes)
+    let content = hotFrame.withUnsafeBufferPointer { scanner.completionHotContent(frame: $0, prefix: hotPrefix) }
+    let text: String
+    var ascii: UnsafeBufferPointer<UInt8>?
+    switch content {
+    case .raw(let raw)?:
+      // `String(decoding:as:)` repairs bytes that are not UTF-8, as the scanner's strings do; ASCII bytes
+      // are the string's own.
+      text = String(decoding: raw, as: UTF8.self)
+      if JSONByteScanner.isASCII(raw) { ascii = raw }
+    case .decoded(let decoded)?:
+      text = decoded
+    case nil:
+      return false
+    }
+    if !reply.streamOnlyOpenText(text, bytes: ascii, into: &events) { streamText(text, into: &events) }
+    return true
   }
 
   /// Answer text: it ends the reasoning streaming before it.

@@ -26,7 +26,11 @@ struct OpenAIReplyBuilder: Sendable {
   private var openOrder: [String] = []
   private var partIDs = UniquePartIDs()
   /// The answer's text, for the transcript (Chat Completions sends it back as the assistant's content).
-  private(set) var text = ""
+  var text: String { String(decoding: textBytes, as: UTF8.self) }
+  /// `text` as UTF-8, appended to per delta (no `String` grows per delta).
+  private var textBytes: [UInt8] = []
+  /// The `text` part, while it is the only part open: its deltas need no lookup (`streamOnlyOpenText`).
+  private var soleText: PartID?
   private(set) var calls: [Call] = []
   var usage: Usage?
 
@@ -61,9 +65,26 @@ struct OpenAIReplyBuilder: Sendable {
       open[key] = part
       openOrder.append(key)
       events.append(.partStarted(part, kind))
+      updateSoleText()
     }
-    if kind == .text { text += delta }
+    if kind == .text { textBytes.append(contentsOf: delta.utf8) }
     events.appendDelta(delta, to: part)
+  }
+
+  /// `stream(delta, in: "text", as: .text, into:)` when the `text` part is the only one open (nothing to end
+  /// before it, nothing to look up); false, having done nothing, otherwise. `bytes` are `delta`'s UTF-8 when
+  /// the caller has them.
+  mutating func streamOnlyOpenText(_ delta: String, bytes: UnsafeBufferPointer<UInt8>?, into events: inout [ReplyEvent])
+    -> Bool
+  {
+    guard let part = soleText else { return false }
+    if let bytes { textBytes.append(contentsOf: bytes) } else { textBytes.append(contentsOf: delta.utf8) }
+    events.appendDelta(delta, to: part)
+    return true
+  }
+
+  private mutating func updateSoleText() {
+    soleText = openOrder.count == 1 && openOrder[0] == "text" ? open["text"] : nil
   }
 
   /// Whether the part `key` is open.
@@ -73,6 +94,7 @@ struct OpenAIReplyBuilder: Sendable {
   mutating func end(_ key: String, encryptedValue: String? = nil, into events: inout [ReplyEvent]) {
     guard let part = open.removeValue(forKey: key) else { return }
     openOrder.removeAll { $0 == key }
+    updateSoleText()
     events.append(.partEnded(part, encryptedValue: encryptedValue))
   }
 
