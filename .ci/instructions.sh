@@ -5,8 +5,8 @@
 # not a subscriber on a thread of its own, as `send.confirm`'s). Unlike a time, the count is the same on a
 # busy machine and a quiet one.
 #
-#   .ci/instructions.sh [WORKLOAD ...]     # default: send.confirm.h1k frame.delta.h10k frame.append.h10k
-#                                          #          delta.store.h10k
+#   .ci/instructions.sh [WORKLOAD ...]     # default: send.confirm.h1k frame.delta.h10k hold.delta.h10k
+#                                          #          frame.append.h10k delta.store.h10k
 #   SCRATCH_PATH=/tmp/bench-build .ci/instructions.sh   # build beside, not in, a shared `.build`
 #
 # Each workload runs twice, `--quick` and full; the count per operation is the difference of the two counts
@@ -25,7 +25,7 @@ swift build -c release --product benchmarks --scratch-path "$scratch_path" > /de
 benchmarks="$scratch_path/release/benchmarks"
 
 workloads=("$@")
-if [ ${#workloads[@]} -eq 0 ]; then workloads=(send.confirm.h1k frame.delta.h10k frame.append.h10k delta.store.h10k); fi
+if [ ${#workloads[@]} -eq 0 ]; then workloads=(send.confirm.h1k frame.delta.h10k hold.delta.h10k frame.append.h10k delta.store.h10k); fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 

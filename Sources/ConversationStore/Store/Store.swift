@@ -102,7 +102,11 @@ public final class Store<R: Reducer>: Sendable where R.State: ChangeTracking & E
   }
 
   /// The current state.
-  @inlinable
+  ///
+  /// Specialized for the caller's reducer but kept out of line: inlined into a subscriber's wake, the copy
+  /// of the state went through its value witnesses (`StreamingReply`'s and `AgentActivity`'s) instead of
+  /// the outlined copy a call of its own makes.
+  @inlinable @inline(never)
   public var state: State { core.withLock { $0.state } }
 
   /// How many actions have been applied.
