@@ -506,23 +506,7 @@ public struct AISDKReplyMapper: ReplyMapping {
   /// False for any other event, which `map` then reads.
   private mutating func appendHotDelta(from bytes: UnsafeBufferPointer<UInt8>, into events: inout [ReplyEvent]) -> Bool
   {
-    var scanner = JSONByteScanner(bytes: bytes)
-    let read = hotTemplate.withUnsafeBufferPointer { scanner.templateString(after: $0) }
-    let delta: String
-    switch read {
-    case .raw(let raw)?:
-      // `String(decoding:as:)` repairs bytes that are not UTF-8, as the scanner's strings do; ASCII bytes
-      // are the string's own.
-      delta = String(decoding: raw, as: UTF8.self)
-      if JSONByteScanner.isASCII(raw) {
-        hotBytes.append(contentsOf: raw)
-      } else {
-        hotBytes.append(contentsOf: delta.utf8)
-      }
-    case .decoded(let text)?:
-      delta = text
-      hotBytes.append(contentsOf: text.utf8)
-    case nil:
+    guard let delta = JSONByteScanner.templateDelta(of: bytes, template: hotTemplate, appendingTo: &hotBytes) else {
       return false
     }
     events.appendDelta(delta, to: hotPart)

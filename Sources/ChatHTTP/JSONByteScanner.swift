@@ -62,6 +62,28 @@ package struct JSONByteScanner {
     return .decoded(text)
   }
 
+  /// The text of `bytes` when they are an event in `template`'s layout (`templateString(after:)`), its UTF-8
+  /// appended to `text` (the bytes as sent when they are ASCII); nil, and nothing appended, for any other
+  /// event. How the AI SDK's and AG-UI's mappers take the delta of the part streaming now.
+  @inlinable package static func templateDelta(
+    of bytes: UnsafeBufferPointer<UInt8>, template: [UInt8], appendingTo text: inout [UInt8]
+  ) -> String? {
+    var scanner = JSONByteScanner(bytes: bytes)
+    switch template.withUnsafeBufferPointer({ scanner.templateString(after: $0) }) {
+    case .raw(let raw)?:
+      // `String(decoding:as:)` repairs bytes that are not UTF-8, as the scanner's strings do; ASCII bytes
+      // are the string's own.
+      let delta = String(decoding: raw, as: UTF8.self)
+      if isASCII(raw) { text.append(contentsOf: raw) } else { text.append(contentsOf: delta.utf8) }
+      return delta
+    case .decoded(let delta)?:
+      text.append(contentsOf: delta.utf8)
+      return delta
+    case nil:
+      return nil
+    }
+  }
+
   /// The template of an event whose bytes are `head`, `id` as a JSON string's body, then `tail` (which
   /// ends with a string's opening quote); nil when `id` is not its own JSON string body (it holds a quote,
   /// a backslash or a control character), for which no template is made.
