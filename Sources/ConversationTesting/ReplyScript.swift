@@ -17,7 +17,7 @@ public import Foundation
 /// | `<tool NAME>` / `<tool NAME client>` | the agent calls a tool (server-executed unless `client`); the call's ID is `NAME` |
 /// | `<result NAME JSON>` | that tool's result, e.g. `<result lookup {"status":"shipped"}>` |
 /// | `<fail NAME MESSAGE>` | that tool failed: the call ends `failed` with a `TOOL_FAILED` error saying `MESSAGE` |
-/// | `<approve NAME>` / `<approve NAME QUESTION>` | the agent asks the user to approve the call `NAME` before it runs (`inputRequested`, a `toolApproval` with `QUESTION` as its message); the answer waits (`awaitingInput`) and the user's answer starts the continuation (see `ScriptedBackend.continueRun`) |
+/// | `<approve NAME>` / `<approve NAME QUESTION>` | the agent asks the user to approve the call `NAME` before it runs (`inputRequested`, a `toolApproval` with `QUESTION` as its message, its ID `approve-NAME-N` for the `N`th reply the backend played: read it from the state to answer it); the answer waits (`awaitingInput`) and the user's answer starts the continuation (see `ScriptedBackend.continueRun`) |
 /// | `<ask NAME JSON>` | the agent asks the app to run tool `NAME` with these arguments, and waits for the result |
 /// | `<realtime>` | first piece only: the reply streams over the realtime connection, not on the send |
 /// | `<error STATUS CODE>` / `<error 429 RATE_LIMITED retry-after=2>` | the send itself fails; first piece only |
