@@ -12,19 +12,32 @@ private func runDemo(_ arguments: [String]) async throws -> (status: Int32, outp
 }
 
 /// Runs `demo` and blocks until it exits: call it off the cooperative pool.
+///
+/// Its output goes to files, not pipes: a pipe is read to its end, and a child another test starts at the
+/// same moment (a shared Python server) can inherit the pipe's write end and hold that end off for the rest
+/// of the run. A CI run hung so.
 private func runDemo(_ demo: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-run-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let outputURL = folder.appendingPathComponent("stdout")
+  let errorsURL = folder.appendingPathComponent("stderr")
+  _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+  _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+  let output = try FileHandle(forWritingTo: outputURL)
+  let errors = try FileHandle(forWritingTo: errorsURL)
   let process = Process()
   process.executableURL = demo
   process.arguments = arguments
   process.currentDirectoryURL = packageRoot
-  let output = Pipe()
-  let errors = Pipe()
   process.standardOutput = output
   process.standardError = errors
   try process.run()
-  let out = output.fileHandleForReading.readDataToEndOfFile()
-  let err = errors.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
+  try output.close()
+  try errors.close()
+  let out = try Data(contentsOf: outputURL)
+  let err = try Data(contentsOf: errorsURL)
   return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }
 
