@@ -92,12 +92,11 @@ struct AGUIHotDeltaTests {
       guard let template = AGUIFastScan.hotTemplate(id: known) else { return nil }
       var text = frame
       return text.withUTF8 { bytes in
-        var scanner = JSONByteScanner(bytes: bytes)
-        switch template.withUnsafeBufferPointer({ scanner.templateString(after: $0) }) {
-        case .raw(let raw)?: return String(decoding: raw, as: UTF8.self)
-        case .decoded(let text)?: return text
-        case nil: return nil
-        }
+        // What the mapper calls: the delta, and the bytes it keeps for the part's text.
+        var kept: [UInt8] = []
+        let delta = JSONByteScanner.templateDelta(of: bytes, template: template, appendingTo: &kept)
+        #expect((delta.map { Array($0.utf8) } ?? []) == kept, "the bytes kept are the delta's")
+        return delta
       }
     }
     #expect(taken(#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"It "}"#) == "It ")
