@@ -29,7 +29,7 @@ public struct HashTrie<Key: Hashable, Value> {
   /// Assigning `nil` removes the key. A write copies only the nodes on the key's path, and only while a
   /// snapshot still shares them.
   public subscript(key: Key) -> Value? {
-    get { root.value(for: key, hash: key.hashValue, shift: 0) }
+    get { root.value(for: key, hash: TrieNode<Key, Value>.hash(of: key), shift: 0) }
     set {
       if let newValue {
         updateValue(newValue, forKey: key)
@@ -42,7 +42,7 @@ public struct HashTrie<Key: Hashable, Value> {
   /// Inserts or replaces; returns the value that was replaced.
   @discardableResult
   public mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
-    let replaced = TrieNode.insert(key, value, hash: key.hashValue, shift: 0, into: &root)
+    let replaced = TrieNode.insert(key, value, hash: TrieNode<Key, Value>.hash(of: key), shift: 0, into: &root)
     if replaced == nil { count += 1 }
     return replaced
   }
@@ -51,7 +51,7 @@ public struct HashTrie<Key: Hashable, Value> {
   /// snapshot shares the trie.
   @discardableResult
   public mutating func removeValue(forKey key: Key) -> Value? {
-    let hash = key.hashValue
+    let hash = TrieNode<Key, Value>.hash(of: key)
     guard root.value(for: key, hash: hash, shift: 0) != nil else { return nil }
     let removed = TrieNode.remove(key, hash: hash, shift: 0, from: &root)
     if removed != nil { count -= 1 }

@@ -49,26 +49,13 @@ public struct PersistentVector<Element> {
   ///
   /// Setting copies only the path to that element, and only while a snapshot shares it.
   public subscript(position: Int) -> Element {
-    // A read accessor, not a getter: reading one field of an element does not copy the element.
-    _read {
+    // An addressor, not a getter or a read coroutine: reading one field of an element (a message's client ID,
+    // as the ID indexes confirm each hit) reads that field in place. A getter copies the element; the read
+    // coroutine did too (it could not lend an element of a class's array across its yield), and allocated its
+    // frame: 21 whole-message copies a send turn, most of them to read one ID.
+    unsafeAddress {
       precondition(position >= 0 && position < count, "PersistentVector index \(position) out of 0..<\(count)")
-      if position >= tailOffset {
-        let index = position & Self.mask
-        let baseCount = root.tailBaseCount
-        if index < baseCount {
-          yield root.tailBase[index]
-        } else {
-          yield tail[index - baseCount]
-        }
-      } else {
-        var node = root
-        var level = shift
-        while level > 0 {
-          node = node.children[(position >> level) & Self.mask]
-          level -= Self.bits
-        }
-        yield node.leaves[position & Self.mask]
-      }
+      return elementAddress(position)
     }
     set {
       precondition(position >= 0 && position < count, "PersistentVector index \(position) out of 0..<\(count)")
@@ -81,6 +68,31 @@ public struct PersistentVector<Element> {
       Self.uniqued(&root)
       Self.assign(newValue, at: position, in: root, level: shift)
     }
+  }
+
+  /// Where the element at `position` (in `0..<count`) is kept. Valid while this vector is neither changed nor
+  /// dropped: the address is into an array the vector holds (its tail, its root's tail base, or a trie leaf),
+  /// and an array's buffer moves or is freed only when that array is written or released. A subscript read
+  /// borrows the vector for the whole access, so neither can happen before the read is done.
+  @usableFromInline func elementAddress(_ position: Int) -> UnsafePointer<Element> {
+    if position >= tailOffset {
+      let index = position & Self.mask
+      let baseCount = root.tailBaseCount
+      if index < baseCount { return Self.address(of: index, in: root.tailBase) }
+      return Self.address(of: index - baseCount, in: tail)
+    }
+    var node = root
+    var level = shift
+    while level > 0 {
+      node = node.children[(position >> level) & Self.mask]
+      level -= Self.bits
+    }
+    return Self.address(of: position & Self.mask, in: node.leaves)
+  }
+
+  @inlinable static func address(of index: Int, in array: ContiguousArray<Element>) -> UnsafePointer<Element> {
+    // The buffer outlives this call: `array` is a copy of an array the vector holds, sharing its buffer.
+    array.withUnsafeBufferPointer { $0.baseAddress! + index }
   }
 
   /// Appends in amortized O(1); O(log₃₂ n) node copies when the tail is full and a copy shares the trie.

@@ -49,6 +49,13 @@ final class TrieNode<Key: Hashable, Value>: ManagedBuffer<TrieNodeHeader<Key, Va
   private var entries: UnsafeMutablePointer<Entry> { withUnsafeMutablePointerToElements { $0 } }
   private var entryCount: Int { Int(fields.pointee.count) }
 
+  /// Where `key` goes: its `hashValue`, or, for a `PrehashedKey`, the hash it already is. Resolved when the
+  /// trie is specialized, so neither kind pays for the other's test.
+  @inline(__always) static func hash(of key: Key) -> Int {
+    if Key.self == PrehashedKey.self { return unsafeBitCast(key, to: PrehashedKey.self).hash }
+    return key.hashValue
+  }
+
   private static func bit(_ hash: Int, _ shift: Int) -> UInt32 { 1 << UInt32((hash >> shift) & 31) }
   private static func slot(_ map: UInt32, _ bit: UInt32) -> Int { (map & (bit &- 1)).nonzeroBitCount }
 
@@ -89,7 +96,7 @@ final class TrieNode<Key: Hashable, Value>: ManagedBuffer<TrieNodeHeader<Key, Va
       if node.entries[index].key == key { return replaceValue(at: index, with: value, in: &node) }
       makeWritable(&node, adding: 0)
       let existing = node.removeEntry(at: index)
-      let child = pair(existing, hash: existing.key.hashValue, (key, value), hash: hash, shift: shift + 5)
+      let child = pair(existing, hash: Self.hash(of: existing.key), (key, value), hash: hash, shift: shift + 5)
       node.fields.pointee.dataMap &= ~bit
       node.fields.pointee.children.insert(child, at: slot(nodeMap, bit))
       node.fields.pointee.nodeMap |= bit

@@ -131,6 +131,24 @@ public struct MessageList: Sendable {
     serverPosition(of: serverID).map(message(atLogical:))
   }
 
+  /// Reads the message with `clientID` where it is kept, without copying it, and returns what `body` made
+  /// of it; nil when it is not in the list. For one field of a message (`state.messages.read(clientID: id)
+  /// { $0.reply }`), this is a copy of that field; the subscript copies every field.
+  public func read<Result>(clientID: ClientMessageID, _ body: (Message) throws -> Result) rethrows -> Result? {
+    if let position = position(of: clientID) {
+      return try position >= 0 ? body(newer[position]) : body(older[-position - 1])
+    }
+    guard let index = outgoing.firstIndex(where: { $0.clientID == clientID }) else { return nil }
+    return try body(outgoing[index])
+  }
+
+  /// Reads the message the server knows as `serverID` where it is kept, without copying it, and returns what
+  /// `body` made of it; nil when no message in the list has it.
+  public func read<Result>(serverID: ServerMessageID, _ body: (Message) throws -> Result) rethrows -> Result? {
+    guard let position = serverPosition(of: serverID) else { return nil }
+    return try position >= 0 ? body(newer[position]) : body(older[-position - 1])
+  }
+
   /// The client ID of the message the server knows as `serverID`, read without copying the message.
   public func clientID(ofServerID serverID: ServerMessageID) -> ClientMessageID? {
     serverPosition(of: serverID).map(committedClientID(at:))
@@ -191,6 +209,16 @@ public struct MessageList: Sendable {
       if next.createdAt > end || !body(next) { return }
       logical += 1
     }
+  }
+
+  /// `message(atLogical:).orderKey`, reading only the fields the key is made of: a call of `orderKey` on the
+  /// element copies the whole message first.
+  private func orderKey(atLogical position: Int) -> MessageOrderKey {
+    let (createdAt, serverID, clientID) =
+      position >= 0
+      ? (newer[position].createdAt, newer[position].serverID, newer[position].clientID)
+      : (older[-position - 1].createdAt, older[-position - 1].serverID, older[-position - 1].clientID)
+    return MessageOrderKey(createdAt: createdAt, tieBreak: serverID?.rawValue ?? clientID.rawValue)
   }
 
   private func message(atLogical position: Int) -> Message {
@@ -263,6 +291,11 @@ public struct MessageList: Sendable {
     var previous: Message?
     if let index = outgoing.firstIndex(where: { $0.clientID == message.clientID }) {
       previous = outgoing.remove(at: index)
+    } else if (read(clientID: message.clientID) { $0 == message }
+      ?? message.serverID.flatMap { serverID in read(serverID: serverID) { $0 == message } }) == true
+    {
+      // An echo of what the list holds, compared in place: copying it first would cost more than the test.
+      return .unchanged
     } else if let existing = self[clientID: message.clientID]
       ?? message.serverID.flatMap({ self[serverID: $0] })
     {
@@ -285,8 +318,9 @@ public struct MessageList: Sendable {
 
   private mutating func insertCommitted(_ message: Message) {
     let key = message.orderKey
-    if let last = lastCommitted, last.orderKey > key {
-      if let first = firstCommitted, key < first.orderKey {
+    // The ends' keys are read in place: `lastCommitted` would copy the whole message.
+    if committedCount > 0, orderKey(atLogical: newer.count - 1) > key {
+      if key < orderKey(atLogical: -older.count) {
         pushOlder(message)
       } else {
         insertBetween(message, key: key)

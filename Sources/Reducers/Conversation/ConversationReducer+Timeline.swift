@@ -16,7 +16,7 @@ extension ConversationReducer {
     // A server copy (a sync, a history page) of an answer that waits here knows nothing of the wait: the
     // local outcome and the calls' outcomes stand until the continuation or the user ends it.
     if message.reply == .completed, let serverID = message.serverID,
-      let local = state.messages[serverID: serverID], local.reply?.isAwaiting == true
+      let local = state.messages.read(serverID: serverID, { $0.reply?.isAwaiting == true ? $0 : nil }) ?? nil
     {
       message.reply = local.reply
       message.toolCalls = local.toolCalls
@@ -24,7 +24,7 @@ extension ConversationReducer {
     // A server copy (a companion's history page, a sync) knows nothing of what the agent's protocol kept on
     // the answer here (`providerMetadata`): what this device kept stands.
     if message.role == .assistant, message.providerMetadata == nil, let serverID = message.serverID,
-      let kept = state.messages[serverID: serverID]?.providerMetadata
+      let kept = state.messages.read(serverID: serverID, \.providerMetadata) ?? nil
     {
       message.providerMetadata = kept
     }
@@ -82,10 +82,10 @@ extension ConversationReducer {
   /// user's that has no server ID yet (confirmed without one, or queued).
   func echoAware(_ message: Message, _ state: ConversationState) -> Message {
     guard let serverID = message.serverID else { return message }
-    if let known = state.messages[serverID: serverID] {
+    if let (clientID, rating) = state.messages.read(serverID: serverID, { ($0.clientID, $0.rating) }) {
       var message = message
-      message.clientID = known.clientID
-      message.rating = known.rating
+      message.clientID = clientID
+      message.rating = rating
       return message
     }
     guard message.role == .user, !state.messages.contains(message.clientID),

@@ -53,7 +53,24 @@ struct MessageListTests {
     for message in expected {
       #expect(list[clientID: message.clientID] == message)
       #expect(list[serverID: message.serverID!] == message)
+      // Read in place, as the reducer reads one field: the same message as the subscript's copy.
+      #expect(list.read(clientID: message.clientID) { $0 } == message)
+      #expect(list.read(serverID: message.serverID!, \.text) == message.text)
     }
+    let gone = (0..<800).first { model[$0] == nil }!
+    #expect(list.read(clientID: ClientMessageID("c\(gone)")) { $0 } == nil)
+    #expect(list.read(serverID: ServerMessageID("s\(gone)")) { $0 } == nil)
+  }
+
+  @Test("an outgoing message is read in place by its client ID; it has no server ID to be read by")
+  func readsOutgoing() {
+    var list = MessageList()
+    list.commit(Self.message(1))
+    let outgoing = Message(
+      clientID: "draft-1", role: .user, text: "on its way", createdAt: .distantFuture, delivery: .pending)
+    list.appendOutgoing(outgoing)
+    #expect(list.read(clientID: "draft-1", \.text) == "on its way")
+    #expect(list.read(clientID: "c1", \.text) == "m1")
   }
 
   /// A window of 20 committed messages: 1–10 came as history pages (in front), 11–20 live, plus one
