@@ -108,7 +108,7 @@ public final class HTTPChatBackend: ChatBackend {
         attachment.url.map {
           WireAttachment(name: attachment.filename, mimeType: attachment.contentType, url: $0.absoluteString)
         }
-      }, parentId: payload.placement.map(WireParent.init))
+      }, parentId: payload.placement?.wireParent, siblingOf: payload.placement?.wireSibling)
     return reply(
       .post("messages", body: WireJSON.encode(body), key: payload.clientID.rawValue),
       ReplyStreamMapper(sending: payload, at: now(), policy: policy))

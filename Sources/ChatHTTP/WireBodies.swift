@@ -48,13 +48,15 @@ struct SendBody: Encodable {
   var text: String
   var attachments: [WireAttachment]
   /// Only in a conversation with branches (`SendPayload.placement`): a server that knows none reads the body
-  /// as before.
+  /// as before. At most one of the two is set.
   var parentId: WireParent?
+  var siblingOf: String?
 
   private enum CodingKeys: String, CodingKey {
     case conversationId = "conversation_id"
     case clientId = "client_id"
     case parentId = "parent_id"
+    case siblingOf = "sibling_of"
     case text, attachments
   }
 
@@ -66,6 +68,7 @@ struct SendBody: Encodable {
     try container.encode(text, forKey: .text)
     if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
     try container.encodeIfPresent(parentId, forKey: .parentId)
+    try container.encodeIfPresent(siblingOf, forKey: .siblingOf)
   }
 }
 
@@ -73,13 +76,6 @@ struct SendBody: Encodable {
 enum WireParent: Encodable {
   case after(String)
   case first
-
-  init(_ placement: MessagePlacement) {
-    switch placement {
-    case .after(let message): self = .after(message.rawValue)
-    case .first: self = .first
-    }
-  }
 
   func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
@@ -155,6 +151,7 @@ struct OutboxBatchBody: Encodable {
     var kind: String
     var clientId: String?
     var parentId: WireParent?
+    var siblingOf: String?
     var text: String?
     var createdAt: Date?
     var messageId: String?
@@ -171,6 +168,7 @@ struct OutboxBatchBody: Encodable {
       case enqueuedAt = "enqueued_at"
       case clientId = "client_id"
       case parentId = "parent_id"
+      case siblingOf = "sibling_of"
       case createdAt = "created_at"
       case messageId = "message_id"
       case upTo = "up_to"
@@ -185,7 +183,8 @@ struct OutboxBatchBody: Encodable {
       case .send(let outgoing):
         kind = "send"
         clientId = outgoing.clientID.rawValue
-        parentId = outgoing.placement.map(WireParent.init)
+        parentId = outgoing.placement?.wireParent
+        siblingOf = outgoing.placement?.wireSibling
         text = outgoing.text
         createdAt = outgoing.createdAt
       case .rateAnswer(let message, let rating, _):
@@ -356,4 +355,23 @@ struct ContactBody: Encodable {
   }
 
   private enum CodingKeys: String, CodingKey { case email, name }
+}
+
+extension MessagePlacement {
+  /// `parent_id`: the message a send follows, or null for the first; nil for a placement written as
+  /// `sibling_of`.
+  var wireParent: WireParent? {
+    switch self {
+    case .after(let message): .after(message.rawValue)
+    case .first: .first
+    case .beside: nil
+    }
+  }
+
+  /// `sibling_of`: the message whose parent a send follows (an edit of a message whose parent this device
+  /// has not loaded).
+  var wireSibling: String? {
+    if case .beside(let message) = self { return message.rawValue }
+    return nil
+  }
 }

@@ -4,12 +4,14 @@ import Testing
 
 @testable import ChatHTTP
 
-/// `parent_id` as Docs/HTTP-PROTOCOL.md's Branches section writes it: absent, a message's ID, or null.
+/// `parent_id` and `sibling_of` as Docs/HTTP-PROTOCOL.md's Branches section writes them: absent, a message's
+/// ID, or null; or the message an edit replaced.
 @Suite("A send's place on the wire")
 struct PlacementWireTests {
   static func body(_ placement: MessagePlacement?) -> String {
     let body = SendBody(
-      conversationId: "conv-1", clientId: "c-1", text: "hi", attachments: [], parentId: placement.map(WireParent.init))
+      conversationId: "conv-1", clientId: "c-1", text: "hi", attachments: [], parentId: placement?.wireParent,
+      siblingOf: placement?.wireSibling)
     return String(decoding: WireJSON.encode(body), as: UTF8.self)
   }
 
@@ -22,17 +24,19 @@ struct PlacementWireTests {
   }
 
   @Test(
-    "a send without a place names none, one after a message names it, and an edit of the first message sends null",
+    "a send without a place names none, one after a message names it, an edit of the first message sends null, and an edit of the first message loaded names the message it replaces",
     arguments: [
       (MessagePlacement?.none, nil), (.after("m-5"), "\"parent_id\":\"m-5\""), (.first, "\"parent_id\":null"),
+      (.beside("m-7"), "\"sibling_of\":\"m-7\""),
     ] as [(MessagePlacement?, String?)])
   func parentOnTheWire(_ placement: MessagePlacement?, _ expected: String?) {
     for json in [Self.body(placement), Self.operation(placement)] {
       if let expected {
         #expect(json.contains(expected), "\(json)")
-      } else {
-        #expect(!json.contains("parent_id"), "\(json)")
       }
+      // Never both: a server reads one place.
+      let keys = ["parent_id", "sibling_of"].filter { json.contains("\"\($0)\"") }
+      #expect(keys.count == (expected == nil ? 0 : 1), "\(json)")
     }
   }
 }

@@ -139,4 +139,43 @@ struct ReferenceServerBranchTests {
     #expect(parents?[edit.rawValue] as? String == firstAnswer.rawValue)
     #expect(parents?[editAnswer.rawValue] as? String == edit.rawValue)
   }
+
+  @Test(
+    "an edit of the first message loaded, with older history not loaded, goes beside it: the server follows its parent"
+  )
+  func editOfFirstLoadedGoesBeside() async throws {
+    // Given a conversation of two answered questions, and a second device that loaded only its newest page
+    let server = try await ReferenceServer.start()
+    let first = try await Self.twoQuestionsAnswered(on: server, connected: false)
+    defer { first.close() }
+    let conversation = try #require(first.state.conversationID)
+    let firstAnswer = try #require(first.state.messages.dropFirst().first?.serverID)
+    let second = ChatStore(ConversationState(conversationID: conversation), backend: try server.backend())
+    defer { second.close() }
+    second.send(.loadHistory(pageSize: 2))
+    let page = try #require(await second.state(within: 60) { $0.history.hasLoadedFirstPage })
+    #expect(page.messages.map(\.text).first == Self.secondQuestion)
+    #expect(page.history.hasOlderMessages)
+    let replaced = try #require(page.messages.first?.serverID)
+
+    // When the user edits the second question there, the first message that device shows
+    second.send(
+      .edit(
+        try #require(page.messages.first?.clientID),
+        OutgoingMessage(clientID: "edit-1", text: Self.editedQuestion, createdAt: Date())))
+    _ = try await Self.answered(second, Self.editedQuestion, count: 2)
+
+    // Then the edit's send named the question it replaces, not a parent this device never loaded
+    let log = try await server.state()["log"] as? [[String: Any]] ?? []
+    let edit = try #require(log.last { $0["path"] as? String == "/v1/messages" })
+    #expect(edit["sibling_of"] as? String == replaced.rawValue)
+    #expect(edit["parent_id"] == nil || edit["parent_id"] is NSNull)
+    // And the server put the edit after the first answer, so its line is the first exchange and the edit's
+    let line = try await Self.lineOnServer(server, conversation).map(\.text)
+    #expect(line.prefix(3) == [Self.firstQuestion, line[1], Self.editedQuestion])
+    let conversations = try await server.state()["conversations"] as? [String: Any]
+    let parents = (conversations?[conversation.rawValue] as? [String: Any])?["parents"] as? [String: Any]
+    let editID = try #require(second.state.messages.first { $0.clientID == "edit-1" }?.serverID)
+    #expect(parents?[editID.rawValue] as? String == firstAnswer.rawValue)
+  }
 }

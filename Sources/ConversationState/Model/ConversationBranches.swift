@@ -22,7 +22,8 @@ public struct ConversationBranches: Hashable, Sendable, Codable {
 
   /// One place the conversation forks.
   public struct Fork: Hashable, Sendable, Codable {
-    /// The message every path here follows; nil when they are the conversation's first messages.
+    /// The message every path here follows; nil when they are the conversation's first messages, or when that
+    /// message was not loaded when the fork was made (an edit of the first message loaded).
     public var after: ClientMessageID?
     /// The first message of the path on screen.
     public var shown: ClientMessageID
@@ -63,6 +64,15 @@ public struct ConversationBranches: Hashable, Sendable, Codable {
   public func place(of message: ClientMessageID) -> Place? {
     guard let fork = forks.first(where: { $0.shown == message }) else { return nil }
     return Place(index: fork.shownIndex, count: fork.paths.count)
+  }
+
+  /// The first message of the sibling path kept just before the one `message` starts on screen (what an edit
+  /// replaced); nil when `message` starts no path at a fork.
+  package func sibling(of message: ClientMessageID) -> Message? {
+    guard let at = forkIndex(shown: message) else { return nil }
+    let fork = forks[at]
+    let before = fork.shownIndex > 0 ? fork.shownIndex - 1 : fork.shownIndex + 1
+    return fork.paths.indices.contains(before) ? fork.paths[before].messages.first : nil
   }
 
   /// The index of the fork whose path on screen starts at `message`.

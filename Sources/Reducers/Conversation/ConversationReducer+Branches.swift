@@ -41,13 +41,16 @@ extension ConversationReducer {
     }
   }
 
-  /// Where a new message goes on the path on screen, when the conversation has branches and no reply streams
-  /// (`SendPayload.placement`): after the last message shown, or first when nothing is shown and nothing
-  /// older is stored or on the server. Nil otherwise: after the server's newest.
-  func sendPlacement(_ state: ConversationState) -> MessagePlacement? {
+  /// Where `message`, about to be sent, goes on the path on screen, when the conversation has branches and no
+  /// reply streams (`SendPayload.placement`): after the last message shown; first when nothing is shown and
+  /// nothing older is stored or on the server; beside the message it replaced when it is an edit of the first
+  /// message loaded and older ones are not (what comes before is the server's to name). Nil otherwise: after
+  /// the server's newest.
+  func sendPlacement(of message: ClientMessageID, _ state: ConversationState) -> MessagePlacement? {
     guard !state.branches.isEmpty, state.liveReplies.isEmpty else { return nil }
-    guard let last = state.messages.lastCommitted else { return state.history.hasOlderMessages ? nil : .first }
-    return last.serverID.map(MessagePlacement.after)
+    if let last = state.messages.lastCommitted { return last.serverID.map(MessagePlacement.after) }
+    guard state.history.hasOlderMessages else { return .first }
+    return state.branches.sibling(of: message)?.serverID.map(MessagePlacement.beside)
   }
 
   func showSibling(of message: ClientMessageID, _ choice: SiblingChoice, _ state: inout ConversationState)

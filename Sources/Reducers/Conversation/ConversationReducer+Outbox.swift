@@ -17,7 +17,7 @@ extension ConversationReducer {
       var outgoing = OutgoingMessage(
         clientID: message.clientID, text: message.text, attachments: message.attachments,
         createdAt: message.createdAt)
-      outgoing.placement = sendPlacement(state)
+      outgoing.placement = sendPlacement(of: message.clientID, state)
       effects.append(
         .enqueueOutbox(
           OutboxOperation(

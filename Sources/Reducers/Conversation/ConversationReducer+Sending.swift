@@ -143,7 +143,7 @@ extension ConversationReducer {
           requestID,
           SendPayload(
             conversationID: state.conversationID, clientID: message.clientID, text: message.text,
-            attachments: message.attachments, placement: sendPlacement(state))))
+            attachments: message.attachments, placement: sendPlacement(of: message.clientID, state))))
     }
     return effects
   }

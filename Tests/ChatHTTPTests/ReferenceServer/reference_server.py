@@ -1119,9 +1119,13 @@ class Handler(BaseHTTPRequestHandler):
         # The message the new one follows in a conversation with branches; null: it comes first (an edit of
         # the first message); absent: after the newest.
         parent_id = body.get("parent_id", NEWEST)
-        if parent_id is not NEWEST:
-            with state.lock:
-                self._log_entry["parent_id"] = parent_id  # tests read it in the log
+        # Or the message whose parent it follows: an edit of a message whose parent the client has not loaded.
+        sibling_of = body.get("sibling_of")
+        with state.lock:  # tests read them in the log
+            if parent_id is not NEWEST:
+                self._log_entry["parent_id"] = parent_id
+            if sibling_of is not None:
+                self._log_entry["sibling_of"] = sibling_of
         if not isinstance(client_id, str) or not client_id:
             raise ApiError(400, "INVALID_REQUEST", "client_id must be a non-empty string.")
         if not isinstance(text, str):
@@ -1130,6 +1134,8 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "INVALID_REQUEST", "conversation_id must be a string or null.")
         if parent_id is not NEWEST and parent_id is not None and not isinstance(parent_id, str):
             raise ApiError(400, "INVALID_REQUEST", "parent_id must be a message ID or null.")
+        if sibling_of is not None and (not isinstance(sibling_of, str) or parent_id is not NEWEST):
+            raise ApiError(400, "INVALID_REQUEST", "sibling_of must be a message ID, and comes without parent_id.")
         if not text.strip():
             raise ApiError(400, "EMPTY_MESSAGE", "The message is empty.")
         if len(text) > MAX_TEXT_LENGTH:
@@ -1150,11 +1156,15 @@ class Handler(BaseHTTPRequestHandler):
                 user_text = user_message["text"] if user_message else text
             else:
                 if conversation_id is None:
+                    if sibling_of is not None:
+                        raise ApiError(404, "UNKNOWN_MESSAGE", "A new conversation has no message to be beside.")
                     self._check_parent(None, parent_id)
                     conversation = state.new_conversation(text[:40])
                 else:
                     conversation = state.conversation(conversation_id)
                     self._check_accepts_messages(conversation)
+                    if sibling_of is not None:
+                        parent_id = self._parent_of(conversation, sibling_of)
                     self._check_parent(conversation, parent_id)
                 user_message = state.new_message("user", text, client_id=client_id)
                 state.add_message(conversation, user_message, parent_id=parent_id)
@@ -1169,6 +1179,13 @@ class Handler(BaseHTTPRequestHandler):
         """A send's `parent_id` must name a message of its conversation (a new conversation has none)."""
         if isinstance(parent_id, str) and (conversation is None or conversation.find(parent_id) is None):
             raise ApiError(404, "UNKNOWN_MESSAGE", "No message %r to follow here." % (parent_id,))
+
+    @staticmethod
+    def _parent_of(conversation, sibling_of):
+        """The parent of `sibling_of` (None when it is the first message), which the conversation must have."""
+        if conversation.find(sibling_of) is None:
+            raise ApiError(404, "UNKNOWN_MESSAGE", "No message %r to be beside here." % (sibling_of,))
+        return conversation.parents.get(sibling_of)
 
     @staticmethod
     def _check_accepts_messages(conversation):
@@ -1522,16 +1539,23 @@ class Handler(BaseHTTPRequestHandler):
 
         if kind == "send":
             client_id, text, parent_id = op.get("client_id"), op.get("text"), op.get("parent_id", NEWEST)
+            sibling_of = op.get("sibling_of")
             if not isinstance(client_id, str) or not client_id or not isinstance(text, str) or not text.strip():
                 return reject("INVALID_OPERATION", "A send needs a client_id and a non-empty text.")
             if parent_id is not NEWEST and parent_id is not None and not isinstance(parent_id, str):
                 return reject("INVALID_OPERATION", "parent_id must be a message ID or null.")
+            if sibling_of is not None and (not isinstance(sibling_of, str) or parent_id is not NEWEST):
+                return reject("INVALID_OPERATION", "sibling_of must be a message ID, and comes without parent_id.")
             if len(text) > MAX_TEXT_LENGTH:
                 return reject("TOO_LARGE", "Messages are limited to %d characters." % MAX_TEXT_LENGTH)
             if client_id in state.send_messages:
                 return None  # already have it (idempotent by client ID): accepted, nothing new
             if conversation is not None and conversation.status not in ACCEPTS_MESSAGES:
                 return reject("CONVERSATION_NOT_ONGOING", "The conversation is %s." % conversation.status)
+            if sibling_of is not None:
+                if conversation is None or conversation.find(sibling_of) is None:
+                    return reject("UNKNOWN_MESSAGE", "No message %r to be beside here." % (sibling_of,))
+                parent_id = conversation.parents.get(sibling_of)
             if isinstance(parent_id, str) and (conversation is None or conversation.find(parent_id) is None):
                 return reject("UNKNOWN_MESSAGE", "No message %r to follow here." % (parent_id,))
             if conversation is None:

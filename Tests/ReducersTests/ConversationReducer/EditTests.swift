@@ -178,7 +178,7 @@ struct EditTests {
   }
 
   @Test(
-    "an edit of the first question, made offline, waits in the outbox to go first, or after the newest while older history is not loaded",
+    "an edit of the first question, made offline, waits in the outbox to go first, or beside it while older history is not loaded",
     arguments: [true, false])
   func offlineEditQueues(olderHistoryOnServer: Bool) {
     // Given a conversation with an answered question (all of it loaded, or not), offline, with the outbox
@@ -194,9 +194,9 @@ struct EditTests {
     let effects = chat.send(.edit("srv-s1", Self.edited("Q1, better", id: "e1", at: 6)))
 
     // Then it is handed to the outbox as a send that goes first; with older messages not loaded, what comes
-    // before is unknown here, and it follows the server's newest
+    // before is unknown here, and it goes beside the question it replaces (the server knows its parent)
     var expected = Self.edited("Q1, better", id: "e1", at: 6)
-    expected.placement = olderHistoryOnServer ? nil : .first
+    expected.placement = olderHistoryOnServer ? .beside("s1") : .first
     #expect(
       effects.contains(
         .enqueueOutbox(
