@@ -41,7 +41,8 @@ extension ConversationReducer {
     if outgoing.text.allSatisfy(\.isWhitespace) && outgoing.attachments.isEmpty {
       return (.emptyMessage, "Write a message or attach a file.")
     }
-    if outgoing.text.count > policy.maximumTextLength {
+    // No text has more characters than UTF-8 bytes: most are counted without walking their graphemes.
+    if outgoing.text.utf8.count > policy.maximumTextLength && outgoing.text.count > policy.maximumTextLength {
       return (.messageTooLong, "A message holds at most \(policy.maximumTextLength) characters.")
     }
     if outgoing.attachments.count > policy.maximumAttachments {
