@@ -15,8 +15,8 @@ public struct PersistentVector<Element> {
   /// The trie's root; it also keeps the earlier tail whose first elements the tail shares (see
   /// `VectorNode.tailBase`).
   @usableFromInline var root: VectorNode<Element>
-  /// The newest 1...32 elements (none only while the vector is empty) from `root.tailBaseCount` on; the
-  /// ones before are `root.tailBase`'s first.
+  /// The newest elements from `root.tailBaseCount` on (up to 32 with the base's); the ones before are
+  /// `root.tailBase`'s first. It may be empty while the base holds all of them (a removal from a shared tail).
   @usableFromInline var tail: ContiguousArray<Element>
   /// Bits of the index consumed by the root level; a single leaf under the root has `shift == 5`.
   @usableFromInline var shift: Int
@@ -73,7 +73,8 @@ public struct PersistentVector<Element> {
   /// Where the element at `position` (in `0..<count`) is kept. Valid while this vector is neither changed nor
   /// dropped: the address is into an array the vector holds (its tail, its root's tail base, or a trie leaf),
   /// and an array's buffer moves or is freed only when that array is written or released. A subscript read
-  /// borrows the vector for the whole access, so neither can happen before the read is done.
+  /// borrows the vector for the whole access, so neither can happen before the read is done. The pointer is
+  /// the subscript's alone: never stored, used within one access.
   @usableFromInline func elementAddress(_ position: Int) -> UnsafePointer<Element> {
     if position >= tailOffset {
       let index = position & Self.mask
@@ -91,7 +92,9 @@ public struct PersistentVector<Element> {
   }
 
   @inlinable static func address(of index: Int, in array: ContiguousArray<Element>) -> UnsafePointer<Element> {
-    // The buffer outlives this call: `array` is a copy of an array the vector holds, sharing its buffer.
+    // The buffer outlives this call: `array` is a copy of an array the vector holds, sharing its buffer. A
+    // `ContiguousArray` always lends its own native buffer here (never a temporary copy, as a bridged `Array`
+    // might), so the address is that buffer's after the closure returns.
     array.withUnsafeBufferPointer { $0.baseAddress! + index }
   }
 

@@ -56,6 +56,9 @@ struct PositionIndex<ID: Hashable & Sendable>: Sendable {
 
 /// A key that is a hash already (an ID's `hashValue`): a `HashTrie` places it by that value rather than
 /// hashing it a second time, which cost about 100 instructions a lookup, a dozen lookups a send turn.
+///
+/// `hashValue` is seeded anew in each process, so a `PrehashedKey` must never be stored; nothing stores one
+/// (a `MessageList` encodes its messages, and rebuilds its indexes when decoded).
 struct PrehashedKey: Hashable, Sendable {
   let hash: Int
 

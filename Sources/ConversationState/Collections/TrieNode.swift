@@ -49,8 +49,9 @@ final class TrieNode<Key: Hashable, Value>: ManagedBuffer<TrieNodeHeader<Key, Va
   private var entries: UnsafeMutablePointer<Entry> { withUnsafeMutablePointerToElements { $0 } }
   private var entryCount: Int { Int(fields.pointee.count) }
 
-  /// Where `key` goes: its `hashValue`, or, for a `PrehashedKey`, the hash it already is. Resolved when the
-  /// trie is specialized, so neither kind pays for the other's test.
+  /// Where `key` goes: its `hashValue`, or, for a `PrehashedKey`, the hash it already is. The type test
+  /// folds away once the trie is specialized (unspecialized code pays a cheap check); the cast is between
+  /// identical types, which the test proved.
   @inline(__always) static func hash(of key: Key) -> Int {
     if Key.self == PrehashedKey.self { return unsafeBitCast(key, to: PrehashedKey.self).hash }
     return key.hashValue

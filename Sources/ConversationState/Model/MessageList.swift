@@ -131,9 +131,16 @@ public struct MessageList: Sendable {
     serverPosition(of: serverID).map(message(atLogical:))
   }
 
-  /// Reads the message with `clientID` where it is kept, without copying it, and returns what `body` made
-  /// of it; nil when it is not in the list. For one field of a message (`state.messages.read(clientID: id)
-  /// { $0.reply }`), this is a copy of that field; the subscript copies every field.
+  /// Reads the message with `clientID` where it is kept and returns what `body` made of it; nil when no
+  /// message has that ID. Use it instead of `self[clientID:]` to read a few fields: `body` borrows the stored
+  /// message, where the subscript returns a copy of every field.
+  ///
+  /// ```swift
+  /// let reply = state.messages.read(clientID: id) { $0.reply } ?? nil  // `?? nil`: no message, or no reply
+  /// ```
+  ///
+  /// Finds committed and outgoing messages alike: O(log n) for a committed one, O(outgoing) otherwise. When
+  /// `body` returns an optional, nil can mean a missing message or a nil field; flatten it with `?? nil`.
   public func read<Result>(clientID: ClientMessageID, _ body: (Message) throws -> Result) rethrows -> Result? {
     if let position = position(of: clientID) {
       return try position >= 0 ? body(newer[position]) : body(older[-position - 1])
@@ -142,8 +149,9 @@ public struct MessageList: Sendable {
     return try body(outgoing[index])
   }
 
-  /// Reads the message the server knows as `serverID` where it is kept, without copying it, and returns what
-  /// `body` made of it; nil when no message in the list has it.
+  /// Reads the message the server knows as `serverID` where it is kept and returns what `body` made of it;
+  /// nil when no message has it. Only committed messages have a server ID: find an outgoing one by client ID.
+  /// O(log n).
   public func read<Result>(serverID: ServerMessageID, _ body: (Message) throws -> Result) rethrows -> Result? {
     guard let position = serverPosition(of: serverID) else { return nil }
     return try position >= 0 ? body(newer[position]) : body(older[-position - 1])

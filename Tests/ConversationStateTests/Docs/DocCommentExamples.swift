@@ -384,6 +384,20 @@ struct ConversationStateDocCommentTests {
     #expect(effects.contains { $0 == .openConversation(handle!, "c42") })
   }
 
+  @Test("one field of a message is read in place; a missing message and a missing field both read nil")
+  func messageListRead() {
+    var state = ConversationState()
+    state.messages.commit(
+      Message(clientID: "c1", serverID: "s1", role: .assistant, text: "Hi", createdAt: .distantPast, reply: .completed))
+    var id: ClientMessageID = "c1"
+    // DOCC-MESSAGELISTREAD-BEGIN
+    let reply = state.messages.read(clientID: id) { $0.reply } ?? nil  // `?? nil`: no message, or no reply
+    // DOCC-MESSAGELISTREAD-END
+    #expect(reply == .completed)
+    id = "c2"
+    #expect((state.messages.read(clientID: id) { $0.reply } ?? nil) == nil)
+  }
+
   @Test("a hash trie's copy keeps its keys when the original changes")
   func hashTrie() {
     // DOCC-HASHTRIE-BEGIN
