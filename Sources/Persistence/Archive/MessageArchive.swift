@@ -131,13 +131,21 @@ final class MessageArchive: Sendable {
   ///
   /// `mark`, when given, is stored in the same transaction (alone when there is nothing else to write): the
   /// prefix of the journal this write completes.
+  ///
+  /// `offScreenIsComplete`: `offScreen` is every message of the conversation off screen, so any other row
+  /// marked off screen goes back on screen, however old. A rewrite killed between its archive's transaction
+  /// and its rename can have marked rows the journal's window no longer holds (a path that started in older
+  /// history the user had paged in); the journal, whose branches are whole, says they are on screen.
   func write(
     _ messages: [Message], offScreen: [Message] = [], removing removed: [ClientMessageID],
-    in conversation: ConversationID, mark: JournalMark? = nil, replacingFrom start: MessageOrderKey? = nil
+    in conversation: ConversationID, mark: JournalMark? = nil, replacingFrom start: MessageOrderKey? = nil,
+    offScreenIsComplete: Bool = false
   ) throws(PersistenceError) {
     let committed = messages.filter(\.isCommitted)
     let hidden = offScreen.filter(\.isCommitted)
-    guard !committed.isEmpty || !hidden.isEmpty || !removed.isEmpty || mark != nil else { return }
+    guard !committed.isEmpty || !hidden.isEmpty || !removed.isEmpty || mark != nil || offScreenIsComplete else {
+      return
+    }
     var removed = removed
     try database.transaction { () throws(PersistenceError) in
       if let mark { try storeMark(mark, in: conversation) }
@@ -180,6 +188,30 @@ final class MessageArchive: Sendable {
         delete.bind(2, clientID.rawValue)
         try delete.run()
       }
+      if offScreenIsComplete {
+        try showAgain(exceptFor: Set(hidden.map(\.clientID)), in: conversation)
+      }
+    }
+  }
+
+  /// Marks on screen every row of `conversation` marked off screen but the messages of `hidden`.
+  private func showAgain(exceptFor hidden: Set<ClientMessageID>, in conversation: ConversationID)
+    throws(PersistenceError)
+  {
+    let select = try database.statement("SELECT client_id FROM message WHERE conversation = ?1 AND off_screen = 1")
+    defer { select.reset() }
+    var marked: [ClientMessageID] = []
+    select.bind(1, conversation.rawValue)
+    while try select.step() { if let id = select.text(0) { marked.append(ClientMessageID(rawValue: id)) } }
+    select.reset()  // done reading before the rows are written
+    let show = try database.statement(
+      "UPDATE message SET off_screen = 0 WHERE conversation = ?1 AND client_id = ?2")
+    defer { show.reset() }
+    for clientID in marked where !hidden.contains(clientID) {
+      show.reset()
+      show.bind(1, conversation.rawValue)
+      show.bind(2, clientID.rawValue)
+      try show.run()
     }
   }
 

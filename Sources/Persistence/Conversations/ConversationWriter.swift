@@ -106,7 +106,7 @@ struct ConversationWriter {
         try archive.with { archive throws(PersistenceError) in
           try archive.write(
             unarchived.messages, offScreen: offScreen, removing: unarchived.removed.filter { !hidden.contains($0) },
-            in: id, mark: mark, replacingFrom: replacing)
+            in: id, mark: mark, replacingFrom: replacing, offScreenIsComplete: unarchived.isWhole)
         }
       }
     }

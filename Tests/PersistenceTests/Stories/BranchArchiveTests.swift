@@ -16,9 +16,9 @@ struct BranchArchiveTests {
     var state = ConversationState.existing([])
     var time = 0.0
 
-    init(_ root: ScratchRoot, count: Int) throws {
+    init(_ root: ScratchRoot, count: Int, window: Int = ScopeDirectory.defaultWindow) throws {
       scope = try root.scope()
-      file = try scope.conversation("conv-1")
+      file = try scope.conversation("conv-1", window: window)
       for index in 1...count {
         commit("m\(index) words", id: "s\(index)", role: index.isMultiple(of: 2) ? .assistant : .user)
         try write(ChangeSet(inserted: ["srv-s\(index)"]))
@@ -211,5 +211,39 @@ struct BranchArchiveTests {
       before: MessageOrderKey(createdAt: .distantFuture, tieBreak: ""), limit: 10
     ).messages.map(\.text)
     #expect(newest == shown)
+  }
+
+  @Test(
+    "a rewrite killed before its rename, after an edit of a message older than the journal's window, loses no older message"
+  )
+  func rewriteThatNeverLandedBelowTheWindow() throws {
+    // Given a conversation of six messages whose journal keeps the newest two (an edit of the fifth landed and
+    // rewrote it: older messages are in the archive alone), all of them in memory, and an edit of the third
+    // whose rewrite archives the new branch and then cannot write its file: the archive marked the third
+    // and what followed it off screen, for a file that never landed
+    let root = ScratchRoot()
+    var story = try Story(root, count: 6, window: 2)
+    try story.edit("s5", into: "m5 rewritten words", id: "s7")
+    let path = story.journalPath
+    StorageFaults.failWrites(under: path, with: ENOSPC)
+    #expect(throws: PersistenceError.self) { try story.edit("s3", into: "m3 rewritten words", id: "s9") }
+    StorageFaults.lift(under: path)
+    #expect(try story.search("words")["m3 words"] == true, "the archive took the edit first")
+
+    // When it is opened again, as the next launch opens it
+    let reopened = try story.scope.conversation("conv-1", window: 2)
+
+    // Then the journal's newest two are shown, and paging older reads every message before them on screen:
+    // the third is not lost below the window; only the first edit's old path is off screen
+    let restored = try #require(reopened.restored)
+    #expect(restored.messages.map(\.text) == ["m4 words", "m5 rewritten words"])
+    let older = try reopened.storedMessages(
+      before: try #require(restored.messages.first?.orderKey), limit: 10
+    ).messages.map(\.text)
+    #expect(older == ["m1 words", "m2 words", "m3 words"])
+    let search = try story.search("words")
+    #expect(search["m5 words"] == true && search["m6 words"] == true)
+    #expect(search["m3 words"] == false)
+    #expect(search["m3 rewritten words"] == nil, "the edit that never landed is gone")
   }
 }
