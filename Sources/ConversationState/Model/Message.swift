@@ -121,9 +121,7 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
 
   /// The position of a committed message in server order: server time, then server ID (client ID for
   /// a reply the server never confirmed), so equal timestamps still order the same way everywhere.
-  public var orderKey: MessageOrderKey {
-    MessageOrderKey(createdAt: createdAt, tieBreak: serverID?.rawValue ?? clientID.rawValue)
-  }
+  public var orderKey: MessageOrderKey { MessageOrderKey(createdAt, serverID, clientID) }
 }
 
 /// The fields of a `Message` that most messages leave nil, kept out of line together.
@@ -151,6 +149,12 @@ public struct MessageOrderKey: Hashable, Comparable, Sendable, Codable {
   public init(createdAt: Date, tieBreak: String) {
     self.createdAt = createdAt
     self.tieBreak = tieBreak
+  }
+
+  /// The key of a message with these fields (`Message.orderKey`): its time, then its server ID, or its client
+  /// ID for a reply the server never confirmed. The message list reads the three in place to make it.
+  init(_ createdAt: Date, _ serverID: ServerMessageID?, _ clientID: ClientMessageID) {
+    self.init(createdAt: createdAt, tieBreak: serverID?.rawValue ?? clientID.rawValue)
   }
 
   /// Earlier time first; equal times by `tieBreak`, compared as strings.

@@ -222,11 +222,9 @@ public struct MessageList: Sendable {
   /// `message(atLogical:).orderKey`, reading only the fields the key is made of: a call of `orderKey` on the
   /// element copies the whole message first.
   private func orderKey(atLogical position: Int) -> MessageOrderKey {
-    let (createdAt, serverID, clientID) =
-      position >= 0
-      ? (newer[position].createdAt, newer[position].serverID, newer[position].clientID)
-      : (older[-position - 1].createdAt, older[-position - 1].serverID, older[-position - 1].clientID)
-    return MessageOrderKey(createdAt: createdAt, tieBreak: serverID?.rawValue ?? clientID.rawValue)
+    position >= 0
+      ? MessageOrderKey(newer[position].createdAt, newer[position].serverID, newer[position].clientID)
+      : MessageOrderKey(older[-position - 1].createdAt, older[-position - 1].serverID, older[-position - 1].clientID)
   }
 
   private func message(atLogical position: Int) -> Message {
@@ -299,18 +297,12 @@ public struct MessageList: Sendable {
     var previous: Message?
     if let index = outgoing.firstIndex(where: { $0.clientID == message.clientID }) {
       previous = outgoing.remove(at: index)
-    } else if (read(clientID: message.clientID) { $0 == message }
-      ?? message.serverID.flatMap { serverID in read(serverID: serverID) { $0 == message } }) == true
-    {
-      // An echo of what the list holds, compared in place: copying it first would cost more than the test.
-      return .unchanged
-    } else if let existing = self[clientID: message.clientID]
-      ?? message.serverID.flatMap({ self[serverID: $0] })
-    {
-      if existing == message { return .unchanged }
-      if existing.clientID == message.clientID, existing.orderKey == message.orderKey,
-        let position = position(of: message.clientID)
-      {
+    } else if let position = position(of: message.clientID) ?? message.serverID.flatMap(serverPosition(of:)) {
+      // Found once; an echo of what the list holds is compared in place, before anything is copied.
+      let isSame = position >= 0 ? newer[position] == message : older[-position - 1] == message
+      if isSame { return .unchanged }
+      let existing = self.message(atLogical: position)
+      if existing.clientID == message.clientID, existing.orderKey == message.orderKey {
         // Same place in server order: replace in place, O(log n).
         if position >= 0 { newer[position] = message } else { older[-position - 1] = message }
         reindexServerID(from: existing, to: message, at: position)
