@@ -376,15 +376,24 @@ extension PersistentVector where Element: Equatable {
   /// The IDs of the elements at every position where `self` and `old` differ, on either side, including
   /// positions only one of them has: the candidates for a change set. `id` may return nil for empty slots.
   public func identifiersAtChangedPositions<ID: Hashable>(from old: Self, _ id: (Element) -> ID?) -> Set<ID> {
-    var identifiers = Set<ID>()
+    var identifiers: [ID] = []
+    appendIdentifiersAtChangedPositions(from: old, to: &identifiers, id)
+    return Set(identifiers)
+  }
+
+  /// `identifiersAtChangedPositions(from:_:)` appended to `identifiers`, in position order, an ID once per
+  /// side it is found on (so possibly twice): a caller that diffs a few positions dedupes them without
+  /// hashing.
+  public func appendIdentifiersAtChangedPositions<ID>(
+    from old: Self, to identifiers: inout [ID], _ id: (Element) -> ID?
+  ) {
     for position in differingPositions(from: old) {
-      if let new = id(self[position]) { identifiers.insert(new) }
-      if let previous = id(old[position]) { identifiers.insert(previous) }
+      if let new = id(self[position]) { identifiers.append(new) }
+      if let previous = id(old[position]) { identifiers.append(previous) }
     }
     for position in Swift.min(count, old.count)..<Swift.max(count, old.count) {
-      if let identifier = id(position < count ? self[position] : old[position]) { identifiers.insert(identifier) }
+      if let identifier = id(position < count ? self[position] : old[position]) { identifiers.append(identifier) }
     }
-    return identifiers
   }
 
   private static func collectDifferences(

@@ -80,10 +80,14 @@ public struct ConversationBranches: Hashable, Sendable, Codable {
 
   /// Takes out the forks within `messages` (those after one of them): they leave the screen with them.
   private mutating func forks(within messages: [Message]) -> [Fork] {
-    let inside = Set(messages.map(\.clientID))
+    // A switch of one answer leaves with one message: hashing its ID costs more than comparing it.
+    let inside = messages.count > 8 ? Set(messages.map(\.clientID)) : nil
+    func isInside(_ id: ClientMessageID) -> Bool {
+      inside?.contains(id) ?? messages.contains { $0.clientID == id }
+    }
     var taken: [Fork] = []
     forks.removeAll { fork in
-      guard let after = fork.after, inside.contains(after) else { return false }
+      guard let after = fork.after, isInside(after) else { return false }
       taken.append(fork)
       return true
     }

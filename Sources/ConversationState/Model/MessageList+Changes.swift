@@ -6,19 +6,63 @@ extension MessageList {
   public func changes(since old: MessageList) -> ChangeSet<ClientMessageID> {
     if storage.box === old.storage.box { return ChangeSet() }
     guard lineage === old.lineage else { return .reset }
-    var candidates = older.identifiersAtChangedPositions(from: old.older) { $0.clientID }
-    candidates.formUnion(newer.identifiersAtChangedPositions(from: old.newer) { $0.clientID })
+    var candidates: [ClientMessageID] = []
+    older.appendIdentifiersAtChangedPositions(from: old.older, to: &candidates) { $0.clientID }
+    newer.appendIdentifiersAtChangedPositions(from: old.newer, to: &candidates) { $0.clientID }
     if outgoing != old.outgoing {
-      for message in outgoing { candidates.insert(message.clientID) }
-      for message in old.outgoing { candidates.insert(message.clientID) }
+      for message in outgoing { candidates.append(message.clientID) }
+      for message in old.outgoing { candidates.append(message.clientID) }
     }
     var changes = ChangeSet<ClientMessageID>()
-    for clientID in candidates {
-      let before = old[clientID: clientID]
-      let after = self[clientID: clientID]
-      let moved = old.logicalPosition(of: clientID) != logicalPosition(of: clientID)
-      changes.record(clientID, wasPresent: before != nil, isPresent: after != nil, changed: before != after || moved)
+    for clientID in Self.distinct(candidates) {
+      let before = old.slot(of: clientID)
+      let after = slot(of: clientID)
+      guard let before, let after else {
+        changes.record(clientID, wasPresent: before != nil, isPresent: after != nil)
+        continue
+      }
+      // Compared where each list keeps it: a copy of each side would cost more than the comparison.
+      let changed =
+        before.committedPosition != after.committedPosition
+        || old.withMessage(in: before) { was in withMessage(in: after) { was != $0 } }
+      changes.record(clientID, wasPresent: true, isPresent: true, changed: changed)
     }
     return changes
+  }
+
+  /// Where a message is kept: committed at a logical position, or at an index of `outgoing`.
+  private enum Slot {
+    case committed(Int)
+    case outgoing(Int)
+
+    /// A move among the committed messages, or into or out of them, is a change even when the message is
+    /// equal: its row moved.
+    var committedPosition: Int? {
+      if case .committed(let position) = self { position } else { nil }
+    }
+  }
+
+  private func slot(of clientID: ClientMessageID) -> Slot? {
+    if let position = logicalPosition(of: clientID) { return .committed(position) }
+    return outgoing.firstIndex { $0.clientID == clientID }.map(Slot.outgoing)
+  }
+
+  private func withMessage<Result>(in slot: Slot, _ body: (Message) -> Result) -> Result {
+    switch slot {
+    case .committed(let position): position >= 0 ? body(newer[position]) : body(older[-position - 1])
+    case .outgoing(let index): body(outgoing[index])
+    }
+  }
+
+  /// `ids` once each. A frame's diff names a handful: those are compared pairwise instead of hashed (an ID
+  /// is a string, and hashing one costs more than a few comparisons).
+  private static func distinct(_ ids: [ClientMessageID]) -> [ClientMessageID] {
+    guard ids.count > 16 else {
+      var unique: [ClientMessageID] = []
+      for id in ids where !unique.contains(id) { unique.append(id) }
+      return unique
+    }
+    var seen = Set<ClientMessageID>()
+    return ids.filter { seen.insert($0).inserted }
   }
 }
