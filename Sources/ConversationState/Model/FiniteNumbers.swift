@@ -65,11 +65,11 @@ extension MessagePart: FiniteNumberChecking {
 }
 
 extension Message: FiniteNumberChecking {
-  /// Whether the message's dates, attachments, tool calls, data parts and credit usage are all finite.
+  /// Whether the message's dates, attachments, tool calls, data parts, credit usage and provider metadata
+  /// are all finite.
   public var hasOnlyFiniteNumbers: Bool {
-    createdAt.hasOnlyFiniteNumbers && editedAt.hasOnlyFiniteNumbers && attachments.hasOnlyFiniteNumbers
-      && toolCalls.hasOnlyFiniteNumbers && (usage?.credits.isFinite ?? true) && parts.hasOnlyFiniteNumbers
-      && (reply?.hasOnlyFiniteNumbers ?? true)
+    createdAt.hasOnlyFiniteNumbers && attachments.hasOnlyFiniteNumbers && toolCalls.hasOnlyFiniteNumbers
+      && (reply?.hasOnlyFiniteNumbers ?? true) && rareFieldsHaveOnlyFiniteNumbers
   }
 }
 

@@ -39,6 +39,14 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
   /// True while `text` is only a stand-in for an attachment ("Image", "Audio"); a transcript replaces it.
   public var isPlaceholderText: Bool
 
+  /// Whether the out-of-line fields' numbers (edit time, usage credits, data parts, provider metadata) are
+  /// all finite; true when none is set. Read through the one reference, not field by field.
+  var rareFieldsHaveOnlyFiniteNumbers: Bool {
+    guard let rare = rare.value else { return true }
+    return rare.editedAt.hasOnlyFiniteNumbers && (rare.usage?.credits.isFinite ?? true)
+      && rare.parts.hasOnlyFiniteNumbers && (rare.providerMetadata?.hasOnlyFiniteNumbers ?? true)
+  }
+
   /// The agent that wrote the message, when one did and the server says which.
   public var agent: AgentInfo? {
     get { rare.value?.agent }

@@ -3,6 +3,12 @@ extension MessageList {
   ///
   /// Shared structure is skipped by identity, so a list one edit away from `old` compares in O(log n).
   /// Lists that do not descend from one another (rebuilt, or a different conversation) report `reset`.
+  ///
+  /// `inserted` and `removed` are exact, and every message that changed is in `updated`. A few unchanged
+  /// ones may be there too, never in a frame where no message came, went or moved: a message that lands
+  /// between committed ones (a confirmation in the middle, a history page merged in) renumbers the
+  /// messages beside it in the list's storage, and each renumbered one is named. A view reloads those rows
+  /// to the same content: a reload too many, never one too few.
   public func changes(since old: MessageList) -> ChangeSet<ClientMessageID> {
     if storage.box === old.storage.box { return ChangeSet() }
     guard lineage === old.lineage else { return .reset }

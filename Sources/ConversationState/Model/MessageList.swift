@@ -119,11 +119,13 @@ public struct MessageList: Sendable {
   }
 
   /// The message with `clientID`, or nil when it is not in the list.
-  /// O(log n) when committed; O(outgoing) for one the server has not confirmed.
+  /// O(outgoing) for a message the server has not confirmed, O(outgoing + log n) for a committed one (the
+  /// user's unconfirmed messages are a handful).
   public subscript(clientID clientID: ClientMessageID) -> Message? {
-    // The candidate is confirmed by reading its ID in place: a message is copied only when it is the one.
-    if let position = position(of: clientID) { return message(atLogical: position) }
-    return outgoing.first { $0.clientID == clientID }
+    // Outgoing messages first: a handful, compared without hashing the ID, and the ones a send turn asks
+    // for. The committed candidate is confirmed by reading its ID in place: only the one found is copied.
+    if let outgoing = outgoing.first(where: { $0.clientID == clientID }) { return outgoing }
+    return position(of: clientID).map(message(atLogical:))
   }
 
   /// The message the server knows as `serverID`, or nil when no message in the list has it.
@@ -139,14 +141,12 @@ public struct MessageList: Sendable {
   /// let reply = state.messages.read(clientID: id) { $0.reply } ?? nil  // `?? nil`: no message, or no reply
   /// ```
   ///
-  /// Finds committed and outgoing messages alike: O(log n) for a committed one, O(outgoing) otherwise. When
+  /// Finds committed and outgoing messages alike, as the subscript does. When
   /// `body` returns an optional, nil can mean a missing message or a nil field; flatten it with `?? nil`.
   public func read<Result>(clientID: ClientMessageID, _ body: (Message) throws -> Result) rethrows -> Result? {
-    if let position = position(of: clientID) {
-      return try position >= 0 ? body(newer[position]) : body(older[-position - 1])
-    }
-    guard let index = outgoing.firstIndex(where: { $0.clientID == clientID }) else { return nil }
-    return try body(outgoing[index])
+    if let index = outgoing.firstIndex(where: { $0.clientID == clientID }) { return try body(outgoing[index]) }
+    guard let position = position(of: clientID) else { return nil }
+    return try position >= 0 ? body(newer[position]) : body(older[-position - 1])
   }
 
   /// Reads the message the server knows as `serverID` where it is kept and returns what `body` made of it;
@@ -164,7 +164,7 @@ public struct MessageList: Sendable {
 
   /// Whether a message with `clientID`, committed or outgoing, is in the list; copies no message.
   public func contains(_ clientID: ClientMessageID) -> Bool {
-    position(of: clientID) != nil || outgoing.contains { $0.clientID == clientID }
+    outgoing.contains { $0.clientID == clientID } || position(of: clientID) != nil
   }
 
   /// Whether an outgoing (not yet committed) message has `clientID`.

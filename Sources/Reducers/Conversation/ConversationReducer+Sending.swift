@@ -164,11 +164,14 @@ extension ConversationReducer {
     var message = confirmed
     message.clientID = clientID
     message.delivery = .sent
-    if let local = state.messages[clientID: clientID] {
-      if message.attachments.isEmpty { message.attachments = local.attachments }
-      // Servers that never return the message's ID confirm without one: it is committed as it is, and the
-      // first server copy of it (same author and text, close in time) later gives it its ID.
-      if message.serverID == nil { message.author = message.author ?? local.author }
+    // Read where the list keeps it: a copy of the whole local message would cost more than both fields.
+    if message.attachments.isEmpty, let attachments = state.messages.read(clientID: clientID, \.attachments) {
+      message.attachments = attachments
+    }
+    // Servers that never return the message's ID confirm without one: it is committed as it is, and the
+    // first server copy of it (same author and text, close in time) later gives it its ID.
+    if message.serverID == nil, message.author == nil {
+      message.author = state.messages.read(clientID: clientID, \.author) ?? nil
     }
     commitIncoming(message, &state)
     state.resentAfterReload.remove(clientID)

@@ -54,7 +54,7 @@ public struct ConversationReducer: Reducer {
     // failure dispatches where it is settled.
     let sending = state.messages.outgoing.first { $0.delivery == .sending }?.clientID
     var effects = reduceOffHotPath(action, &state)
-    if let sending, state.messages[clientID: sending].map({ $0.isCommitted || $0.delivery == .queued }) ?? false,
+    if let sending, state.messages.read(clientID: sending, { $0.isCommitted || $0.delivery == .queued }) ?? false,
       !state.messages.outgoing.contains(where: { $0.delivery == .sending })
     {
       effects += dispatchPendingMessages(&state)
