@@ -233,6 +233,13 @@ public struct MessageList: Sendable {
 
   // MARK: - Outgoing messages
 
+  /// `appendOutgoing(_:)` for a caller that has just found no message with this client ID (the reducer's
+  /// send checks it to refuse a reused ID): the look-up, which hashes the ID, is not made twice.
+  package mutating func appendNewOutgoing(_ message: Message) {
+    assert(!contains(message.clientID), "appendNewOutgoing with a client ID already in the list")
+    outgoing.append(message)
+  }
+
   /// Adds a message the user just wrote after every other message. Returns false (and changes nothing)
   /// when a message with that client ID is already in the list.
   @discardableResult

@@ -14,7 +14,7 @@ extension ConversationReducer {
       delivery: .pending, attachments: outgoing.attachments)
     // Writing instead of answering leaves the waiting answer behind.
     var effects = abandonAwaiting(&state)
-    state.messages.appendOutgoing(message)
+    state.messages.appendNewOutgoing(message)  // `sendRefusal` found no message with its client ID
     if clearingDraft { state.draft = "" }
     state.userError = nil
     closeFeedbackMomentBecauseUserWrote(&state)
