@@ -55,7 +55,7 @@ extension MessageList {
 
   private func withMessage<Result>(in slot: Slot, _ body: (Message) -> Result) -> Result {
     switch slot {
-    case .committed(let position): position >= 0 ? body(newer[position]) : body(older[-position - 1])
+    case .committed(let position): withCommitted(atLogical: position, body)
     case .outgoing(let index): body(outgoing[index])
     }
   }

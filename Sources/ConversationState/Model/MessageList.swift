@@ -146,7 +146,7 @@ public struct MessageList: Sendable {
   public func read<Result>(clientID: ClientMessageID, _ body: (Message) throws -> Result) rethrows -> Result? {
     if let index = outgoing.firstIndex(where: { $0.clientID == clientID }) { return try body(outgoing[index]) }
     guard let position = position(of: clientID) else { return nil }
-    return try position >= 0 ? body(newer[position]) : body(older[-position - 1])
+    return try withCommitted(atLogical: position, body)
   }
 
   /// Reads the message the server knows as `serverID` where it is kept and returns what `body` made of it;
@@ -154,7 +154,7 @@ public struct MessageList: Sendable {
   /// O(log n).
   public func read<Result>(serverID: ServerMessageID, _ body: (Message) throws -> Result) rethrows -> Result? {
     guard let position = serverPosition(of: serverID) else { return nil }
-    return try position >= 0 ? body(newer[position]) : body(older[-position - 1])
+    return try withCommitted(atLogical: position, body)
   }
 
   /// The client ID of the message the server knows as `serverID`, read without copying the message.
@@ -225,6 +225,11 @@ public struct MessageList: Sendable {
     position >= 0
       ? MessageOrderKey(newer[position].createdAt, newer[position].serverID, newer[position].clientID)
       : MessageOrderKey(older[-position - 1].createdAt, older[-position - 1].serverID, older[-position - 1].clientID)
+  }
+
+  /// Lends the committed message at logical `position` to `body` where it is kept, without copying it.
+  func withCommitted<Result>(atLogical position: Int, _ body: (Message) throws -> Result) rethrows -> Result {
+    try position >= 0 ? body(newer[position]) : body(older[-position - 1])
   }
 
   private func message(atLogical position: Int) -> Message {
@@ -306,8 +311,7 @@ public struct MessageList: Sendable {
       previous = outgoing.remove(at: index)
     } else if let position = position(of: message.clientID) ?? message.serverID.flatMap(serverPosition(of:)) {
       // Found once; an echo of what the list holds is compared in place, before anything is copied.
-      let isSame = position >= 0 ? newer[position] == message : older[-position - 1] == message
-      if isSame { return .unchanged }
+      if withCommitted(atLogical: position, { $0 == message }) { return .unchanged }
       let existing = self.message(atLogical: position)
       if existing.clientID == message.clientID, existing.orderKey == message.orderKey {
         // Same place in server order: replace in place, O(log n).
